@@ -1,0 +1,27 @@
+//===- SeqOps.h - seq dialect operations ------------------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_DIALECT_SEQ_IR_SEQOPS_H
+#define SEQC_DIALECT_SEQ_IR_SEQOPS_H
+
+#include "dialect/Seq/IR/SeqDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialect/Seq/IR/SeqOpsEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/Seq/IR/SeqOpsAttributes.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/Seq/IR/SeqOps.h.inc"
+
+#endif // SEQC_DIALECT_SEQ_IR_SEQOPS_H

@@ -1,0 +1,53 @@
+//===- ConvertSeqToLinalg.cpp - the seq-to-linalg conversion pass ---------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/Seq/IR/SeqOps.h"
+#include "lowering/Passes.h"
+#include "lowering/SeqToLinalg/Patterns.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace seq {
+#define GEN_PASS_DEF_CONVERTSEQTOLINALG
+#include "lowering/Passes.h.inc"
+} // namespace seq
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::seq;
+
+void mlir::seq::populateSeqToLinalgPatterns(RewritePatternSet &patterns) {
+  populateElementwiseToLinalgPatterns(patterns);
+  populateShapeToLinalgPatterns(patterns);
+  populateLinearToLinalgPatterns(patterns);
+  populateNormalizationToLinalgPatterns(patterns);
+  populateAttentionToLinalgPatterns(patterns);
+  populatePositionEncodingToLinalgPatterns(patterns);
+  populateLossToLinalgPatterns(patterns);
+  populateLinearAttentionToLinalgPatterns(patterns);
+  populateStateSpaceToLinalgPatterns(patterns);
+}
+
+namespace {
+struct ConvertSeqToLinalgPass
+    : public mlir::seq::impl::ConvertSeqToLinalgBase<ConvertSeqToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    ConversionTarget target(*context);
+    target.addIllegalDialect<SeqDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+
+    RewritePatternSet patterns(context);
+    populateSeqToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,46 @@
+//===- Patterns.h - seq to linalg lowering patterns -------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// One pattern set per op family, each defined in the file of that family.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_SEQTOLINALG_PATTERNS_H
+#define SEQC_LOWERING_SEQTOLINALG_PATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace seq {
+
+/// Binary and unary elementwise ops, activations, dropout (Elementwise.cpp).
+void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns);
+/// Transpose, reshape, head split/merge, slice, concat, reduce, arange
+/// (Shape.cpp).
+void populateShapeToLinalgPatterns(RewritePatternSet &patterns);
+/// Matmul, linear, embedding (Linear.cpp).
+void populateLinearToLinalgPatterns(RewritePatternSet &patterns);
+/// Layer norm, RMS norm, softmax (Normalization.cpp).
+void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
+/// apply_mask and attention (Attention.cpp).
+void populateAttentionToLinalgPatterns(RewritePatternSet &patterns);
+/// Sinusoidal encodings, rotary embeddings, ALiBi slopes
+/// (PositionEncoding.cpp).
+void populatePositionEncodingToLinalgPatterns(RewritePatternSet &patterns);
+/// Cross-entropy (Loss.cpp).
+void populateLossToLinalgPatterns(RewritePatternSet &patterns);
+/// Linear attention (LinearAttention.cpp).
+void populateLinearAttentionToLinalgPatterns(RewritePatternSet &patterns);
+/// HiPPO, LTI SSM, selective scan, causal depthwise conv1d (StateSpace.cpp).
+void populateStateSpaceToLinalgPatterns(RewritePatternSet &patterns);
+
+/// All of the above.
+void populateSeqToLinalgPatterns(RewritePatternSet &patterns);
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_SEQTOLINALG_PATTERNS_H

@@ -1,0 +1,30 @@
+//===- Passes.h - seq dialect transformation passes -------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Transformations on the `seq` dialect: decompositions of composite ops,
+// attention fusion and mask specialization. Each pass is a thin driver over
+// the pattern sets and functions declared in Transforms.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_PASSES_PASSES_H
+#define SEQC_PASSES_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace seq {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_PASSES_PASSES_H

@@ -1,0 +1,33 @@
+//===- Transforms.h - seq dialect transformations ---------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Library entry points of the seq transformations, usable without the pass
+// wrappers (the lowering pipelines and tests call them directly).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_PASSES_TRANSFORMS_H
+#define SEQC_PASSES_TRANSFORMS_H
+
+#include "dialect/Seq/IR/SeqOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace seq {
+
+/// Rewrites one `seq.multi_head_attention` into primitive seq ops and
+/// returns the value replacing its result.
+FailureOr<Value> decomposeMultiHeadAttention(RewriterBase &rewriter,
+                                             MultiHeadAttentionOp op);
+
+/// Patterns decomposing composite seq ops (see `seq-decompose`).
+void populateSeqDecompositionPatterns(RewritePatternSet &patterns);
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_PASSES_TRANSFORMS_H

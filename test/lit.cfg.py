@@ -1,0 +1,35 @@
+# -*- Python -*- lit configuration of the seqc test suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "SEQC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".seq", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "Unit", "Fuzz"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.seqc_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%seqc_src_root", config.seqc_src_root))
+config.substitutions.append(("%seqc_lib_dir", config.seqc_lib_dir))
+config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+# Debian's torch/numpy live under the system interpreter, not pyenv's.
+config.substitutions.append(("%python", "/usr/bin/python3"))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.seqc_tools_dir, config.llvm_tools_dir]
+tools = [
+    ToolSubst("seq-opt", unresolved="fatal"),
+    ToolSubst("seqc", unresolved="fatal"),
+    ToolSubst("mlir-runner", unresolved="ignore"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.seqc_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
