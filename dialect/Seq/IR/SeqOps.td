@@ -12,8 +12,9 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 
-defvar FloatTensor = TensorOf<[AnyFloat]>;
-defvar IntTensor = TensorOf<[AnySignlessInteger]>;
+// Integer operands (token ids, targets, padding lengths). Ranked, like every
+// other operand: the verifiers check their shapes against the float operands.
+defvar IntTensor = RankedTensorOf<[AnySignlessInteger]>;
 
 //===----------------------------------------------------------------------===//
 // Elementwise arithmetic with NumPy broadcasting
@@ -579,7 +580,7 @@ def Seq_RopeOp : Seq_Op<"rope", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
-def Seq_AlibiOp : Seq_Op<"alibi", [Pure, ConstantLike]> {
+def Seq_AlibiOp : Seq_Op<"alibi", [Pure]> {
   let summary = "per-head ALiBi slopes";
   let description = [{
     The head-specific slopes of Press et al. (ALiBi): for `h` heads with `h` a
@@ -640,7 +641,7 @@ def Seq_LinearAttentionOp : Seq_Op<"linear_attention", [Pure]> {
 // State-space models
 //===----------------------------------------------------------------------===//
 
-def Seq_HippoOp : Seq_Op<"hippo", [Pure, ConstantLike]> {
+def Seq_HippoOp : Seq_Op<"hippo", [Pure]> {
   let summary = "HiPPO-LegS state matrices";
   let description = [{
     The continuous-time HiPPO-LegS operator of Gu et al. for state size `N`:
