@@ -1,0 +1,277 @@
+/*===- seqc_runtime.h - C API of the seqc runtime -----------------*- C -*-===*\
+|*                                                                            *|
+|* Part of the seqc project.                                                  *|
+|*                                                                            *|
+|*===----------------------------------------------------------------------===*|
+|*                                                                            *|
+|* The runtime loads a model compiled by seqc (see docs/abi.md), binds its    *|
+|* weights and inputs, runs it and hands back its outputs. It has no MLIR or  *|
+|* LLVM dependency and is usable from C and C++.                              *|
+|*                                                                            *|
+|* Conventions (as in iree/runtime and ggml):                                 *|
+|*  - Every fallible function returns a `seqc_status *`; NULL means success.  *|
+|*    A non-NULL status carries a code and a message and must be released     *|
+|*    with seqc_status_free.                                                  *|
+|*  - Out-parameters come last and are written only on success.               *|
+|*  - Tensors are dense, contiguous and row-major (C order).                  *|
+|*  - A model handle is not thread-safe; distinct handles may run             *|
+|*    concurrently.                                                           *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef SEQC_RUNTIME_H
+#define SEQC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===----------------------------------------------------------------------===*
+ * Status
+ *===----------------------------------------------------------------------===*/
+
+typedef enum seqc_status_code {
+  SEQC_STATUS_OK = 0,
+  /// A caller error: null pointer, wrong dtype/rank/shape, bad size.
+  SEQC_STATUS_INVALID_ARGUMENT = 1,
+  /// No input, output, parameter or dimension of that name.
+  SEQC_STATUS_NOT_FOUND = 2,
+  /// A file could not be opened, mapped, read or written.
+  SEQC_STATUS_IO_ERROR = 3,
+  /// A weights (.safetensors) or array (.npy) file is malformed or does not
+  /// match the model.
+  SEQC_STATUS_INVALID_FILE = 4,
+  /// The model's manifest is malformed (a compiler bug, not a user error).
+  SEQC_STATUS_INVALID_MANIFEST = 5,
+  /// The call is out of order: running before weights or inputs are bound,
+  /// reading outputs before a run.
+  SEQC_STATUS_FAILED_PRECONDITION = 6,
+  SEQC_STATUS_OUT_OF_MEMORY = 7,
+  /// The model returned outputs that contradict its manifest.
+  SEQC_STATUS_MODEL_ERROR = 8,
+  /// The feature was not compiled into this runtime (e.g. OpenMP).
+  SEQC_STATUS_UNAVAILABLE = 9,
+} seqc_status_code;
+
+/// An error. NULL is success; a non-NULL status is owned by the caller.
+typedef struct seqc_status seqc_status;
+
+/// Returns the code of `status`; SEQC_STATUS_OK for NULL.
+seqc_status_code seqc_status_get_code(const seqc_status *status);
+
+/// Returns the human-readable message of `status` ("OK" for NULL). The string
+/// lives as long as the status.
+const char *seqc_status_message(const seqc_status *status);
+
+/// Releases `status`; NULL is allowed.
+void seqc_status_free(seqc_status *status);
+
+/*===----------------------------------------------------------------------===*
+ * Tensors
+ *===----------------------------------------------------------------------===*/
+
+/// Element types, spelled f32/f64/f16/bf16/i32/i64 in the manifest and
+/// F32/F64/F16/BF16/I32/I64 in safetensors files.
+typedef enum seqc_dtype {
+  SEQC_DTYPE_F32 = 0,
+  SEQC_DTYPE_F64 = 1,
+  SEQC_DTYPE_F16 = 2,
+  SEQC_DTYPE_BF16 = 3,
+  SEQC_DTYPE_I32 = 4,
+  SEQC_DTYPE_I64 = 5,
+} seqc_dtype;
+
+/// Returns the size in bytes of one element of `dtype`, 0 if invalid.
+size_t seqc_dtype_size(seqc_dtype dtype);
+
+/// Returns the manifest spelling of `dtype` ("f32", ...), "invalid" if invalid.
+const char *seqc_dtype_name(seqc_dtype dtype);
+
+/// The largest rank the runtime handles.
+#define SEQC_MAX_RANK 8
+
+/// A dense row-major tensor.
+///   shape[0..rank) are the sizes (>= 0); entries past rank are ignored.
+///   data points to numel * seqc_dtype_size(dtype) bytes; it may be NULL
+///   only when numel == 0. Whether the data is borrowed or owned is stated by
+///   each function that takes or returns a tensor.
+typedef struct seqc_tensor {
+  seqc_dtype dtype;
+  int32_t rank;
+  int64_t shape[SEQC_MAX_RANK];
+  void *data;
+} seqc_tensor;
+
+/// Returns the number of elements of `tensor` (1 for rank 0), or -1 if the
+/// rank or a size is invalid or the product overflows int64.
+int64_t seqc_tensor_numel(const seqc_tensor *tensor);
+
+/*===----------------------------------------------------------------------===*
+ * Models
+ *===----------------------------------------------------------------------===*/
+
+/// A loaded model: its manifest, bound weights, inputs and last outputs.
+typedef struct seqc_model seqc_model;
+
+/// The entry point of a compiled model (docs/abi.md): args[0] is the result
+/// area, args[1 + i] the memref descriptor of the i-th input, then parameter.
+typedef void (*seqc_invoke_fn)(void **args);
+
+/// The symbols a model object file compiled by seqc defines.
+extern const char seqc_manifest[];
+void seqc_invoke(void **args);
+
+/// Creates a model from the seqc_manifest/seqc_invoke linked into the
+/// program. Fails with SEQC_STATUS_NOT_FOUND when no model is linked in (the
+/// runtime references both symbols weakly).
+seqc_status *seqc_model_load(seqc_model **out_model);
+
+/// Creates a model from an explicit manifest (a NUL-terminated JSON string,
+/// copied) and entry point. This is how tests and hosts embedding several
+/// models use the runtime.
+seqc_status *seqc_model_load_from(const char *manifest, seqc_invoke_fn invoke,
+                                  seqc_model **out_model);
+
+/// Releases the model, its weights, inputs and outputs; NULL is allowed.
+void seqc_model_free(seqc_model *model);
+
+/// Returns the "model" field of the manifest ("" if absent).
+const char *seqc_model_name(const seqc_model *model);
+
+/// Returns the manifest JSON the model was loaded from (e.g. to read
+/// "hyper").
+const char *seqc_model_manifest(const seqc_model *model);
+
+/// The three kinds of values in a manifest.
+typedef enum seqc_value_kind {
+  SEQC_VALUE_INPUT = 0,
+  SEQC_VALUE_OUTPUT = 1,
+  SEQC_VALUE_PARAM = 2,
+} seqc_value_kind;
+
+/// The declared type of an input, output or parameter.
+///   shape[i] is the static size, or -1 when dimension i is symbolic, in
+///   which case dim_names[i] is its name (NULL for static dimensions).
+///   Strings are owned by the model.
+typedef struct seqc_value_info {
+  const char *name;
+  seqc_dtype dtype;
+  int32_t rank;
+  int64_t shape[SEQC_MAX_RANK];
+  const char *dim_names[SEQC_MAX_RANK];
+} seqc_value_info;
+
+/// Returns how many values of `kind` the model declares.
+size_t seqc_model_count(const seqc_model *model, seqc_value_kind kind);
+
+/// Describes the `index`-th value of `kind`, in manifest order.
+seqc_status *seqc_model_info(const seqc_model *model, seqc_value_kind kind,
+                             size_t index, seqc_value_info *out_info);
+
+/*--- Symbolic dimensions --------------------------------------------------*/
+
+/// Fixes symbolic dimension `name` (used by input shapes or input ranges) to
+/// `size` >= 0. Inputs bound later must agree; it fails if a bound input
+/// already disagrees.
+seqc_status *seqc_model_set_dim(seqc_model *model, const char *name,
+                                int64_t size);
+
+/// Returns the size of symbolic dimension `name`, as fixed by
+/// seqc_model_set_dim or by a bound input. SEQC_STATUS_NOT_FOUND if `name`
+/// is not a dimension of the model's inputs or has no size yet.
+seqc_status *seqc_model_get_dim(const seqc_model *model, const char *name,
+                                int64_t *out_size);
+
+/*--- Weights --------------------------------------------------------------*/
+
+/// Binds every parameter from a safetensors file. The file is memory-mapped
+/// (copy-on-write) and used in place when each tensor is aligned to its
+/// element size. Validation is strict (see docs/runtime.md): the file must
+/// hold exactly the model's parameters with their dtypes and shapes. On
+/// failure the previously bound weights are kept.
+seqc_status *seqc_model_load_weights(seqc_model *model, const char *path);
+
+/// Binds every parameter to deterministic pseudo-random values: the same
+/// seed gives the same bytes on every machine, and each parameter's values
+/// depend only on the seed and its name, dtype and shape. The rule:
+///   - ones:  1-D float parameters whose name ends in "weight" and contains
+///            "norm" or "ln", or ends in "gamma", ".g" or "scale";
+///   - zeros: parameters whose name ends in "bias", "beta" or ".b", and all
+///            integer parameters;
+///   - else:  uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in being the
+///            last dimension (1 for rank 0).
+seqc_status *seqc_model_random_weights(seqc_model *model, uint64_t seed);
+
+/// Binds one parameter to a copy of `tensor`, whose dtype and shape must
+/// match the manifest exactly.
+seqc_status *seqc_model_set_param(seqc_model *model, const char *name,
+                                  const seqc_tensor *tensor);
+
+/// Returns a view of a bound parameter, valid until the weights change or
+/// the model is freed.
+seqc_status *seqc_model_get_param(const seqc_model *model, const char *name,
+                                  seqc_tensor *out_tensor);
+
+/// Writes every parameter (all must be bound) to a safetensors file. The
+/// file is written next to `path` and renamed over it, so `path` may be the
+/// file the weights were loaded from.
+seqc_status *seqc_model_save_weights(const seqc_model *model, const char *path);
+
+/*--- Inputs ---------------------------------------------------------------*/
+
+/// Binds input `name` to a copy of `tensor`. The dtype and rank must match
+/// the manifest, static sizes must be equal and a symbolic size must agree
+/// with seqc_model_set_dim and with every other bound input using the same
+/// name; a mismatch names the input, the dimension and both sizes.
+seqc_status *seqc_model_set_input(seqc_model *model, const char *name,
+                                  const seqc_tensor *tensor);
+
+/// Binds every input not bound yet to deterministic pseudo-random values.
+/// All their symbolic dimensions must be known (seqc_model_set_dim or other
+/// inputs). Float inputs are approximately standard normal (a sum of 12
+/// uniforms minus 6); integer inputs are uniform over the manifest's
+/// inclusive "range" ([0, 0] when absent).
+seqc_status *seqc_model_random_inputs(seqc_model *model, uint64_t seed);
+
+/// Forgets every bound input and every dimension fixed with
+/// seqc_model_set_dim, e.g. to run another sequence length.
+void seqc_model_reset_inputs(seqc_model *model);
+
+/*--- Running --------------------------------------------------------------*/
+
+/// Runs the model on the bound weights and inputs. The outputs are checked
+/// against the manifest (rank, static and symbolic sizes), copied to
+/// contiguous storage owned by the model and the model's own allocations
+/// are freed.
+seqc_status *seqc_model_run(seqc_model *model);
+
+/// Returns a view of output `name` of the last successful run, valid until
+/// the next seqc_model_run or seqc_model_free.
+seqc_status *seqc_model_get_output(const seqc_model *model, const char *name,
+                                   seqc_tensor *out_tensor);
+
+/// Sets the number of OpenMP threads used by parallel regions that the
+/// calling thread starts (omp_set_num_threads); `num_threads` >= 1.
+seqc_status *seqc_set_num_threads(int32_t num_threads);
+
+/*===----------------------------------------------------------------------===*
+ * .npy files
+ *===----------------------------------------------------------------------===*/
+
+/// Reads a .npy file (format 1.0 or 2.0, C order, little-endian '<f4',
+/// '<f8', '<f2', '<i4' or '<i8'). On success out_tensor->data is allocated
+/// with malloc and owned by the caller (release it with free).
+seqc_status *seqc_npy_read(const char *path, seqc_tensor *out_tensor);
+
+/// Writes `tensor` as a .npy file (format 1.0). bf16 has no numpy dtype and
+/// is rejected.
+seqc_status *seqc_npy_write(const char *path, const seqc_tensor *tensor);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // SEQC_RUNTIME_H

@@ -1,0 +1,467 @@
+//===- Main.cpp - The main function of a compiled model -------------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `seqc` links this (libseqc_runtime_main.a) with the model object to make a
+// standalone executable:
+//
+//   ./model --weights w.safetensors --input tokens=in.npy --output logits=o.npy
+//   ./model --random-weights 0 --random-inputs 0 --dim n=128 --bench 10
+//
+// It uses only the public C API, so it doubles as an example of it. Every
+// user error ends in one "error: ..." line on stderr and exit status 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Support.h"
+#include "seqc_runtime.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace seqc;
+
+namespace {
+
+/// Releases a model on scope exit.
+struct ModelDeleter {
+  void operator()(seqc_model *model) const { seqc_model_free(model); }
+};
+using ModelPtr = std::unique_ptr<seqc_model, ModelDeleter>;
+
+int error(const char *fmt, ...) SEQC_PRINTF(1, 2);
+int error(const char *fmt, ...) {
+  std::fputs("error: ", stderr);
+  va_list args;
+  va_start(args, fmt);
+  std::vfprintf(stderr, fmt, args);
+  va_end(args);
+  std::fputc('\n', stderr);
+  return 1;
+}
+
+/// Reports a failed status with a context prefix; returns the exit code.
+int statusError(const std::string &context, seqc_status *status) {
+  StatusPtr owned(status);
+  if (context.empty())
+    return error("%s", seqc_status_message(status));
+  return error("%s: %s", context.c_str(), seqc_status_message(status));
+}
+
+struct Options {
+  const char *weights = nullptr;
+  bool randomWeights = false;
+  uint64_t weightSeed = 0;
+  bool randomInputs = false;
+  uint64_t inputSeed = 0;
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::vector<std::pair<std::string, std::string>> outputs;
+  std::vector<std::pair<std::string, int64_t>> dims;
+  const char *saveWeights = nullptr;
+  int64_t benchRuns = 0;
+  int32_t threads = 0;
+};
+
+bool parseUnsigned(const char *text, uint64_t max, uint64_t *out) {
+  if (!*text)
+    return false;
+  uint64_t value = 0;
+  for (const char *p = text; *p; ++p) {
+    if (*p < '0' || *p > '9')
+      return false;
+    if (__builtin_mul_overflow(value, 10, &value) ||
+        __builtin_add_overflow(value, static_cast<uint64_t>(*p - '0'), &value))
+      return false;
+  }
+  if (value > max)
+    return false;
+  *out = value;
+  return true;
+}
+
+/// Splits "NAME=VALUE"; false if there is no '=' or either side is empty.
+bool splitAssignment(const char *text, std::string *name, std::string *value) {
+  const char *eq = std::strchr(text, '=');
+  if (!eq || eq == text || !eq[1])
+    return false;
+  name->assign(text, static_cast<size_t>(eq - text));
+  value->assign(eq + 1);
+  return true;
+}
+
+/// Parses the command line; returns 0 on success, else the exit code after
+/// printing the error.
+int parseArgs(int argc, char **argv, Options &opts) {
+  bool seen[16] = {};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0)
+      return error("unexpected argument '%s' (see --help)", argv[i]);
+    std::string flag = arg;
+    const char *value = nullptr;
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos) { // --flag=value
+      flag = arg.substr(0, eq);
+      value = argv[i] + eq + 1;
+    }
+    static const char *const kFlags[] = {
+        "--weights", "--random-weights", "--input", "--random-inputs", "--dim",
+        "--output",  "--save-weights",   "--bench", "--threads"};
+    int which = -1;
+    for (int f = 0; f < static_cast<int>(std::size(kFlags)); ++f)
+      if (flag == kFlags[f])
+        which = f;
+    if (which < 0)
+      return error("unknown option '%s' (see --help)", flag.c_str());
+    if (!value) {
+      if (i + 1 >= argc)
+        return error("%s needs a value (see --help)", flag.c_str());
+      value = argv[++i];
+    }
+    bool repeatable =
+        flag == "--input" || flag == "--output" || flag == "--dim";
+    if (seen[which] && !repeatable)
+      return error("%s is given more than once", flag.c_str());
+    seen[which] = true;
+
+    std::string name, rhs;
+    uint64_t number;
+    if (flag == "--weights") {
+      opts.weights = value;
+    } else if (flag == "--random-weights" || flag == "--random-inputs") {
+      if (!parseUnsigned(value, UINT64_MAX, &number))
+        return error("%s: '%s' is not a seed (a non-negative integer below "
+                     "2^64)",
+                     flag.c_str(), value);
+      if (flag == "--random-weights") {
+        opts.randomWeights = true;
+        opts.weightSeed = number;
+      } else {
+        opts.randomInputs = true;
+        opts.inputSeed = number;
+      }
+    } else if (flag == "--input" || flag == "--output") {
+      if (!splitAssignment(value, &name, &rhs))
+        return error("%s expects NAME=FILE.npy, got '%s'", flag.c_str(), value);
+      auto &list = flag == "--input" ? opts.inputs : opts.outputs;
+      for (const auto &entry : list)
+        if (entry.first == name)
+          return error("%s %s is given more than once", flag.c_str(),
+                       name.c_str());
+      list.emplace_back(name, rhs);
+    } else if (flag == "--dim") {
+      if (!splitAssignment(value, &name, &rhs))
+        return error("--dim expects NAME=SIZE, got '%s'", value);
+      if (!parseUnsigned(rhs.c_str(), INT64_MAX, &number))
+        return error("--dim %s: '%s' is not a size (a non-negative integer)",
+                     name.c_str(), rhs.c_str());
+      for (const auto &entry : opts.dims)
+        if (entry.first == name)
+          return error("--dim %s is given more than once", name.c_str());
+      opts.dims.emplace_back(name, static_cast<int64_t>(number));
+    } else if (flag == "--save-weights") {
+      opts.saveWeights = value;
+    } else if (flag == "--bench") {
+      if (!parseUnsigned(value, 1000000000, &number) || number == 0)
+        return error("--bench: '%s' is not a positive run count", value);
+      opts.benchRuns = static_cast<int64_t>(number);
+    } else if (flag == "--threads") {
+      if (!parseUnsigned(value, 1 << 20, &number) || number == 0)
+        return error("--threads: '%s' is not a positive thread count", value);
+      opts.threads = static_cast<int32_t>(number);
+    }
+  }
+  if (opts.weights && opts.randomWeights)
+    return error("--weights and --random-weights are mutually exclusive");
+  return 0;
+}
+
+std::string describe(const seqc_value_info &info) {
+  std::string text = seqc_dtype_name(info.dtype);
+  text += " [";
+  for (int d = 0; d < info.rank; ++d) {
+    if (d)
+      text += ", ";
+    text += info.shape[d] < 0 ? std::string(info.dim_names[d])
+                              : std::to_string(info.shape[d]);
+  }
+  return text + "]";
+}
+
+std::vector<seqc_value_info> listValues(const seqc_model *model,
+                                        seqc_value_kind kind) {
+  std::vector<seqc_value_info> infos(seqc_model_count(model, kind));
+  for (size_t i = 0; i < infos.size(); ++i)
+    seqc_status_free(seqc_model_info(model, kind, i, &infos[i]));
+  return infos;
+}
+
+void printHelp(const char *argv0, const seqc_model *model) {
+  const char *slash = std::strrchr(argv0, '/');
+  const char *program = slash ? slash + 1 : argv0;
+  std::printf(
+      "usage: %s [options]\n\n"
+      "Runs the model '%s' compiled by seqc.\n\n"
+      "options:\n"
+      "  --weights FILE          load the parameters from a safetensors file\n"
+      "  --random-weights SEED   use deterministic random parameters instead\n"
+      "  --input NAME=FILE       bind an input to a .npy file (repeatable)\n"
+      "  --random-inputs SEED    deterministic random values for the inputs\n"
+      "                          not given with --input\n"
+      "  --dim NAME=SIZE         size of a symbolic dimension (repeatable)\n"
+      "  --output NAME=FILE      write an output to a .npy file (repeatable);\n"
+      "                          without --output every output is summarized\n"
+      "  --save-weights FILE     write the parameters in use (safetensors);\n"
+      "                          without any input the model is not run\n"
+      "  --bench N               time N runs after one warm-up\n"
+      "  --threads T             number of OpenMP threads\n"
+      "  --help                  show this help\n",
+      program, seqc_model_name(model));
+  static const char *const kTitles[3] = {"inputs", "outputs", "parameters"};
+  for (int kind = 0; kind < 3; ++kind) {
+    std::vector<seqc_value_info> infos =
+        listValues(model, static_cast<seqc_value_kind>(kind));
+    size_t width = 0;
+    for (const seqc_value_info &info : infos)
+      width = std::max(width, std::strlen(info.name));
+    if (kind == SEQC_VALUE_PARAM) {
+      int64_t total = 0;
+      for (const seqc_value_info &info : infos) {
+        int64_t numel = 1;
+        for (int d = 0; d < info.rank; ++d)
+          numel *= info.shape[d];
+        total += numel;
+      }
+      std::printf("\n%s (%zu, %" PRId64 " elements):\n", kTitles[kind],
+                  infos.size(), total);
+    } else {
+      std::printf("\n%s:\n", kTitles[kind]);
+    }
+    if (infos.empty())
+      std::printf("  (none)\n");
+    for (const seqc_value_info &info : infos)
+      std::printf("  %-*s  %s\n", static_cast<int>(width), info.name,
+                  describe(info).c_str());
+  }
+}
+
+/// Prints "name: f32 [2, 3] = [v0, v1, ...]  sum=... mean=...".
+void printSummary(const char *name, const seqc_tensor &tensor) {
+  int64_t numel = seqc_tensor_numel(&tensor);
+  std::printf("%s: %s %s", name, seqc_dtype_name(tensor.dtype),
+              formatShape(tensor.shape, tensor.rank).c_str());
+  bool isFloat =
+      tensor.dtype != SEQC_DTYPE_I32 && tensor.dtype != SEQC_DTYPE_I64;
+  std::printf(" = [");
+  const int64_t kShown = 6;
+  for (int64_t i = 0; i < numel && i < kShown; ++i) {
+    if (i)
+      std::printf(", ");
+    if (isFloat)
+      std::printf("%.6g", loadAsDouble(tensor.data, tensor.dtype,
+                                       static_cast<size_t>(i)));
+    else if (tensor.dtype == SEQC_DTYPE_I32)
+      std::printf("%" PRId32, static_cast<const int32_t *>(tensor.data)[i]);
+    else
+      std::printf("%" PRId64, static_cast<const int64_t *>(tensor.data)[i]);
+  }
+  std::printf("%s]", numel > kShown ? ", ..." : "");
+  double sum = 0;
+  int64_t nonFinite = 0;
+  for (int64_t i = 0; i < numel; ++i) {
+    double value =
+        loadAsDouble(tensor.data, tensor.dtype, static_cast<size_t>(i));
+    if (std::isfinite(value))
+      sum += value;
+    else
+      ++nonFinite;
+  }
+  std::printf("  sum=%.6g mean=%.6g", sum,
+              numel ? sum / static_cast<double>(numel) : 0.0);
+  if (nonFinite)
+    std::printf("  non-finite=%" PRId64 " (excluded)", nonFinite);
+  std::printf("\n");
+}
+
+/// Writes an output to .npy; bf16 is widened to f32 (numpy has no bf16).
+seqc_status *writeOutput(const char *name, const char *path,
+                         const seqc_tensor &tensor) {
+  if (tensor.dtype != SEQC_DTYPE_BF16)
+    return seqc_npy_write(path, &tensor);
+  int64_t numel = seqc_tensor_numel(&tensor);
+  std::vector<float> widened(static_cast<size_t>(numel));
+  for (size_t i = 0; i < widened.size(); ++i)
+    widened[i] = static_cast<float>(loadAsDouble(tensor.data, tensor.dtype, i));
+  seqc_tensor copy = tensor;
+  copy.dtype = SEQC_DTYPE_F32;
+  copy.data = widened.data();
+  std::fprintf(stderr, "note: output '%s' is bf16; writing it as f32\n", name);
+  return seqc_npy_write(path, &copy);
+}
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+int runMain(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 ||
+        std::strcmp(argv[i], "-h") == 0) {
+      seqc_model *raw = nullptr;
+      if (seqc_status *status = seqc_model_load(&raw))
+        return statusError("", status);
+      ModelPtr model(raw);
+      printHelp(argv[0], model.get());
+      return 0;
+    }
+  }
+  Options opts;
+  if (int code = parseArgs(argc, argv, opts))
+    return code;
+
+  seqc_model *raw = nullptr;
+  if (seqc_status *status = seqc_model_load(&raw))
+    return statusError("", status);
+  ModelPtr model(raw);
+  seqc_model *m = model.get();
+
+  if (opts.threads)
+    if (seqc_status *status = seqc_set_num_threads(opts.threads))
+      return statusError("--threads", status);
+
+  for (const auto &dim : opts.dims)
+    if (seqc_status *status =
+            seqc_model_set_dim(m, dim.first.c_str(), dim.second))
+      return statusError("--dim " + dim.first, status);
+
+  if (opts.weights) {
+    if (seqc_status *status = seqc_model_load_weights(m, opts.weights))
+      return statusError("--weights", status);
+  } else if (opts.randomWeights) {
+    if (seqc_status *status = seqc_model_random_weights(m, opts.weightSeed))
+      return statusError("--random-weights", status);
+  } else if (seqc_model_count(m, SEQC_VALUE_PARAM) > 0) {
+    return error("the model has %zu parameters: pass --weights FILE or "
+                 "--random-weights SEED",
+                 seqc_model_count(m, SEQC_VALUE_PARAM));
+  }
+
+  for (const auto &input : opts.inputs) {
+    std::string context = "--input " + input.first + "=" + input.second;
+    bool known = false;
+    for (const seqc_value_info &info : listValues(m, SEQC_VALUE_INPUT))
+      known |= input.first == info.name;
+    if (!known) // Checked before reading the file; the message lists
+                // the model's inputs.
+      return statusError(context,
+                         seqc_model_set_input(m, input.first.c_str(), nullptr));
+    seqc_tensor tensor = {};
+    if (seqc_status *status = seqc_npy_read(input.second.c_str(), &tensor))
+      return statusError(context, status);
+    seqc_status *status = seqc_model_set_input(m, input.first.c_str(), &tensor);
+    std::free(tensor.data);
+    if (status)
+      return statusError(context, status);
+  }
+
+  std::vector<seqc_value_info> outputs = listValues(m, SEQC_VALUE_OUTPUT);
+  for (const auto &output : opts.outputs) {
+    bool known = false;
+    for (const seqc_value_info &info : outputs)
+      known |= output.first == info.name;
+    if (!known) {
+      seqc_tensor unused;
+      return statusError(
+          "--output " + output.first + "=" + output.second,
+          seqc_model_get_output(m, output.first.c_str(), &unused));
+    }
+  }
+
+  if (opts.saveWeights) {
+    if (seqc_status *status = seqc_model_save_weights(m, opts.saveWeights))
+      return statusError("--save-weights", status);
+    if (opts.inputs.empty() && !opts.randomInputs)
+      return 0;
+  }
+
+  if (opts.randomInputs)
+    if (seqc_status *status = seqc_model_random_inputs(m, opts.inputSeed))
+      return statusError("--random-inputs", status);
+  for (const seqc_value_info &info : listValues(m, SEQC_VALUE_INPUT)) {
+    bool given = opts.randomInputs;
+    for (const auto &input : opts.inputs)
+      given |= input.first == info.name;
+    if (!given)
+      return error("input '%s' (%s) is not given: pass --input %s=FILE.npy "
+                   "or --random-inputs SEED",
+                   info.name, describe(info).c_str(), info.name);
+  }
+
+  double lastMs = 0;
+  if (opts.benchRuns > 0) {
+    if (seqc_status *status = seqc_model_run(m)) // Warm-up.
+      return statusError("run", status);
+    std::vector<double> times;
+    for (int64_t r = 0; r < opts.benchRuns; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      if (seqc_status *status = seqc_model_run(m))
+        return statusError("run", status);
+      times.push_back(millisecondsSince(start));
+    }
+    lastMs = times.back();
+    std::sort(times.begin(), times.end());
+    size_t n = times.size();
+    double median =
+        n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+    std::printf("bench: %zu runs after 1 warm-up: min %.3f ms, median %.3f "
+                "ms\n",
+                n, times.front(), median);
+  } else {
+    auto start = std::chrono::steady_clock::now();
+    if (seqc_status *status = seqc_model_run(m))
+      return statusError("run", status);
+    lastMs = millisecondsSince(start);
+  }
+
+  for (const auto &output : opts.outputs) {
+    seqc_tensor tensor;
+    if (seqc_status *status =
+            seqc_model_get_output(m, output.first.c_str(), &tensor))
+      return statusError("--output " + output.first, status);
+    if (seqc_status *status =
+            writeOutput(output.first.c_str(), output.second.c_str(), tensor))
+      return statusError("--output " + output.first, status);
+  }
+  if (opts.outputs.empty()) {
+    for (const seqc_value_info &info : outputs) {
+      seqc_tensor tensor;
+      if (seqc_status *status = seqc_model_get_output(m, info.name, &tensor))
+        return statusError("", status);
+      printSummary(info.name, tensor);
+    }
+    if (opts.benchRuns == 0)
+      std::printf("time: %.3f ms\n", lastMs);
+  }
+  if (std::fflush(stdout) != 0)
+    return error("cannot write to standard output: %s", std::strerror(errno));
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) { return runMain(argc, argv); }

@@ -1,0 +1,88 @@
+//===- Safetensors.h - safetensors reader and writer ------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The safetensors format: an 8-byte little-endian header length N, N bytes of
+// JSON mapping tensor names to {"dtype", "shape", "data_offsets"} (plus an
+// optional "__metadata__" object of strings), then the data section that the
+// offsets index. The reader validates everything that can be checked without
+// knowing the model; Model.cpp checks the tensors against the manifest.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_RUNTIME_SAFETENSORS_H
+#define SEQC_RUNTIME_SAFETENSORS_H
+
+#include "Support.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace seqc {
+
+/// A read-only view of a whole file, memory-mapped copy-on-write.
+class MappedFile {
+public:
+  /// Maps `path`, which must be a regular file.
+  static seqc_status *open(const char *path, std::shared_ptr<MappedFile> *out);
+  ~MappedFile();
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+
+  const uint8_t *data() const { return bytes; }
+  size_t size() const { return length; }
+
+private:
+  MappedFile() = default;
+  uint8_t *bytes = nullptr;
+  size_t length = 0;
+};
+
+/// One tensor of a safetensors file; `data` points into the mapping.
+struct SafetensorsTensor {
+  std::string name;
+  seqc_dtype dtype = SEQC_DTYPE_F32;
+  std::vector<int64_t> shape;
+  uint64_t begin = 0, end = 0; ///< Offsets into the data section.
+  const uint8_t *data = nullptr;
+};
+
+/// A validated safetensors file.
+struct SafetensorsFile {
+  std::shared_ptr<MappedFile> file;
+  std::vector<SafetensorsTensor> tensors; ///< In header order.
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+/// Headers larger than this are rejected as corrupt before parsing; the
+/// reference implementation uses a 100 MB cap, real headers are < 2 MiB.
+constexpr uint64_t kMaxSafetensorsHeader = 16u << 20;
+
+/// Maps and validates `path`: header length, JSON syntax, entry structure,
+/// supported dtypes, shapes, offsets within bounds and consistent with the
+/// shape, no overlapping tensors. Errors name the file and the tensor.
+seqc_status *readSafetensors(const char *path, SafetensorsFile *out);
+
+/// A tensor to write.
+struct SafetensorsWriteEntry {
+  std::string name;
+  seqc_dtype dtype;
+  std::vector<int64_t> shape;
+  const void *data; ///< numel * dtype size bytes.
+};
+
+/// Writes `tensors` to `path` (atomically, see writeFileAtomically). The data
+/// section starts at a 64-byte file offset and tensors are packed without
+/// holes, wider dtypes first, so every tensor is aligned to its element size
+/// and the file is also valid for the reference implementation.
+seqc_status *writeSafetensors(
+    const char *path, const std::vector<SafetensorsWriteEntry> &tensors,
+    const std::vector<std::pair<std::string, std::string>> &metadata);
+
+} // namespace seqc
+
+#endif // SEQC_RUNTIME_SAFETENSORS_H

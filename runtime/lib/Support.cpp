@@ -1,0 +1,383 @@
+//===- Support.cpp - Status, dtypes and buffers for the runtime -----------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Support.h"
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <limits>
+#include <unistd.h>
+
+struct seqc_status {
+  seqc_status_code code;
+  char *message;
+};
+
+namespace {
+/// Returned when a status cannot be allocated; never freed.
+seqc_status outOfMemoryStatus = {SEQC_STATUS_OUT_OF_MEMORY,
+                                 const_cast<char *>("out of memory")};
+
+seqc_status *makeStatusV(seqc_status_code code, const char *prefix,
+                         const char *fmt, va_list args) {
+  va_list copy;
+  va_copy(copy, args);
+  int len = std::vsnprintf(nullptr, 0, fmt, copy);
+  va_end(copy);
+  if (len < 0)
+    len = 0;
+  size_t prefixLen = prefix ? std::strlen(prefix) : 0;
+  size_t total = sizeof(seqc_status) + prefixLen + static_cast<size_t>(len) + 1;
+  auto *status = static_cast<seqc_status *>(std::malloc(total));
+  if (!status)
+    return &outOfMemoryStatus;
+  status->code = code;
+  status->message = reinterpret_cast<char *>(status + 1);
+  if (prefixLen)
+    std::memcpy(status->message, prefix, prefixLen);
+  std::vsnprintf(status->message + prefixLen, static_cast<size_t>(len) + 1, fmt,
+                 args);
+  status->message[prefixLen + static_cast<size_t>(len)] = '\0';
+  return status;
+}
+} // namespace
+
+extern "C" seqc_status_code seqc_status_get_code(const seqc_status *status) {
+  return status ? status->code : SEQC_STATUS_OK;
+}
+
+extern "C" const char *seqc_status_message(const seqc_status *status) {
+  return status ? status->message : "OK";
+}
+
+extern "C" void seqc_status_free(seqc_status *status) {
+  if (status && status != &outOfMemoryStatus)
+    std::free(status);
+}
+
+extern "C" size_t seqc_dtype_size(seqc_dtype dtype) {
+  switch (dtype) {
+  case SEQC_DTYPE_F32:
+  case SEQC_DTYPE_I32:
+    return 4;
+  case SEQC_DTYPE_F64:
+  case SEQC_DTYPE_I64:
+    return 8;
+  case SEQC_DTYPE_F16:
+  case SEQC_DTYPE_BF16:
+    return 2;
+  }
+  return 0;
+}
+
+extern "C" const char *seqc_dtype_name(seqc_dtype dtype) {
+  switch (dtype) {
+  case SEQC_DTYPE_F32:
+    return "f32";
+  case SEQC_DTYPE_F64:
+    return "f64";
+  case SEQC_DTYPE_F16:
+    return "f16";
+  case SEQC_DTYPE_BF16:
+    return "bf16";
+  case SEQC_DTYPE_I32:
+    return "i32";
+  case SEQC_DTYPE_I64:
+    return "i64";
+  }
+  return "invalid";
+}
+
+extern "C" int64_t seqc_tensor_numel(const seqc_tensor *tensor) {
+  if (!tensor || tensor->rank < 0 || tensor->rank > SEQC_MAX_RANK)
+    return -1;
+  int64_t numel = 0;
+  if (!seqc::checkedNumel(tensor->shape, tensor->rank, &numel))
+    return -1;
+  return numel;
+}
+
+namespace seqc {
+
+seqc_status *makeStatus(seqc_status_code code, const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  seqc_status *status = makeStatusV(code, nullptr, fmt, args);
+  va_end(args);
+  return status;
+}
+
+seqc_status *annotate(seqc_status *status, const char *fmt, ...) {
+  if (!status || status == &outOfMemoryStatus)
+    return status;
+  va_list args;
+  va_start(args, fmt);
+  std::string prefix;
+  {
+    va_list copy;
+    va_copy(copy, args);
+    int len = std::vsnprintf(nullptr, 0, fmt, copy);
+    va_end(copy);
+    if (len > 0) {
+      prefix.resize(static_cast<size_t>(len) + 1);
+      std::vsnprintf(&prefix[0], prefix.size(), fmt, args);
+      prefix.resize(static_cast<size_t>(len));
+    }
+  }
+  va_end(args);
+  prefix += ": ";
+  seqc_status *result =
+      makeStatus(status->code, "%s%s", prefix.c_str(), status->message);
+  if (result == &outOfMemoryStatus)
+    return status;
+  seqc_status_free(status);
+  return result;
+}
+
+bool isValidDType(seqc_dtype dtype) { return seqc_dtype_size(dtype) != 0; }
+
+bool isFloatDType(seqc_dtype dtype) {
+  return dtype == SEQC_DTYPE_F32 || dtype == SEQC_DTYPE_F64 ||
+         dtype == SEQC_DTYPE_F16 || dtype == SEQC_DTYPE_BF16;
+}
+
+namespace {
+struct DTypeNames {
+  seqc_dtype dtype;
+  const char *manifest;
+  const char *safetensors;
+};
+constexpr DTypeNames kDTypeNames[] = {
+    {SEQC_DTYPE_F32, "f32", "F32"}, {SEQC_DTYPE_F64, "f64", "F64"},
+    {SEQC_DTYPE_F16, "f16", "F16"}, {SEQC_DTYPE_BF16, "bf16", "BF16"},
+    {SEQC_DTYPE_I32, "i32", "I32"}, {SEQC_DTYPE_I64, "i64", "I64"},
+};
+} // namespace
+
+bool parseManifestDType(std::string_view name, seqc_dtype *out) {
+  for (const DTypeNames &entry : kDTypeNames) {
+    if (name == entry.manifest) {
+      *out = entry.dtype;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parseSafetensorsDType(std::string_view name, seqc_dtype *out) {
+  for (const DTypeNames &entry : kDTypeNames) {
+    if (name == entry.safetensors) {
+      *out = entry.dtype;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char *safetensorsDTypeName(seqc_dtype dtype) {
+  for (const DTypeNames &entry : kDTypeNames)
+    if (entry.dtype == dtype)
+      return entry.safetensors;
+  return "INVALID";
+}
+
+bool checkedNumel(const int64_t *sizes, int rank, int64_t *out) {
+  int64_t numel = 1;
+  for (int i = 0; i < rank; ++i) {
+    if (sizes[i] < 0)
+      return false;
+    if (__builtin_mul_overflow(numel, sizes[i], &numel))
+      return false;
+  }
+  *out = numel;
+  return true;
+}
+
+bool checkedBytes(int64_t numel, size_t elementSize, size_t *out) {
+  if (numel < 0)
+    return false;
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(numel),
+                             static_cast<uint64_t>(elementSize), &bytes))
+    return false;
+  // Keep byte counts representable as int64 too: descriptors and file
+  // offsets are signed.
+  if (bytes > static_cast<size_t>(std::numeric_limits<int64_t>::max()))
+    return false;
+  *out = bytes;
+  return true;
+}
+
+std::string formatShape(const int64_t *sizes, int rank) {
+  std::string result = "[";
+  for (int i = 0; i < rank; ++i) {
+    if (i)
+      result += ", ";
+    result += std::to_string(sizes[i]);
+  }
+  result += "]";
+  return result;
+}
+
+void *alignedAlloc(size_t bytes) {
+  if (bytes > std::numeric_limits<size_t>::max() - kBufferAlignment)
+    return nullptr;
+  size_t rounded =
+      (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  if (rounded == 0)
+    rounded = kBufferAlignment;
+  return std::aligned_alloc(kBufferAlignment, rounded);
+}
+
+seqc_status *allocateBuffer(size_t bytes, Buffer *out) {
+  void *data = alignedAlloc(bytes);
+  if (!data)
+    return makeStatus(SEQC_STATUS_OUT_OF_MEMORY, "cannot allocate %zu bytes",
+                      bytes);
+  out->data = data;
+  out->bytes = bytes;
+  out->owner = std::shared_ptr<void>(data, std::free);
+  return nullptr;
+}
+
+uint16_t floatToHalf(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, sizeof(x));
+  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  x &= 0x7fffffffu;
+  if (x >= 0x7f800000u) // Inf or NaN; keep NaNs quiet and NaN.
+    return sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u);
+  if (x >= 0x477ff000u) // >= 65520 rounds to infinity.
+    return sign | 0x7c00u;
+  if (x < 0x38800000u) { // Below 2^-14: a half subnormal or zero.
+    if (x < 0x33000000u) // Below 2^-25: rounds to zero.
+      return sign;
+    uint32_t exponent = x >> 23;
+    uint32_t mantissa = (x & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126 - exponent;
+    uint32_t result = mantissa >> shift;
+    uint32_t remainder = mantissa & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (remainder > halfway || (remainder == halfway && (result & 1)))
+      ++result;
+    return sign | static_cast<uint16_t>(result);
+  }
+  // Normal: rebias the exponent (127 -> 15) and round away 13 mantissa bits;
+  // a carry out of the mantissa correctly bumps the exponent.
+  uint32_t result = (x - 0x38000000u) >> 13;
+  uint32_t remainder = x & 0x1fffu;
+  if (remainder > 0x1000u || (remainder == 0x1000u && (result & 1)))
+    ++result;
+  return sign | static_cast<uint16_t>(result);
+}
+
+float halfToFloat(uint16_t bits) {
+  uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1fu;
+  uint32_t mantissa = bits & 0x3ffu;
+  uint32_t result;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      result = sign;
+    } else { // Subnormal: normalize.
+      uint32_t e = 113;
+      while (!(mantissa & 0x400u)) {
+        mantissa <<= 1;
+        --e;
+      }
+      result = sign | (e << 23) | ((mantissa & 0x3ffu) << 13);
+    }
+  } else if (exponent == 31) {
+    result = sign | 0x7f800000u | (mantissa << 13);
+  } else {
+    result = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  }
+  float value;
+  std::memcpy(&value, &result, sizeof(value));
+  return value;
+}
+
+uint16_t floatToBFloat16(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, sizeof(x));
+  if ((x & 0x7fffffffu) > 0x7f800000u) // NaN: truncation could make it Inf.
+    return static_cast<uint16_t>((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+float bfloat16ToFloat(uint16_t bits) {
+  uint32_t x = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &x, sizeof(value));
+  return value;
+}
+
+double loadAsDouble(const void *data, seqc_dtype dtype, size_t index) {
+  switch (dtype) {
+  case SEQC_DTYPE_F32:
+    return static_cast<const float *>(data)[index];
+  case SEQC_DTYPE_F64:
+    return static_cast<const double *>(data)[index];
+  case SEQC_DTYPE_F16:
+    return halfToFloat(static_cast<const uint16_t *>(data)[index]);
+  case SEQC_DTYPE_BF16:
+    return bfloat16ToFloat(static_cast<const uint16_t *>(data)[index]);
+  case SEQC_DTYPE_I32:
+    return static_cast<const int32_t *>(data)[index];
+  case SEQC_DTYPE_I64:
+    return static_cast<double>(static_cast<const int64_t *>(data)[index]);
+  }
+  return 0;
+}
+
+seqc_status *writeFileAtomically(const char *path, const void *const *chunks,
+                                 const size_t *chunkSizes, size_t numChunks) {
+  std::string tmpPath =
+      std::string(path) + ".tmp." + std::to_string(static_cast<long>(getpid()));
+  int fd =
+      ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot create '%s': %s",
+                      tmpPath.c_str(), std::strerror(errno));
+  for (size_t c = 0; c < numChunks; ++c) {
+    const char *p = static_cast<const char *>(chunks[c]);
+    size_t left = chunkSizes[c];
+    while (left > 0) {
+      ssize_t written = ::write(fd, p, left);
+      if (written < 0 && errno == EINTR)
+        continue;
+      if (written <= 0) {
+        int err = written < 0 ? errno : EIO;
+        ::close(fd);
+        ::unlink(tmpPath.c_str());
+        return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write '%s': %s", path,
+                          std::strerror(err));
+      }
+      p += written;
+      left -= static_cast<size_t>(written);
+    }
+  }
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmpPath.c_str());
+    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write '%s': %s", path,
+                      std::strerror(err));
+  }
+  if (::rename(tmpPath.c_str(), path) != 0) {
+    int err = errno;
+    ::unlink(tmpPath.c_str());
+    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write '%s': %s", path,
+                      std::strerror(err));
+  }
+  return nullptr;
+}
+
+} // namespace seqc
