@@ -28,6 +28,13 @@ def Seq_Dialect : Dialect {
     ranked tensors; sequence lengths unknown until run time are dynamic
     dimensions. Layouts follow PyTorch: linear weights are `[out, in]`,
     attention operands are `[batch, heads, length, head_dim]`.
+
+    Every op verifies the shape rules its description states. A dynamic
+    dimension is compatible with any size (the lowering checks it at run
+    time); ranks and static sizes must agree. The floating-point operands of
+    an op and its result share one element type. The result type is exactly
+    what the op computes: a result dimension is static when an operand or an
+    attribute determines it and dynamic otherwise.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;

@@ -27,7 +27,9 @@ class Seq_BinaryOp<string mnemonic, string what>
     Computes `lhs }] # what # [{ rhs` elementwise. Shapes broadcast as in
     NumPy and PyTorch: trailing dimensions are aligned and each pair must be
     equal or one of them 1. A rank-0 operand is a scalar. Both operands and
-    the result have the same element type.
+    the result have the same element type, and the result has the broadcast
+    shape (a dynamic size against a static size other than 1 broadcasts to
+    the static size).
 
     ```mlir
     %0 = seq.}] # mnemonic # [{ %a, %b : tensor<?x64xf32>, tensor<64xf32> -> tensor<?x64xf32>
@@ -119,7 +121,8 @@ def Seq_SoftplusOp : Seq_Op<"softplus", [Pure, SameOperandsAndResultType]> {
   let summary = "smooth approximation of relu";
   let description = [{
     `log(1 + exp(beta * x)) / beta`, and `x` where `beta * x > threshold`
-    (for numerical stability), as `torch.nn.functional.softplus`.
+    (for numerical stability), as `torch.nn.functional.softplus`. `beta` is
+    positive.
 
     ```mlir
     %0 = seq.softplus %x : tensor<?x64xf32>
@@ -136,8 +139,8 @@ def Seq_SoftplusOp : Seq_Op<"softplus", [Pure, SameOperandsAndResultType]> {
 def Seq_DropoutOp : Seq_Op<"dropout", [Pure, SameOperandsAndResultType]> {
   let summary = "dropout (the identity at inference)";
   let description = [{
-    Zeroes elements with probability `rate` during training and rescales the
-    rest by `1 / (1 - rate)`. seqc compiles inference, where dropout is the
+    Zeroes elements with probability `rate` (in `[0, 1)`) during training and
+    rescales the rest by `1 / (1 - rate)`. seqc compiles inference, where dropout is the
     identity; the op keeps the rate so that the model text states it, and
     canonicalization removes it.
 
@@ -197,7 +200,8 @@ def Seq_SplitHeadsOp : Seq_Op<"split_heads", [Pure]> {
   let summary = "[b, n, h*d] -> [b, h, n, d]";
   let description = [{
     Splits the feature dimension of `[batch, length, heads * head_dim]` into
-    heads and moves the head dimension before the sequence dimension.
+    heads and moves the head dimension before the sequence dimension. `heads`
+    is positive and divides the feature dimension when it is static.
 
     ```mlir
     %0 = seq.split_heads %x {heads = 8 : i64} : tensor<?x?x512xf32> -> tensor<?x8x?x64xf32>
@@ -229,7 +233,9 @@ def Seq_SliceOp : Seq_Op<"slice", [Pure]> {
   let description = [{
     Takes elements `[start, end)` of dimension `axis`; the other dimensions
     are kept whole. The bounds are `index` values; the lowering checks
-    `0 <= start <= end <= size` at run time.
+    `0 <= start <= end <= size` at run time, and that `end - start` is the
+    result's size along `axis`, which may be static (at most the input's
+    size) or dynamic.
 
     ```mlir
     %0 = seq.slice %table[%c0 : %n] axis 0 : tensor<512x64xf32> -> tensor<?x64xf32>
@@ -247,6 +253,9 @@ def Seq_SliceOp : Seq_Op<"slice", [Pure]> {
 def Seq_ConcatOp : Seq_Op<"concat", [Pure]> {
   let summary = "concatenation along one axis";
   let description = [{
+    Concatenates one or more tensors of the same rank and element type along
+    `axis`; all other dimensions agree.
+
     ```mlir
     %0 = seq.concat %a, %b axis 1 : tensor<?x32xf32>, tensor<?x32xf32> -> tensor<?x64xf32>
     ```
@@ -344,7 +353,8 @@ def Seq_LayerNormOp : Seq_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
   let description = [{
     `(x - mean) / sqrt(var + eps) * gamma + beta` over the last dimension,
     with the biased variance, as `torch.nn.LayerNorm`. `gamma` and `beta`
-    (each `[d]`) are optional (no elementwise affine).
+    (each `[d]`) are optional (no elementwise affine, or `bias=False`);
+    `beta` requires `gamma`. `eps` is non-negative.
 
     ```mlir
     %0 = seq.layer_norm %x, %g, %b {eps = 1.0e-05 : f64} : (tensor<?x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64xf32>
@@ -364,7 +374,8 @@ def Seq_LayerNormOp : Seq_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
 def Seq_RMSNormOp : Seq_Op<"rms_norm", [Pure]> {
   let summary = "root-mean-square normalization over the last dimension";
   let description = [{
-    `x / sqrt(mean(x^2) + eps) * gamma`, with an optional `gamma` of `[d]`.
+    `x / sqrt(mean(x^2) + eps) * gamma` over the last dimension `d`, with an
+    optional `gamma` of `[d]` and a non-negative `eps`.
 
     ```mlir
     %0 = seq.rms_norm %x, %g {eps = 1.0e-06 : f64} : (tensor<?x64xf32>, tensor<64xf32>) -> tensor<?x64xf32>
@@ -426,8 +437,10 @@ def Seq_ApplyMaskOp : Seq_Op<"apply_mask", [Pure]> {
     `scores` is `[..., n_q, n_k]`; entries the `mask` forbids become `-inf`,
     so that a following `seq.softmax` gives them zero weight. The optional
     `lengths` (`[batch]`, integers) are key padding lengths for the leading
-    (batch) dimension. This is the explicit form of what `seq.attention`
-    does internally.
+    (batch) dimension, which `scores` must then have (rank 3 or more). A
+    causal or windowed mask compares query and key positions, so it needs
+    `n_q = n_k`. This is the explicit form of what `seq.attention` does
+    internally.
 
     ```mlir
     %0 = seq.apply_mask %s {mask = #seq.mask<causal = true>} : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
@@ -451,9 +464,11 @@ def Seq_AttentionOp : Seq_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     `heads` must be a multiple of `kv_heads` (grouped-query attention; query
     head `h` reads kv head `h / (heads / kv_heads)`).
 
-    - `scale` defaults to `1 / sqrt(d)`.
+    - `scale` (positive) defaults to `1 / sqrt(d)`, which needs a static `d`.
     - `mask` (a `#seq.mask`) restricts which keys each query sees; absent, all
-      keys are visible. Fully masked rows give zeros.
+      keys are visible. Fully masked rows give zeros. A causal or windowed
+      mask compares query and key positions, so it needs `n_q = n_k`; decoding
+      against a KV cache uses no positional mask.
     - `lengths` (`[batch]` integers) are key padding lengths.
     - `bias` is an additive score bias broadcastable to
       `[batch, heads, n_q, n_k]`.
@@ -506,7 +521,11 @@ def Seq_MultiHeadAttentionOp : Seq_Op<"multi_head_attention",
     o = attention(q, k, v, mask, lengths, alibi)       alibi slopes when `alibi`
     y = linear(merge_heads(o), wo, bo)                 wo: [model_dim, heads*d]
     ```
-    `biases` are either absent or all four of `bq, bk, bv, bo`.
+    `biases` are either absent or all four of `bq, bk, bv, bo`
+    (`[heads*d]`, `[kv_heads*d]`, `[kv_heads*d]`, `[model_dim]`). `heads` is a
+    positive multiple of the positive `kv_heads`; without `kv`, `kv_dim` is
+    `model_dim`. `rope_theta` needs an even `d`; a causal or windowed mask in
+    cross-attention needs `n = n_kv`.
 
     ```mlir
     %y = seq.multi_head_attention %x weights(%wq, %wk, %wv, %wo : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>)
@@ -545,8 +564,8 @@ def Seq_SinusoidalPEOp : Seq_Op<"sinusoidal_pe", [Pure]> {
   let summary = "sinusoidal position encodings of Vaswani et al.";
   let description = [{
     Produces `[length, d]` with `pe[p, 2i] = sin(p / 10000^(2i/d))` and
-    `pe[p, 2i+1] = cos(p / 10000^(2i/d))`; `d` is the static, even last
-    dimension of the result.
+    `pe[p, 2i+1] = cos(p / 10000^(2i/d))`, with 10000 the positive `base`;
+    `d` is the static, even last dimension of the result.
 
     ```mlir
     %pe = seq.sinusoidal_pe %n : tensor<?x64xf32>
@@ -566,7 +585,7 @@ def Seq_RopeOp : Seq_Op<"rope", [Pure, SameOperandsAndResultType]> {
     `i + rotary_dims / 2` (the "rotate half" convention of GPT-NeoX and
     LLaMA) at position `p` are rotated by `p * theta^(-2i / rotary_dims)`.
     Features at or above `rotary_dims` pass through. `rotary_dims` defaults to
-    `d`.
+    `d`; it must be even and at most `d` (and `d` even when it is absent).
 
     ```mlir
     %0 = seq.rope %q {theta = 1.0e4 : f64} : tensor<?x8x?x64xf32>
@@ -580,13 +599,16 @@ def Seq_RopeOp : Seq_Op<"rope", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+// Not ConstantLike: the canonicalizer keeps ConstantLike ops as they are (they
+// are the constants), while a plain op with a folder becomes an
+// arith.constant that every later pass understands.
 def Seq_AlibiOp : Seq_Op<"alibi", [Pure]> {
   let summary = "per-head ALiBi slopes";
   let description = [{
     The head-specific slopes of Press et al. (ALiBi): for `h` heads with `h` a
     power of two, `2^(-8 i / h)` for `i = 1..h`; otherwise the slopes of the
     closest smaller power of two followed by every other slope of twice that
-    number. Folds to a constant.
+    number. The result is a static `[heads]`. Folds to an `arith.constant`.
 
     ```mlir
     %s = seq.alibi : tensor<8xf32>
@@ -617,6 +639,9 @@ def Seq_LinearAttentionOp : Seq_Op<"linear_attention", [Pure]> {
     - causal: the same with the sums running over `j <= i`, the recurrent
       form `S_i = S_{i-1} + phi(k_i) v_i^T` of Katharopoulos et al.
 
+    `eps` is non-negative. Queries and keys have the same heads (there is no
+    grouped-query form) and the same length `n`.
+
     ```mlir
     %o = seq.linear_attention %q, %k, %v feature_map elu_plus_one causal
         : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32> -> tensor<?x4x?x32xf32>
@@ -641,6 +666,7 @@ def Seq_LinearAttentionOp : Seq_Op<"linear_attention", [Pure]> {
 // State-space models
 //===----------------------------------------------------------------------===//
 
+// Not ConstantLike, which requires a single result; see Seq_AlibiOp.
 def Seq_HippoOp : Seq_Op<"hippo", [Pure]> {
   let summary = "HiPPO-LegS state matrices";
   let description = [{
@@ -648,7 +674,7 @@ def Seq_HippoOp : Seq_Op<"hippo", [Pure]> {
     `A[n, k] = -sqrt(2n+1) sqrt(2k+1)` for `n > k`, `-(n+1)` for `n = k`, 0
     above the diagonal; `B[n] = sqrt(2n+1)`. Projecting the history onto
     Legendre polynomials with these matrices compresses it optimally under a
-    uniform measure. Folds to constants.
+    uniform measure. Both results are static. Folds to two `arith.constant`s.
 
     ```mlir
     %A, %B = seq.hippo : tensor<16x16xf32>, tensor<16xf32>
@@ -663,8 +689,8 @@ def Seq_HippoOp : Seq_Op<"hippo", [Pure]> {
 def Seq_SSMOp : Seq_Op<"ssm", [Pure]> {
   let summary = "linear time-invariant state-space layer (S4)";
   let description = [{
-    Discretizes `x'(t) = A x(t) + B u(t)`, `y(t) = C x(t) + D u(t)` with step
-    `step` and runs it over the sequence, one single-input single-output
+    Discretizes `x'(t) = A x(t) + B u(t)`, `y(t) = C x(t) + D u(t)` with a
+    positive step `step` and runs it over the sequence, one single-input single-output
     system per channel sharing the state matrix:
     `u: [batch, L, H]`, `A: [N, N]`, `B: [H, N]`, `C: [H, N]`, `D: [H]`,
     result `[batch, L, H]`. For channel `h`,
@@ -772,7 +798,8 @@ def Seq_CrossEntropyOp : Seq_Op<"cross_entropy", [Pure]> {
     smoothing `eps`, the target distribution puts `1 - eps + eps / C` on the
     target class and `eps / C` on each other class, so the per-position loss
     is `(1 - eps) * nll + eps * mean_c(-log_softmax(logits)_c)`, as
-    `torch.nn.functional.cross_entropy(label_smoothing=eps)`. Positions whose
+    `torch.nn.functional.cross_entropy(label_smoothing=eps)`, with `eps` in
+    `[0, 1]`. Positions whose
     target equals `ignore_index` are skipped; the result is the mean over the
     rest (0 when none remain).
 
