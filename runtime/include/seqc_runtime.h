@@ -82,6 +82,9 @@ typedef enum seqc_dtype {
   SEQC_DTYPE_BF16 = 3,
   SEQC_DTYPE_I32 = 4,
   SEQC_DTYPE_I64 = 5,
+  /// Not a dtype: widens the enum to int32 so that the runtime can reject any
+  /// value a C caller passes without undefined behaviour in C++.
+  SEQC_DTYPE_MAX_ENUM = 0x7fffffff,
 } seqc_dtype;
 
 /// Returns the size in bytes of one element of `dtype`, 0 if invalid.
@@ -150,6 +153,8 @@ typedef enum seqc_value_kind {
   SEQC_VALUE_INPUT = 0,
   SEQC_VALUE_OUTPUT = 1,
   SEQC_VALUE_PARAM = 2,
+  /// Not a kind (see SEQC_DTYPE_MAX_ENUM).
+  SEQC_VALUE_MAX_ENUM = 0x7fffffff,
 } seqc_value_kind;
 
 /// The declared type of an input, output or parameter.

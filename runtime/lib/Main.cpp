@@ -356,9 +356,8 @@ int runMain(int argc, char **argv) {
     if (seqc_status *status = seqc_model_random_weights(m, opts.weightSeed))
       return statusError("--random-weights", status);
   } else if (seqc_model_count(m, SEQC_VALUE_PARAM) > 0) {
-    return error("the model has %zu parameters: pass --weights FILE or "
-                 "--random-weights SEED",
-                 seqc_model_count(m, SEQC_VALUE_PARAM));
+    return error("the model needs weights: pass --weights FILE or "
+                 "--random-weights SEED");
   }
 
   for (const auto &input : opts.inputs) {

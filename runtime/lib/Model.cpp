@@ -93,8 +93,9 @@ const char *kindNoun(seqc_value_kind kind) {
     return "output";
   case SEQC_VALUE_PARAM:
     return "parameter";
+  default:
+    return "value";
   }
-  return "value";
 }
 
 bool isValidKind(seqc_value_kind kind) {

@@ -70,6 +70,8 @@ void storeFloat(seqc_dtype dtype, void *data, size_t index, double value) {
   case SEQC_DTYPE_I64:
     static_cast<int64_t *>(data)[index] = static_cast<int64_t>(value);
     break;
+  default:
+    break;
   }
 }
 

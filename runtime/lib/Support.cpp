@@ -73,8 +73,9 @@ extern "C" size_t seqc_dtype_size(seqc_dtype dtype) {
   case SEQC_DTYPE_F16:
   case SEQC_DTYPE_BF16:
     return 2;
+  default:
+    return 0;
   }
-  return 0;
 }
 
 extern "C" const char *seqc_dtype_name(seqc_dtype dtype) {
@@ -91,8 +92,9 @@ extern "C" const char *seqc_dtype_name(seqc_dtype dtype) {
     return "i32";
   case SEQC_DTYPE_I64:
     return "i64";
+  default:
+    return "invalid";
   }
-  return "invalid";
 }
 
 extern "C" int64_t seqc_tensor_numel(const seqc_tensor *tensor) {
@@ -334,8 +336,9 @@ double loadAsDouble(const void *data, seqc_dtype dtype, size_t index) {
     return static_cast<const int32_t *>(data)[index];
   case SEQC_DTYPE_I64:
     return static_cast<double>(static_cast<const int64_t *>(data)[index]);
+  default:
+    return 0;
   }
-  return 0;
 }
 
 seqc_status *writeFileAtomically(const char *path, const void *const *chunks,

@@ -1,0 +1,345 @@
+//===- CliTest.cpp - Tests of a model executable's command line -----------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs seqc_fake_model_cli (the add model of FakeModels.c linked with
+// libseqc_runtime_main.a, exactly as seqc links a compiled model) as a child
+// process, so exit codes, stdout and stderr are observed as a user sees them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeModels.h"
+#include "TestUtil.h"
+
+#include <cstring>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+using namespace seqc;
+using namespace seqc::test;
+
+namespace {
+
+struct Result {
+  bool exited = false;
+  int exitCode = -1;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+protected:
+  TempDir dir;
+
+  Result run(const std::vector<std::string> &args) {
+    std::string outPath = dir.file("stdout"), errPath = dir.file("stderr");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char *> argv;
+    std::string program = SEQC_FAKE_MODEL_CLI;
+    argv.push_back(&program[0]);
+    std::vector<std::string> copies = args;
+    for (std::string &arg : copies)
+      argv.push_back(&arg[0]);
+    argv.push_back(nullptr);
+    Result result;
+    pid_t pid;
+    int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(),
+                         environ);
+    posix_spawn_file_actions_destroy(&actions);
+    EXPECT_EQ(rc, 0) << "cannot spawn " << program;
+    if (rc != 0)
+      return result;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    result.exited = WIFEXITED(status);
+    result.exitCode = result.exited ? WEXITSTATUS(status) : -1;
+    result.out = readFile(outPath);
+    result.err = readFile(errPath);
+    return result;
+  }
+
+  /// The contract for every user error: exit status 1 (not a signal), one
+  /// "error: " line on stderr that contains `part`, nothing on stdout.
+  ::testing::AssertionResult failsWith(const std::vector<std::string> &args,
+                                       const std::string &part) {
+    Result r = run(args);
+    std::string command;
+    for (const std::string &arg : args)
+      command += " " + arg;
+    if (!r.exited)
+      return ::testing::AssertionFailure() << "crashed:" << command << "\n"
+                                           << r.err;
+    if (r.exitCode != 1)
+      return ::testing::AssertionFailure()
+             << "exit code " << r.exitCode << ":" << command << "\n"
+             << r.err;
+    if (r.err.compare(0, 7, "error: ") != 0 ||
+        r.err.find('\n') != r.err.size() - 1)
+      return ::testing::AssertionFailure()
+             << "stderr is not one error line:" << command << "\n"
+             << r.err;
+    if (r.err.find(part) == std::string::npos)
+      return ::testing::AssertionFailure()
+             << "stderr lacks '" << part << "':" << command << "\n"
+             << r.err;
+    if (!r.out.empty())
+      return ::testing::AssertionFailure()
+             << "unexpected stdout:" << command << "\n"
+             << r.out;
+    return ::testing::AssertionSuccess();
+  }
+
+  std::string writeNpy(const std::string &name, seqc_dtype dtype,
+                       std::vector<int64_t> shape, void *data) {
+    std::string path = dir.file(name);
+    seqc_tensor t = makeTensor(dtype, shape, data);
+    EXPECT_TRUE(isOk(seqc_npy_write(path.c_str(), &t)));
+    return path;
+  }
+
+  /// Writes a weights file for the add model with scale = `scale`.
+  std::string writeWeights(std::vector<float> scale) {
+    seqc_model *model = nullptr;
+    EXPECT_TRUE(
+        isOk(seqc_model_load_from(FAKE_ADD_MANIFEST, fake_add_invoke, &model)));
+    seqc_tensor t = makeTensor(SEQC_DTYPE_F32, {4}, scale.data());
+    EXPECT_TRUE(isOk(seqc_model_set_param(model, "scale", &t)));
+    std::string path = dir.file("w.safetensors");
+    EXPECT_TRUE(isOk(seqc_model_save_weights(model, path.c_str())));
+    seqc_model_free(model);
+    return path;
+  }
+};
+
+TEST_F(Cli, HelpListsTheModel) {
+  for (const char *flag : {"--help", "-h"}) {
+    Result r = run({"--random-weights", "1", flag});
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.out.find("usage: seqc_fake_model_cli [options]"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("Runs the model 'add'"), std::string::npos);
+    EXPECT_NE(r.out.find("--random-inputs SEED"), std::string::npos);
+    EXPECT_NE(r.out.find("inputs:\n  x  f32 [n, 4]\n  y  f32 [n, 4]\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  sum_t        f32 [4, n]\n"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  rows         i64 []\n"), std::string::npos);
+    EXPECT_NE(r.out.find("parameters (1, 4 elements):\n  scale  f32 [4]\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_TRUE(r.err.empty());
+  }
+}
+
+TEST_F(Cli, RandomRunPrintsASummary) {
+  Result r =
+      run({"--random-weights", "1", "--random-inputs", "2", "--dim", "n=3"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("sum: f32 [3, 4] = ["), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", ...]  sum="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mean="), std::string::npos);
+  EXPECT_NE(r.out.find("scale_alias: f32 [4] = [1, 1, 1, 1]  sum=4 mean=1"),
+            std::string::npos)
+      << r.out; // "scale" is initialized to ones.
+  EXPECT_NE(r.out.find("rows: i64 [] = [3]  sum=3 mean=3"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("time: "), std::string::npos);
+  // Deterministic: the same seeds print the same values.
+  Result again =
+      run({"--random-weights", "1", "--random-inputs", "2", "--dim=n=3"});
+  EXPECT_EQ(again.out.substr(0, again.out.find("time:")),
+            r.out.substr(0, r.out.find("time:")));
+}
+
+TEST_F(Cli, RunsOnFilesAndWritesOutputs) {
+  std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  std::vector<float> y(12, 1.0f);
+  std::string xPath = writeNpy("x.npy", SEQC_DTYPE_F32, {3, 4}, x.data());
+  std::string yPath = writeNpy("y.npy", SEQC_DTYPE_F32, {3, 4}, y.data());
+  std::string weights = writeWeights({1, 10, 100, 1000});
+  std::string sumPath = dir.file("sum.npy"), tPath = dir.file("t.npy");
+  Result r = run({"--weights=" + weights, "--input", "x=" + xPath, "--input",
+                  "y=" + yPath, "--output", "sum=" + sumPath, "--output",
+                  "sum_t=" + tPath, "--threads", "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  seqc_tensor sum = {}, t = {};
+  ASSERT_TRUE(isOk(seqc_npy_read(sumPath.c_str(), &sum)));
+  ASSERT_TRUE(isOk(seqc_npy_read(tPath.c_str(), &t)));
+  ASSERT_EQ(sum.rank, 2);
+  EXPECT_EQ(t.shape[0], 4);
+  EXPECT_EQ(t.shape[1], 3);
+  const float scale[4] = {1, 10, 100, 1000};
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      float expected = (x[i * 4 + j] + 1.0f) * scale[j];
+      EXPECT_EQ(static_cast<float *>(sum.data)[i * 4 + j], expected);
+      EXPECT_EQ(static_cast<float *>(t.data)[j * 3 + i], expected);
+    }
+  }
+  std::free(sum.data);
+  std::free(t.data);
+}
+
+TEST_F(Cli, SavesWeightsWithoutRunning) {
+  std::string path = dir.file("random.safetensors");
+  Result r = run({"--random-weights", "5", "--save-weights", path});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  // The saved file holds exactly what --random-weights 5 gives.
+  seqc_model *a = nullptr, *b = nullptr;
+  ASSERT_TRUE(
+      isOk(seqc_model_load_from(FAKE_ADD_MANIFEST, fake_add_invoke, &a)));
+  ASSERT_TRUE(
+      isOk(seqc_model_load_from(FAKE_ADD_MANIFEST, fake_add_invoke, &b)));
+  ASSERT_TRUE(isOk(seqc_model_load_weights(a, path.c_str())));
+  ASSERT_TRUE(isOk(seqc_model_random_weights(b, 5)));
+  seqc_tensor ta, tb;
+  ASSERT_TRUE(isOk(seqc_model_get_param(a, "scale", &ta)));
+  ASSERT_TRUE(isOk(seqc_model_get_param(b, "scale", &tb)));
+  EXPECT_EQ(std::memcmp(ta.data, tb.data, 16), 0);
+  seqc_model_free(a);
+  seqc_model_free(b);
+  // And it loads back on the command line.
+  r = run({"--weights", path, "--random-inputs", "1", "--dim", "n=2"});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+}
+
+TEST_F(Cli, Benchmarks) {
+  Result r = run({"--random-weights", "1", "--random-inputs", "1", "--dim",
+                  "n=2", "--bench", "3"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("bench: 3 runs after 1 warm-up: min "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" ms, median "), std::string::npos);
+  EXPECT_NE(r.out.find("sum: f32 [2, 4]"), std::string::npos);
+}
+
+TEST_F(Cli, RejectsBadCommandLines) {
+  EXPECT_TRUE(failsWith({"--bogus"}, "unknown option '--bogus'"));
+  EXPECT_TRUE(failsWith({"--bogus=1"}, "unknown option '--bogus'"));
+  EXPECT_TRUE(failsWith({"stray"}, "unexpected argument 'stray'"));
+  EXPECT_TRUE(failsWith({"-x"}, "unexpected argument '-x'"));
+  EXPECT_TRUE(failsWith({"--weights"}, "--weights needs a value"));
+  EXPECT_TRUE(failsWith({"--dim", "n"}, "--dim expects NAME=SIZE, got 'n'"));
+  EXPECT_TRUE(failsWith({"--dim", "=3"}, "--dim expects NAME=SIZE"));
+  EXPECT_TRUE(failsWith({"--dim", "n=abc"}, "--dim n: 'abc' is not a size"));
+  EXPECT_TRUE(failsWith({"--dim", "n=-1"}, "--dim n: '-1' is not a size"));
+  EXPECT_TRUE(failsWith({"--dim", "n=99999999999999999999"}, "not a size"));
+  EXPECT_TRUE(failsWith({"--dim", "n=1", "--dim", "n=2"},
+                        "--dim n is given more than once"));
+  EXPECT_TRUE(failsWith({"--random-weights", "x"},
+                        "--random-weights: 'x' is not a seed"));
+  EXPECT_TRUE(failsWith({"--random-inputs", "18446744073709551616"},
+                        "--random-inputs: '18446744073709551616' is not a "
+                        "seed"));
+  EXPECT_TRUE(failsWith({"--random-weights", "1", "--random-weights", "2"},
+                        "--random-weights is given more than once"));
+  EXPECT_TRUE(failsWith({"--weights", "a", "--random-weights", "1"},
+                        "--weights and --random-weights are mutually "
+                        "exclusive"));
+  EXPECT_TRUE(failsWith({"--input", "x"}, "--input expects NAME=FILE.npy, "
+                                          "got 'x'"));
+  EXPECT_TRUE(failsWith({"--output", "sum="}, "--output expects NAME=FILE"));
+  EXPECT_TRUE(failsWith({"--input", "x=a.npy", "--input", "x=b.npy"},
+                        "--input x is given more than once"));
+  EXPECT_TRUE(failsWith({"--bench", "0"}, "--bench: '0' is not a positive"));
+  EXPECT_TRUE(failsWith({"--threads", "-1"},
+                        "--threads: '-1' is not a positive thread count"));
+  EXPECT_TRUE(failsWith({"--threads", "two"}, "--threads: 'two'"));
+}
+
+TEST_F(Cli, RejectsIncompleteRuns) {
+  EXPECT_TRUE(failsWith({"--random-inputs", "1", "--dim", "n=2"},
+                        "the model needs weights: pass --weights FILE or "
+                        "--random-weights SEED"));
+  EXPECT_TRUE(failsWith({"--random-weights", "1"},
+                        "input 'x' (f32 [n, 4]) is not given: pass --input "
+                        "x=FILE.npy or --random-inputs SEED"));
+  EXPECT_TRUE(failsWith({"--random-weights", "1", "--random-inputs", "1"},
+                        "--random-inputs: cannot generate input 'x': "
+                        "dimension 'n' has no size"));
+  EXPECT_TRUE(failsWith({"--random-weights", "1", "--dim", "q=3"},
+                        "--dim q: the model has no symbolic dimension 'q' "
+                        "(dimensions: n)"));
+  EXPECT_TRUE(failsWith({"--random-weights", "1", "--random-inputs", "1",
+                         "--dim", "n=2", "--output", "nope=o.npy"},
+                        "--output nope=o.npy: the model has no output 'nope' "
+                        "(outputs: sum, sum_t, x_alias, scale_alias, rows)"));
+}
+
+TEST_F(Cli, RejectsBadWeightFiles) {
+  std::string missing = dir.file("missing.safetensors");
+  EXPECT_TRUE(failsWith({"--weights", missing},
+                        "--weights: cannot open '" + missing + "'"));
+  EXPECT_TRUE(failsWith({"--weights", dir.path()}, "is not a regular file"));
+  std::string garbage = dir.file("garbage.safetensors");
+  writeFile(garbage, "this is not a safetensors file at all");
+  EXPECT_TRUE(failsWith({"--weights", garbage},
+                        "--weights: '" + garbage + "': header length"));
+  std::string wrong = dir.file("wrong.safetensors");
+  writeFile(wrong,
+            safetensorsBytes(R"({"scale": {"dtype": "F32", )"
+                             R"("shape": [5], "data_offsets": [0, 20]}})",
+                             std::string(20, '\0')));
+  EXPECT_TRUE(failsWith({"--weights", wrong},
+                        "parameter 'scale' has shape [5] in the file but the "
+                        "model expects [4]"));
+  EXPECT_TRUE(failsWith({"--random-weights", "1", "--save-weights",
+                         "/nonexistent-dir/w.safetensors"},
+                        "--save-weights: cannot create"));
+}
+
+TEST_F(Cli, RejectsBadInputFiles) {
+  std::vector<std::string> base = {"--random-weights", "1"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  EXPECT_TRUE(failsWith(with({"--input", "z=a.npy"}),
+                        "--input z=a.npy: the model has no input 'z' "
+                        "(inputs: x, y)"));
+  std::string missing = dir.file("missing.npy");
+  EXPECT_TRUE(failsWith(with({"--input", "x=" + missing}),
+                        "--input x=" + missing + ": cannot open"));
+  std::string garbage = dir.file("garbage.npy");
+  writeFile(garbage, "PK\x03\x04 definitely a zip");
+  EXPECT_TRUE(failsWith(with({"--input", "x=" + garbage}), "bad magic"));
+
+  std::vector<int64_t> ints(12);
+  std::string i64 = writeNpy("i64.npy", SEQC_DTYPE_I64, {3, 4}, ints.data());
+  EXPECT_TRUE(failsWith(with({"--input", "x=" + i64}),
+                        "input 'x': dtype i64 does not match the model's "
+                        "f32"));
+  std::vector<float> f(15);
+  std::string wide = writeNpy("wide.npy", SEQC_DTYPE_F32, {3, 5}, f.data());
+  EXPECT_TRUE(failsWith(with({"--input", "x=" + wide}),
+                        "input 'x': dim 1 has size 5 but the model expects "
+                        "4"));
+  std::string three = writeNpy("three.npy", SEQC_DTYPE_F32, {3, 4}, f.data());
+  std::string two = writeNpy("two.npy", SEQC_DTYPE_F32, {2, 4}, f.data());
+  EXPECT_TRUE(failsWith(with({"--input", "x=" + three, "--input", "y=" + two}),
+                        "input 'y': dim 0 ('n') has size 2, but 'n' is 3 "
+                        "(from input 'x')"));
+  EXPECT_TRUE(failsWith(with({"--dim", "n=2", "--input", "x=" + three}),
+                        "input 'x': dim 0 ('n') has size 3, but 'n' is 2 "
+                        "(from --dim"));
+  EXPECT_TRUE(failsWith(with({"--input", "x=" + three, "--random-inputs", "1",
+                              "--output", "sum=/nonexistent-dir/o.npy"}),
+                        "--output sum: cannot create"));
+}
+
+} // namespace

@@ -1,0 +1,86 @@
+/*===- FakeModels.h - Hand-written models for the runtime tests ---*- C -*-===*\
+|*                                                                            *|
+|* Part of the seqc project.                                                  *|
+|*                                                                            *|
+|*===----------------------------------------------------------------------===*|
+|*                                                                            *|
+|* Models written in C against docs/abi.md, the way seqc-generated code       *|
+|* behaves: they read their arguments through memref descriptors (honouring   *|
+|* strides) and malloc their outputs. They let the runtime be tested without  *|
+|* the compiler.                                                              *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef SEQC_TEST_UNIT_RUNTIME_FAKEMODELS_H
+#define SEQC_TEST_UNIT_RUNTIME_FAKEMODELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// sum = (x + y) * scale, plus outputs that exercise the output rules:
+///   sum_t        the transpose of sum, returned as a strided view (offset 1)
+///                into a larger malloc'ed block;
+///   x_alias      input x itself (must not be freed by the runtime);
+///   scale_alias  parameter scale itself (must not be freed either);
+///   rows         a rank-0 i64 holding n.
+#define FAKE_ADD_MANIFEST                                                      \
+  "{\"model\": \"add\",\n"                                                     \
+  " \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"n\", "    \
+  "4]},"                                                                       \
+  "              {\"name\": \"y\", \"dtype\": \"f32\", \"shape\": [\"n\", "    \
+  "4]}],"                                                                      \
+  " \"outputs\": [{\"name\": \"sum\", \"dtype\": \"f32\", \"shape\": [\"n\", " \
+  "4]},"                                                                       \
+  "               {\"name\": \"sum_t\", \"dtype\": \"f32\", \"shape\": [4, "   \
+  "\"n\"]},"                                                                   \
+  "               {\"name\": \"x_alias\", \"dtype\": \"f32\", \"shape\": "     \
+  "[\"n\", 4]},"                                                               \
+  "               {\"name\": \"scale_alias\", \"dtype\": \"f32\", \"shape\": " \
+  "[4]},"                                                                      \
+  "               {\"name\": \"rows\", \"dtype\": \"i64\", \"shape\": []}],"   \
+  " \"params\": [{\"name\": \"scale\", \"dtype\": \"f32\", \"shape\": [4]}],"  \
+  " \"hyper\": {\"width\": 4}}"
+
+void fake_add_invoke(void **args);
+
+/// A model whose misbehaviour is selected by fake_probe_mode, to test the
+/// runtime's checks of returned outputs. ids: i32 [b, n] with range
+/// [0, vocab]; mask: i64 [n]; outputs a: f32 [n, m] and b: f32 [m], m = 2.
+#define FAKE_PROBE_MANIFEST                                                    \
+  "{\"model\": \"probe\","                                                     \
+  " \"inputs\": [{\"name\": \"ids\", \"dtype\": \"i32\", \"shape\": [\"b\", "  \
+  "\"n\"],"                                                                    \
+  "               \"range\": [0, \"vocab\"]},"                                 \
+  "              {\"name\": \"mask\", \"dtype\": \"i64\", \"shape\": "         \
+  "[\"n\"]}],"                                                                 \
+  " \"outputs\": [{\"name\": \"a\", \"dtype\": \"f32\", \"shape\": [\"n\", "   \
+  "\"m\"]},"                                                                   \
+  "               {\"name\": \"b\", \"dtype\": \"f32\", \"shape\": [\"m\"]}]," \
+  " \"params\": []}"
+
+enum fake_probe_mode {
+  FAKE_PROBE_OK = 0,
+  FAKE_PROBE_WRONG_N = 1,   /* a has n + 1 rows */
+  FAKE_PROBE_WRONG_M = 2,   /* b has m = 3, a has m = 2 */
+  FAKE_PROBE_NULL_DATA = 3, /* a has a null data pointer */
+  FAKE_PROBE_SHARED = 4,    /* b views a's allocation */
+  FAKE_PROBE_GLOBAL = 5,    /* b is a constant global (0xdeadbeef) */
+  FAKE_PROBE_NEGATIVE = 6,  /* a has a negative size */
+};
+extern int fake_probe_mode;
+/// What the last probe call saw: the sizes and strides of ids and mask.
+extern int64_t fake_probe_ids_sizes[2], fake_probe_ids_strides[2];
+extern int64_t fake_probe_mask_sizes[1];
+/// How many calls the probe has had.
+extern int fake_probe_calls;
+
+void fake_probe_invoke(void **args);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SEQC_TEST_UNIT_RUNTIME_FAKEMODELS_H */
