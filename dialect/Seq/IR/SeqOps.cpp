@@ -1,4 +1,4 @@
-//===- SeqOps.cpp - seq dialect operations ---------------------*- C++ -*-===//
+//===- SeqOps.cpp - seq dialect operations --------------------------------===//
 //
 // Part of the seqc project.
 //
@@ -152,7 +152,7 @@ namespace {
 /// class, so all ops report mismatches the same way, e.g.
 ///
 ///   'weight' expected shape [out, in] with in = 64 (last dim of 'input'),
-///   got tensor<128x32xf32>
+///   got 'tensor<128x32xf32>'
 ///
 /// It also enforces the dialect's single element type per op (the first
 /// float operand bound fixes it) and the exact result type.
@@ -195,6 +195,13 @@ public:
     return it == bindings.end() ? StringRef() : StringRef(it->second.origin);
   }
 
+  /// Makes the element type of `type`, the type of the operand called
+  /// `label`, the op's element type.
+  void setElementType(StringRef label, Type type) {
+    elementType = getElementTypeOrSelf(type);
+    elementTypeOrigin = label.str();
+  }
+
   /// Checks that `type`, of the operand or result called `label`, has the
   /// op's element type (the first one checked sets it).
   LogicalResult expectElementType(StringRef label, Type type);
@@ -208,8 +215,7 @@ public:
   /// Checks that the result `type` has the op's element type and exactly
   /// `shape`, which `why` explains in messages.
   LogicalResult expectResultShape(Type type, ArrayRef<int64_t> shape,
-                                  const Twine &why,
-                                  StringRef label = "result");
+                                  const Twine &why, StringRef label = "result");
 
 private:
   struct Binding {
@@ -227,8 +233,7 @@ private:
 LogicalResult ShapeBinder::expectElementType(StringRef label, Type type) {
   Type element = getElementTypeOrSelf(type);
   if (!elementType) {
-    elementType = element;
-    elementTypeOrigin = label.str();
+    setElementType(label, type);
     return success();
   }
   if (element != elementType)
@@ -300,9 +305,9 @@ LogicalResult ShapeBinder::expectResultShape(Type type, ArrayRef<int64_t> shape,
     return failure();
   auto tensor = cast<RankedTensorType>(type);
   if (tensor.getShape() != shape)
-    return op->emitOpError() << label << " expected shape "
-                             << formatShape(shape) << " (" << why << "), got "
-                             << type;
+    return op->emitOpError()
+           << label << " expected shape " << formatShape(shape) << " (" << why
+           << "), got " << type;
   return success();
 }
 
@@ -406,13 +411,14 @@ LogicalResult TransposeOp::verify() {
   SmallVector<int64_t> shape;
   for (int64_t dim : permutation) {
     if (dim < 0 || dim >= rank || seen[dim])
-      return emitOpError() << "expected 'permutation' to be a permutation of [0, "
-                           << rank << "), got " << formatList(permutation);
+      return emitOpError()
+             << "expected 'permutation' to be a permutation of [0, " << rank
+             << "), got " << formatList(permutation);
     seen[dim] = true;
     shape.push_back(input.getDimSize(dim));
   }
   ShapeBinder binder(*this);
-  (void)binder.expectElementType("'input'", input);
+  binder.setElementType("'input'", input);
   return binder.expectResultShape(getType(), shape,
                                   "the dims of 'input' permuted");
 }
@@ -480,13 +486,14 @@ LogicalResult SplitHeadsOp::verify() {
     return failure();
   int64_t features = binder.lookup("heads*head_dim");
   if (!ShapedType::isDynamic(features) && features % heads != 0)
-    return emitOpError() << "'input' expected a last dim divisible by 'heads' = "
-                         << heads << ", got " << getInput().getType();
+    return emitOpError()
+           << "'input' expected a last dim divisible by 'heads' = " << heads
+           << ", got " << getInput().getType();
   binder.define("heads", heads, "the 'heads' attribute");
   binder.define("head_dim",
                 ShapedType::isDynamic(features) ? ShapedType::kDynamic
                                                 : features / heads,
-                "");
+                "dim 2 of 'input' over 'heads'");
   return binder.expectResult(getType(),
                              {"batch", "heads", "length", "head_dim"});
 }
@@ -502,7 +509,7 @@ LogicalResult MergeHeadsOp::verify() {
                 ShapedType::isDynamic(heads) || ShapedType::isDynamic(headDim)
                     ? ShapedType::kDynamic
                     : heads * headDim,
-                "");
+                "dims 1 and 3 of 'input'");
   return binder.expectResult(getType(), {"batch", "length", "heads*head_dim"});
 }
 
@@ -551,7 +558,7 @@ LogicalResult ConcatOp::verify() {
                          << ") (rank of the inputs), got " << axis;
 
   ShapeBinder binder(*this);
-  (void)binder.expectElementType("'inputs' #0", first);
+  binder.setElementType("'inputs' #0", first);
   SmallVector<int64_t> shape(first.getShape());
   for (auto [i, value] : llvm::enumerate(getInputs().drop_front())) {
     auto type = cast<RankedTensorType>(value.getType());
@@ -579,9 +586,8 @@ LogicalResult ConcatOp::verify() {
         shape[dim] = size;
     }
   }
-  return binder.expectResultShape(getType(), shape,
-                                  "the inputs concatenated along axis " +
-                                      Twine(axis));
+  return binder.expectResultShape(
+      getType(), shape, "the inputs concatenated along axis " + Twine(axis));
 }
 
 LogicalResult ReduceOp::verify() {
@@ -600,7 +606,7 @@ LogicalResult ReduceOp::verify() {
       shape.push_back(1);
   }
   ShapeBinder binder(*this);
-  (void)binder.expectElementType("'input'", input);
+  binder.setElementType("'input'", input);
   return binder.expectResultShape(
       getType(), shape,
       getKeepdim() ? "'input' with the reduced dims kept as 1"
@@ -630,10 +636,9 @@ LogicalResult MatmulOp::verify() {
     return failure();
   FailureOr<SmallVector<int64_t>> batch = broadcastShapes(lhsBatch, rhsBatch);
   if (failed(batch))
-    return emitOpError() << "'lhs' and 'rhs' expected broadcastable batch dims, "
-                            "got "
-                         << formatShape(lhsBatch) << " and "
-                         << formatShape(rhsBatch);
+    return emitOpError()
+           << "'lhs' and 'rhs' expected broadcastable batch dims, got "
+           << formatShape(lhsBatch) << " and " << formatShape(rhsBatch);
   return binder.expectResult(getType(), {"...", "m", "n"}, *batch);
 }
 
@@ -644,8 +649,7 @@ LogicalResult LinearOp::verify() {
                          &batch)) ||
       failed(binder.bind("'weight'", getWeight().getType(), {"out", "in"})))
     return failure();
-  if (getBias() &&
-      failed(binder.bind("'bias'", getBias().getType(), {"out"})))
+  if (getBias() && failed(binder.bind("'bias'", getBias().getType(), {"out"})))
     return failure();
   return binder.expectResult(getType(), {"...", "out"}, batch);
 }
@@ -761,10 +765,8 @@ LogicalResult AttentionOp::verify() {
     if (failed(binder.expectElementType("'bias'", biasType)))
       return failure();
     SmallVector<StringRef> symbols = {"batch", "heads", "n_q", "n_k"};
-    SmallVector<int64_t> scores =
-        llvm::map_to_vector(symbols, [&](StringRef s) {
-          return binder.lookup(s);
-        });
+    SmallVector<int64_t> scores = llvm::map_to_vector(
+        symbols, [&](StringRef s) { return binder.lookup(s); });
     if (!isBroadcastableTo(biasType.getShape(), scores))
       return emitOpError() << "'bias' expected a shape broadcastable to "
                               "[batch, heads, n_q, n_k] = "
@@ -820,13 +822,12 @@ LogicalResult MultiHeadAttentionOp::verify() {
   StringRef kvDim = "model_dim";
   if (getKv()) {
     kvDim = "kv_dim";
-    if (failed(binder.bind("'kv'", getKv().getType(),
-                           {"batch", "n_kv", kvDim})))
+    if (failed(
+            binder.bind("'kv'", getKv().getType(), {"batch", "n_kv", kvDim})))
       return failure();
   }
 
-  if (failed(binder.bind("'wq'", getWq().getType(),
-                         {"heads*d", "model_dim"})))
+  if (failed(binder.bind("'wq'", getWq().getType(), {"heads*d", "model_dim"})))
     return failure();
   int64_t queryDim = binder.lookup("heads*d");
   int64_t headDim = ShapedType::kDynamic;
@@ -837,13 +838,12 @@ LogicalResult MultiHeadAttentionOp::verify() {
                            << getWq().getType();
     headDim = queryDim / heads;
     binder.define("kv_heads*d", kvHeads * headDim,
-                  "'kv_heads' = " + Twine(kvHeads) + " times d = " +
-                      Twine(headDim) + " from 'wq'");
+                  "'kv_heads' = " + Twine(kvHeads) +
+                      " times d = " + Twine(headDim) + " from 'wq'");
   }
   if (failed(binder.bind("'wk'", getWk().getType(), {"kv_heads*d", kvDim})) ||
       failed(binder.bind("'wv'", getWv().getType(), {"kv_heads*d", kvDim})) ||
-      failed(binder.bind("'wo'", getWo().getType(),
-                         {"model_dim", "heads*d"})))
+      failed(binder.bind("'wo'", getWo().getType(), {"model_dim", "heads*d"})))
     return failure();
 
   // Biases come as a set, as `nn.MultiheadAttention(bias=...)` has them.
@@ -988,8 +988,8 @@ LogicalResult HippoOp::verify() {
   // Folding needs the state size.
   RankedTensorType a = getA().getType();
   if (a.getRank() != 2 || !a.hasStaticShape() || a.getDimSize(0) == 0)
-    return emitOpError() << "'a' expected a static shape [N, N] with N > 0, got "
-                         << a;
+    return emitOpError()
+           << "'a' expected a static shape [N, N] with N > 0, got " << a;
   ShapeBinder binder(*this);
   if (failed(binder.bind("'a'", a, {"N", "N"})))
     return failure();
@@ -1020,8 +1020,8 @@ LogicalResult SSMOp::verify() {
   if (failed(verifyPositive(*this, "step", getStep().convertToDouble())))
     return failure();
   ShapeBinder binder(*this);
-  if (failed(binder.bind("'input'", getInput().getType(),
-                         {"batch", "L", "H"})) ||
+  if (failed(
+          binder.bind("'input'", getInput().getType(), {"batch", "L", "H"})) ||
       failed(binder.bind("'a'", getA().getType(), {"N", "N"})) ||
       failed(binder.bind("'b'", getB().getType(), {"H", "N"})) ||
       failed(binder.bind("'c'", getC().getType(), {"H", "N"})) ||
@@ -1032,10 +1032,10 @@ LogicalResult SSMOp::verify() {
 
 LogicalResult SelectiveScanOp::verify() {
   ShapeBinder binder(*this);
-  if (failed(binder.bind("'input'", getInput().getType(),
-                         {"batch", "L", "D"})) ||
-      failed(binder.bind("'delta'", getDelta().getType(),
-                         {"batch", "L", "D"})) ||
+  if (failed(
+          binder.bind("'input'", getInput().getType(), {"batch", "L", "D"})) ||
+      failed(
+          binder.bind("'delta'", getDelta().getType(), {"batch", "L", "D"})) ||
       failed(binder.bind("'a'", getA().getType(), {"D", "N"})) ||
       failed(binder.bind("'b'", getB().getType(), {"batch", "L", "N"})) ||
       failed(binder.bind("'c'", getC().getType(), {"batch", "L", "N"})))
@@ -1053,8 +1053,8 @@ LogicalResult SelectiveScanOp::verify() {
 
 LogicalResult Conv1dOp::verify() {
   ShapeBinder binder(*this);
-  if (failed(binder.bind("'input'", getInput().getType(),
-                         {"batch", "L", "C"})) ||
+  if (failed(
+          binder.bind("'input'", getInput().getType(), {"batch", "L", "C"})) ||
       failed(binder.bind("'weight'", getWeight().getType(), {"C", "K"})))
     return failure();
   if (getBias() && failed(binder.bind("'bias'", getBias().getType(), {"C"})))
@@ -1078,11 +1078,10 @@ LogicalResult CrossEntropyOp::verify() {
     return failure();
   RankedTensorType targets = getTargets().getType();
   if (targets.getRank() != static_cast<int64_t>(positions.size()) ||
-      !llvm::all_of(llvm::zip_equal(targets.getShape(), positions),
-                    [](auto pair) {
-                      return areCompatible(std::get<0>(pair),
-                                           std::get<1>(pair));
-                    }))
+      !llvm::all_of(
+          llvm::zip_equal(targets.getShape(), positions), [](auto pair) {
+            return areCompatible(std::get<0>(pair), std::get<1>(pair));
+          }))
     return emitOpError() << "'targets' expected shape "
                          << formatShape(positions)
                          << " (the shape of 'logits' without its last dim), "
