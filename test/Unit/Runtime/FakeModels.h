@@ -27,20 +27,15 @@ extern "C" {
 ///   scale_alias  parameter scale itself (must not be freed either);
 ///   rows         a rank-0 i64 holding n.
 #define FAKE_ADD_MANIFEST                                                      \
-  "{\"model\": \"add\",\n"                                                     \
-  " \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"n\", "    \
-  "4]},"                                                                       \
-  "              {\"name\": \"y\", \"dtype\": \"f32\", \"shape\": [\"n\", "    \
-  "4]}],"                                                                      \
-  " \"outputs\": [{\"name\": \"sum\", \"dtype\": \"f32\", \"shape\": [\"n\", " \
-  "4]},"                                                                       \
-  "               {\"name\": \"sum_t\", \"dtype\": \"f32\", \"shape\": [4, "   \
-  "\"n\"]},"                                                                   \
-  "               {\"name\": \"x_alias\", \"dtype\": \"f32\", \"shape\": "     \
-  "[\"n\", 4]},"                                                               \
-  "               {\"name\": \"scale_alias\", \"dtype\": \"f32\", \"shape\": " \
-  "[4]},"                                                                      \
-  "               {\"name\": \"rows\", \"dtype\": \"i64\", \"shape\": []}],"   \
+  "{\"model\": \"add\", \"inputs\": ["                                         \
+  "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"n\", 4]},"              \
+  "{\"name\": \"y\", \"dtype\": \"f32\", \"shape\": [\"n\", 4]}],"             \
+  " \"outputs\": ["                                                            \
+  "{\"name\": \"sum\", \"dtype\": \"f32\", \"shape\": [\"n\", 4]},"            \
+  "{\"name\": \"sum_t\", \"dtype\": \"f32\", \"shape\": [4, \"n\"]},"          \
+  "{\"name\": \"x_alias\", \"dtype\": \"f32\", \"shape\": [\"n\", 4]},"        \
+  "{\"name\": \"scale_alias\", \"dtype\": \"f32\", \"shape\": [4]},"           \
+  "{\"name\": \"rows\", \"dtype\": \"i64\", \"shape\": []}],"                  \
   " \"params\": [{\"name\": \"scale\", \"dtype\": \"f32\", \"shape\": [4]}],"  \
   " \"hyper\": {\"width\": 4}}"
 
@@ -50,15 +45,13 @@ void fake_add_invoke(void **args);
 /// runtime's checks of returned outputs. ids: i32 [b, n] with range
 /// [0, vocab]; mask: i64 [n]; outputs a: f32 [n, m] and b: f32 [m], m = 2.
 #define FAKE_PROBE_MANIFEST                                                    \
-  "{\"model\": \"probe\","                                                     \
-  " \"inputs\": [{\"name\": \"ids\", \"dtype\": \"i32\", \"shape\": [\"b\", "  \
-  "\"n\"],"                                                                    \
-  "               \"range\": [0, \"vocab\"]},"                                 \
-  "              {\"name\": \"mask\", \"dtype\": \"i64\", \"shape\": "         \
-  "[\"n\"]}],"                                                                 \
-  " \"outputs\": [{\"name\": \"a\", \"dtype\": \"f32\", \"shape\": [\"n\", "   \
-  "\"m\"]},"                                                                   \
-  "               {\"name\": \"b\", \"dtype\": \"f32\", \"shape\": [\"m\"]}]," \
+  "{\"model\": \"probe\", \"inputs\": ["                                       \
+  "{\"name\": \"ids\", \"dtype\": \"i32\", \"shape\": [\"b\", \"n\"],"         \
+  " \"range\": [0, \"vocab\"]},"                                               \
+  "{\"name\": \"mask\", \"dtype\": \"i64\", \"shape\": [\"n\"]}],"             \
+  " \"outputs\": ["                                                            \
+  "{\"name\": \"a\", \"dtype\": \"f32\", \"shape\": [\"n\", \"m\"]},"          \
+  "{\"name\": \"b\", \"dtype\": \"f32\", \"shape\": [\"m\"]}],"                \
   " \"params\": []}"
 
 enum fake_probe_mode {
