@@ -148,16 +148,17 @@ class Embedding(nn.Embedding):
 
 
 class CausalConv1d(nn.Module):
-    """CausalConv1d(C, K): depthwise causal conv, weight [C, K], bias [C]."""
+    """CausalConv1d(C, K): depthwise causal conv, weight [C, 1, K] (nn.Conv1d's
+    layout with groups = C), bias [C]."""
 
     def __init__(self, channels, kernel, bias=True):
         super().__init__()
-        self.weight = P(channels, kernel)
+        self.weight = P(channels, 1, kernel)
         self.bias = P(channels) if bias else None
 
     def forward(self, x):  # [b, L, C]
-        c, k = self.weight.shape
-        y = F.conv1d(x.transpose(1, 2), self.weight.unsqueeze(1), self.bias,
+        c, _, k = self.weight.shape
+        y = F.conv1d(x.transpose(1, 2), self.weight, self.bias,
                      padding=k - 1, groups=c)
         return y[..., :x.shape[1]].transpose(1, 2)
 
@@ -1066,12 +1067,12 @@ def self_checks():
     # Causal conv1d vs its definition.
     conv = CausalConv1d(3, 4).double()
     with torch.no_grad():
-        conv.weight.copy_(torch.randn(3, 4, generator=g, dtype=dt))
+        conv.weight.copy_(torch.randn(3, 1, 4, generator=g, dtype=dt))
         conv.bias.copy_(torch.randn(3, generator=g, dtype=dt))
     xx = torch.randn(2, 6, 3, generator=g, dtype=dt)
     yy = conv(xx)
     for t in range(6):
-        ref = conv.bias + sum(conv.weight[:, j] * (xx[:, t - 3 + j] if t - 3 + j >= 0 else 0)
+        ref = conv.bias + sum(conv.weight[:, 0, j] * (xx[:, t - 3 + j] if t - 3 + j >= 0 else 0)
                               for j in range(4))
         assert (yy[:, t] - ref).abs().max() < 1e-12
     # ALiBi slopes: 2^(-8i/h) for powers of two.
