@@ -84,7 +84,8 @@ typedef struct {
   MemRef1 b;
 } ProbeResults;
 
-static const float kConstantB[3] = {7.0f, 8.0f, 9.0f};
+/* A "constant global"; descriptors hold non-const pointers. */
+static float constantB[3] = {7.0f, 8.0f, 9.0f};
 
 void fake_probe_invoke(void **args) {
   ProbeResults *results = (ProbeResults *)args[0];
@@ -119,7 +120,7 @@ void fake_probe_invoke(void **args) {
   } else if (fake_probe_mode == FAKE_PROBE_GLOBAL) {
     /* What MLIR's memref.get_global lowering produces. */
     results->b = (MemRef1){
-        (void *)(uintptr_t)0xdeadbeef, (void *)kConstantB, 0, {m}, {1}};
+        (void *)(uintptr_t)0xdeadbeef, constantB, 0, {m}, {1}};
   } else {
     float *b = (float *)malloc(sizeof(float) * (size_t)m);
     for (int64_t j = 0; j < m; ++j)
