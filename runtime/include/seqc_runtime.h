@@ -202,8 +202,8 @@ seqc_status *seqc_model_load_weights(seqc_model *model, const char *path);
 /// Binds every parameter to deterministic pseudo-random values: the same
 /// seed gives the same bytes on every machine, and each parameter's values
 /// depend only on the seed and its name, dtype and shape. The rule:
-///   - ones:  1-D float parameters whose name ends in "weight" and contains
-///            "norm" or "ln", or ends in "gamma", ".g" or "scale";
+///   - ones:  1-D float parameters whose name either ends in "weight" and
+///            contains "norm" or "ln", or ends in "gamma", ".g" or "scale";
 ///   - zeros: parameters whose name ends in "bias", "beta" or ".b", and all
 ///            integer parameters;
 ///   - else:  uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in being the

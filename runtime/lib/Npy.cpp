@@ -335,7 +335,8 @@ extern "C" seqc_status *seqc_npy_read(const char *path,
   if (!path || !out_tensor)
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "seqc_npy_read: path and out_tensor must not be NULL");
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK so that a FIFO is rejected below instead of blocking.
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return makeStatus(SEQC_STATUS_IO_ERROR, "cannot open '%s': %s", path,
                       std::strerror(errno));

@@ -24,7 +24,9 @@ namespace seqc {
 
 seqc_status *MappedFile::open(const char *path,
                               std::shared_ptr<MappedFile> *out) {
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; the S_ISREG
+  // check below then rejects it. It has no effect on regular files.
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return makeStatus(SEQC_STATUS_IO_ERROR, "cannot open '%s': %s", path,
                       std::strerror(errno));

@@ -348,8 +348,8 @@ seqc_status *writeFileAtomically(const char *path, const void *const *chunks,
   int fd =
       ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
-    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot create '%s': %s",
-                      tmpPath.c_str(), std::strerror(errno));
+    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot create '%s': %s", path,
+                      std::strerror(errno));
   for (size_t c = 0; c < numChunks; ++c) {
     const char *p = static_cast<const char *>(chunks[c]);
     size_t left = chunkSizes[c];

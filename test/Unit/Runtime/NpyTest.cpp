@@ -7,6 +7,7 @@
 #include "TestUtil.h"
 
 #include <cstring>
+#include <sys/stat.h>
 
 using namespace seqc;
 using namespace seqc::test;
@@ -121,6 +122,11 @@ TEST_F(NpyTest, RejectsUnreadableFiles) {
                         SEQC_STATUS_IO_ERROR, {"cannot open", "missing.npy"}));
   EXPECT_TRUE(failsWith(seqc_npy_read(dir.path().c_str(), &t),
                         SEQC_STATUS_IO_ERROR, {"not a regular file"}));
+  // A FIFO must be rejected, not block waiting for a writer.
+  std::string fifo = dir.file("fifo.npy");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(failsWith(seqc_npy_read(fifo.c_str(), &t), SEQC_STATUS_IO_ERROR,
+                        {"not a regular file"}));
   EXPECT_TRUE(failsWith(seqc_npy_read(nullptr, &t),
                         SEQC_STATUS_INVALID_ARGUMENT, {"must not be NULL"}));
 }

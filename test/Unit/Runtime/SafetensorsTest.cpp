@@ -112,6 +112,10 @@ TEST_F(SafetensorsTest, RejectsUnreadableFiles) {
                         {"cannot open", "missing.safetensors"}));
   EXPECT_TRUE(failsWith(readSafetensors(dir.path().c_str(), &file),
                         SEQC_STATUS_IO_ERROR, {"not a regular file"}));
+  std::string fifo = dir.file("fifo.safetensors");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(failsWith(readSafetensors(fifo.c_str(), &file),
+                        SEQC_STATUS_IO_ERROR, {"not a regular file"}));
 }
 
 TEST_F(SafetensorsTest, RejectsTruncatedFiles) {
