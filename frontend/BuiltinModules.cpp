@@ -1,0 +1,400 @@
+//===- BuiltinModules.cpp - nn.Module analogues of .seq -------------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The built-in modules declare parameters with PyTorch's names and layouts,
+// so that a PyTorch model with the same attribute names has the same
+// safetensors keys:
+//
+//   Linear(in, out)              weight [out, in], bias [out]
+//   LayerNorm(d)                 weight [d], bias [d]
+//   RMSNorm(d)                   weight [d]
+//   Embedding(num, dim)          weight [num, dim]
+//   CausalConv1d(C, K)           weight [C, 1, K], bias [C]
+//                                (nn.Conv1d(C, C, K, groups=C))
+//   MultiHeadAttention(dim, h)   wq [dim, dim], wk, wv [kv_heads*d, kv_dim],
+//                                wo [dim, dim], bq, bk, bv, bo
+//   Parameter(d0, d1, ...)       a raw tensor
+//
+// Calling an instance applies the builtin function of the same name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Elaborator.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::seq::frontend;
+using llvm::SMLoc;
+
+namespace {
+enum class ModuleID {
+  Parameter,
+  Linear,
+  LayerNorm,
+  RMSNorm,
+  Embedding,
+  MultiHeadAttention,
+  CausalConv1d,
+};
+} // namespace
+
+static const StringRef kModuleNames[] = {
+    "Parameter", "Linear",  "LayerNorm",          "RMSNorm",
+    "Embedding", "MultiHeadAttention", "CausalConv1d",
+};
+
+std::optional<unsigned> Elaborator::lookupBuiltinModule(StringRef name) {
+  for (auto [id, moduleName] : llvm::enumerate(kModuleNames))
+    if (moduleName == name)
+      return id;
+  return std::nullopt;
+}
+
+StringRef Elaborator::getBuiltinModuleName(unsigned id) {
+  return kModuleNames[id];
+}
+
+FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
+                                                  const std::string &path,
+                                                  ArrayRef<int64_t> shape,
+                                                  Type elementType) {
+  if (failed(checkStaticSize(loc, shape, "parameter '" + path + "'")))
+    return failure();
+  if (static_cast<int64_t>(params.size()) >= options.maxParams) {
+    if (!budgetExceeded)
+      emitError(loc) << "the model declares more than " << options.maxParams
+                     << " parameters";
+    budgetExceeded = true;
+    return failure();
+  }
+  Shape dims;
+  for (int64_t size : shape)
+    dims.push_back(Dim::fixed(size));
+  Block *entry = &func.getBody().front();
+  BlockArgument arg =
+      entry->addArgument(getTensorType(dims, elementType), getLoc(loc));
+  params.push_back({path, loc});
+  return TensorVal{arg, dims};
+}
+
+/// Positive sizes of a built-in module.
+static LogicalResult checkPositive(Elaborator &e, ArgReader &args,
+                                   ArrayRef<StringRef> names,
+                                   StringRef module) {
+  for (StringRef name : names) {
+    const ArgVal *arg = args.get(name);
+    if (arg && arg->value.is(Val::Kind::Int) && arg->value.getInt() <= 0)
+      return e.emitError(arg->loc) << "'" << name << "' of " << module
+                                   << " must be positive, got "
+                                   << arg->value.getInt();
+  }
+  return success();
+}
+
+Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
+                                       const std::string &path) {
+  Builder b(&context);
+  Type f32 = b.getF32Type();
+  auto declare = [&](Instance &instance, StringRef name,
+                     ArrayRef<int64_t> shape) -> LogicalResult {
+    FailureOr<TensorVal> param =
+        declareParameter(call.loc, joinPath(instance.path, name), shape, f32);
+    if (failed(param))
+      return failure();
+    instance.scope.vars[name] = Val::tensor(*param);
+    return success();
+  };
+  auto finish = [&](Instance *instance, bool ok) {
+    return ok ? Val::instance(instance) : Val::poison();
+  };
+
+  switch (static_cast<ModuleID>(id)) {
+  case ModuleID::Parameter: {
+    // Parameter(d0, d1, ..., dtype="f32"), like torch.empty(d0, d1, ...).
+    SmallVector<int64_t> shape;
+    for (const ArgVal &arg : call.positional) {
+      if (!arg.value.is(Val::Kind::Int))
+        return emitError(arg.loc)
+               << "the sizes of a Parameter are ints, got "
+               << arg.value.describe();
+      shape.push_back(arg.value.getInt());
+    }
+    Type elementType = f32;
+    for (const auto &[keyword, arg] : call.keywords) {
+      if (keyword != "dtype")
+        return emitError(arg.loc)
+               << "'Parameter' has no parameter '" << keyword
+               << "' (it takes sizes and dtype)";
+      StringRef dtype = arg.value.is(Val::Kind::String)
+                            ? StringRef(arg.value.getString())
+                            : StringRef();
+      if (dtype == "f32")
+        elementType = f32;
+      else if (dtype == "f64")
+        elementType = b.getF64Type();
+      else if (dtype == "f16")
+        elementType = b.getF16Type();
+      else if (dtype == "bf16")
+        elementType = b.getBF16Type();
+      else
+        return emitError(arg.loc)
+               << "dtype of a Parameter must be one of \"f32\", \"f64\", "
+                  "\"f16\", \"bf16\", got "
+               << arg.value.describe();
+    }
+    FailureOr<TensorVal> param =
+        declareParameter(call.loc, path, shape, elementType);
+    if (failed(param))
+      return Val::poison();
+    return Val::tensor(*param);
+  }
+
+  case ModuleID::Linear: {
+    ArgReader args(*this, call, {"in_features", "out_features", "bias"}, 2);
+    int64_t in = args.integer("in_features");
+    int64_t out = args.integer("out_features");
+    bool bias = args.boolean("bias", true);
+    if (args.failed() ||
+        failed(checkPositive(*this, args, {"in_features", "out_features"},
+                             "Linear")))
+      return Val::poison();
+    Instance *instance = newInstance("Linear", path);
+    instance->builtin = BuiltinModuleKind::Linear;
+    instance->scope.vars["in_features"] = Val::integer(in);
+    instance->scope.vars["out_features"] = Val::integer(out);
+    bool ok = succeeded(declare(*instance, "weight", {out, in}));
+    if (ok && bias)
+      ok = succeeded(declare(*instance, "bias", {out}));
+    return finish(instance, ok);
+  }
+
+  case ModuleID::LayerNorm: {
+    ArgReader args(*this, call,
+                   {"normalized_shape", "eps", "elementwise_affine", "bias"},
+                   1);
+    int64_t d = args.integer("normalized_shape");
+    double eps = args.number("eps", 1e-5);
+    bool affine = args.boolean("elementwise_affine", true);
+    bool bias = args.boolean("bias", true);
+    if (args.failed() ||
+        failed(checkPositive(*this, args, {"normalized_shape"}, "LayerNorm")))
+      return Val::poison();
+    if (!(eps >= 0))
+      return emitError(args.loc("eps"))
+             << "eps must be non-negative, got " << eps;
+    Instance *instance = newInstance("LayerNorm", path);
+    instance->builtin = BuiltinModuleKind::LayerNorm;
+    instance->scope.vars["normalized_shape"] = Val::integer(d);
+    instance->scope.vars["eps"] = Val::real(eps);
+    bool ok = true;
+    if (affine) {
+      ok = succeeded(declare(*instance, "weight", {d}));
+      if (ok && bias)
+        ok = succeeded(declare(*instance, "bias", {d}));
+    }
+    return finish(instance, ok);
+  }
+
+  case ModuleID::RMSNorm: {
+    ArgReader args(*this, call,
+                   {"normalized_shape", "eps", "elementwise_affine"}, 1);
+    int64_t d = args.integer("normalized_shape");
+    double eps = args.number("eps", 1e-6);
+    bool affine = args.boolean("elementwise_affine", true);
+    if (args.failed() ||
+        failed(checkPositive(*this, args, {"normalized_shape"}, "RMSNorm")))
+      return Val::poison();
+    if (!(eps >= 0))
+      return emitError(args.loc("eps"))
+             << "eps must be non-negative, got " << eps;
+    Instance *instance = newInstance("RMSNorm", path);
+    instance->builtin = BuiltinModuleKind::RMSNorm;
+    instance->scope.vars["normalized_shape"] = Val::integer(d);
+    instance->scope.vars["eps"] = Val::real(eps);
+    bool ok = !affine || succeeded(declare(*instance, "weight", {d}));
+    return finish(instance, ok);
+  }
+
+  case ModuleID::Embedding: {
+    ArgReader args(*this, call, {"num_embeddings", "embedding_dim"}, 2);
+    int64_t num = args.integer("num_embeddings");
+    int64_t dim = args.integer("embedding_dim");
+    if (args.failed() ||
+        failed(checkPositive(*this, args, {"num_embeddings", "embedding_dim"},
+                             "Embedding")))
+      return Val::poison();
+    Instance *instance = newInstance("Embedding", path);
+    instance->builtin = BuiltinModuleKind::Embedding;
+    instance->scope.vars["num_embeddings"] = Val::integer(num);
+    instance->scope.vars["embedding_dim"] = Val::integer(dim);
+    return finish(instance,
+                  succeeded(declare(*instance, "weight", {num, dim})));
+  }
+
+  case ModuleID::MultiHeadAttention: {
+    ArgReader args(*this, call,
+                   {"dim", "heads", "kv_heads", "kv_dim", "bias", "causal",
+                    "window", "global_tokens", "rope_theta", "alibi"},
+                   2);
+    int64_t dim = args.integer("dim");
+    int64_t heads = args.integer("heads");
+    std::optional<int64_t> kvHeadsArg = args.optionalInteger("kv_heads");
+    std::optional<int64_t> kvDimArg = args.optionalInteger("kv_dim");
+    bool bias = args.boolean("bias", true);
+    bool causal = args.boolean("causal", false);
+    int64_t window = args.integer("window", 0);
+    int64_t globalTokens = args.integer("global_tokens", 0);
+    std::optional<double> ropeTheta = args.optionalNumber("rope_theta");
+    bool alibi = args.boolean("alibi", false);
+    if (args.failed() ||
+        failed(checkPositive(*this, args, {"dim", "heads", "kv_heads",
+                                           "kv_dim"},
+                             "MultiHeadAttention")))
+      return Val::poison();
+    int64_t kvHeads = kvHeadsArg.value_or(heads);
+    int64_t kvDim = kvDimArg.value_or(dim);
+    if (dim % heads != 0)
+      return emitError(args.loc("heads"))
+             << "dim = " << dim << " is not divisible by heads = " << heads;
+    if (heads % kvHeads != 0)
+      return emitError(args.loc("kv_heads"))
+             << "heads = " << heads << " is not a multiple of kv_heads = "
+             << kvHeads;
+    int64_t headDim = dim / heads;
+    if (ropeTheta && (!(*ropeTheta > 0) || headDim % 2 != 0))
+      return emitError(args.loc("rope_theta"))
+             << "rope_theta needs a positive theta and an even head dim, got "
+                "theta = "
+             << *ropeTheta << " and head dim " << headDim;
+    if (failed(getMask(call.loc, causal, window, globalTokens)))
+      return Val::poison();
+    Instance *instance = newInstance("MultiHeadAttention", path);
+    instance->builtin = BuiltinModuleKind::MultiHeadAttention;
+    Scope &s = instance->scope;
+    s.vars["dim"] = Val::integer(dim);
+    s.vars["heads"] = Val::integer(heads);
+    s.vars["kv_heads"] = Val::integer(kvHeads);
+    s.vars["kv_dim"] = Val::integer(kvDim);
+    s.vars["causal"] = Val::boolean(causal);
+    s.vars["window"] = Val::integer(window);
+    s.vars["global_tokens"] = Val::integer(globalTokens);
+    s.vars["rope_theta"] = ropeTheta ? Val::real(*ropeTheta) : Val::none();
+    s.vars["alibi"] = Val::boolean(alibi);
+    int64_t kvRows = kvHeads * headDim;
+    bool ok = succeeded(declare(*instance, "wq", {dim, dim})) &&
+              succeeded(declare(*instance, "wk", {kvRows, kvDim})) &&
+              succeeded(declare(*instance, "wv", {kvRows, kvDim})) &&
+              succeeded(declare(*instance, "wo", {dim, dim}));
+    if (ok && bias)
+      ok = succeeded(declare(*instance, "bq", {dim})) &&
+           succeeded(declare(*instance, "bk", {kvRows})) &&
+           succeeded(declare(*instance, "bv", {kvRows})) &&
+           succeeded(declare(*instance, "bo", {dim}));
+    return finish(instance, ok);
+  }
+
+  case ModuleID::CausalConv1d: {
+    ArgReader args(*this, call, {"channels", "kernel_size", "bias"}, 2);
+    int64_t channels = args.integer("channels");
+    int64_t kernel = args.integer("kernel_size");
+    bool bias = args.boolean("bias", true);
+    if (args.failed() ||
+        failed(checkPositive(*this, args, {"channels", "kernel_size"},
+                             "CausalConv1d")))
+      return Val::poison();
+    Instance *instance = newInstance("CausalConv1d", path);
+    instance->builtin = BuiltinModuleKind::CausalConv1d;
+    instance->scope.vars["channels"] = Val::integer(channels);
+    instance->scope.vars["kernel_size"] = Val::integer(kernel);
+    bool ok = succeeded(declare(*instance, "weight", {channels, 1, kernel}));
+    if (ok && bias)
+      ok = succeeded(declare(*instance, "bias", {channels}));
+    return finish(instance, ok);
+  }
+  }
+  llvm_unreachable("unknown built-in module");
+}
+
+Val Elaborator::callBuiltinModule(Instance &instance, CallArgs &call) {
+  Scope &s = instance.scope;
+  auto member = [&](StringRef name) {
+    auto it = s.vars.find(name);
+    return it == s.vars.end() ? Val::none() : it->second;
+  };
+
+  if (instance.builtin == BuiltinModuleKind::MultiHeadAttention) {
+    ArgReader args(*this, call, {"input", "kv", "lengths"}, 1);
+    MultiHeadAttentionOperands o;
+    o.input = args.tensor("input");
+    o.kv = args.optionalTensor("kv");
+    o.lengths = args.optionalTensor("lengths");
+    if (args.failed())
+      return Val::poison();
+    for (StringRef name : {"wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo"}) {
+      Val value = member(name);
+      if (value.isPoison())
+        return value;
+      if (!value.is(Val::Kind::Tensor))
+        continue; // no biases
+      TensorVal tensor = value.getTensor();
+      if (name == "wq")
+        o.wq = tensor;
+      else if (name == "wk")
+        o.wk = tensor;
+      else if (name == "wv")
+        o.wv = tensor;
+      else if (name == "wo")
+        o.wo = tensor;
+      else
+        o.biases.push_back(tensor);
+    }
+    o.heads = member("heads").getInt();
+    o.kvHeads = member("kv_heads").getInt();
+    FailureOr<Attribute> mask =
+        getMask(call.loc, member("causal").getBool(),
+                member("window").getInt(), member("global_tokens").getInt());
+    if (failed(mask))
+      return Val::poison();
+    o.mask = *mask;
+    if (Val theta = member("rope_theta"); theta.is(Val::Kind::Float))
+      o.ropeTheta = theta.getFloat();
+    o.alibi = member("alibi").getBool();
+    return buildMultiHeadAttention(call.loc, o);
+  }
+
+  // The other modules take one input and apply their builtin function.
+  ArgReader args(*this, call, {"input"}, 1);
+  if (args.failed())
+    return Val::poison();
+  Val input = args.get("input")->value;
+  SmallVector<Val> operands = {input};
+  switch (instance.builtin) {
+  case BuiltinModuleKind::Linear:
+    operands.push_back(member("weight"));
+    operands.push_back(member("bias"));
+    return callBuiltinFunction("linear", call.loc, operands);
+  case BuiltinModuleKind::LayerNorm:
+    operands.push_back(member("weight"));
+    operands.push_back(member("bias"));
+    operands.push_back(member("eps"));
+    return callBuiltinFunction("layer_norm", call.loc, operands);
+  case BuiltinModuleKind::RMSNorm:
+    operands.push_back(member("weight"));
+    operands.push_back(member("eps"));
+    return callBuiltinFunction("rms_norm", call.loc, operands);
+  case BuiltinModuleKind::Embedding:
+    operands.push_back(member("weight"));
+    return callBuiltinFunction("embedding", call.loc, operands);
+  case BuiltinModuleKind::CausalConv1d:
+    operands.push_back(member("weight"));
+    operands.push_back(member("bias"));
+    return callBuiltinFunction("causal_conv1d", call.loc, operands);
+  case BuiltinModuleKind::MultiHeadAttention:
+    break;
+  }
+  llvm_unreachable("handled above");
+}

@@ -1,0 +1,71 @@
+//===- ImportDSL.h - .seq source to the seq dialect -------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The entry point of the frontend: parses a .seq model and builds its seq IR
+// (docs/language.md). Diagnostics go to the MLIRContext's handler; install a
+// SourceMgrDiagnosticHandler on the same SourceMgr to print them as
+// `file:line:col: error: ...` with the source line and a caret.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_FRONTEND_IMPORTDSL_H
+#define SEQC_FRONTEND_IMPORTDSL_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace mlir {
+class MLIRContext;
+
+namespace seq {
+
+/// How to compile a model, and the limits that keep hostile input from
+/// exhausting time or memory.
+struct FrontendOptions {
+  /// Hyperparameter overrides (`-D name=value`) in command-line order; a later
+  /// one wins. Values are parsed according to the hyperparameter's type.
+  std::vector<std::pair<std::string, std::string>> hyperOverrides;
+
+  /// Run the IR verifier on the result (errors point at the .seq source).
+  bool verify = true;
+
+  /// Deepest nesting of expressions and blocks in the source.
+  unsigned maxNesting = 256;
+  /// Syntax errors reported before the parser gives up.
+  unsigned maxSyntaxErrors = 20;
+  /// Longest list `range(n)` builds, hence the most layers or iterations.
+  int64_t maxRepeat = 4096;
+  /// Deepest chain of calls and module instantiations.
+  unsigned maxCallDepth = 64;
+  /// Most operations the model may elaborate to.
+  int64_t maxOps = 1000000;
+  /// Most parameters (weights) a model may declare.
+  int64_t maxParams = 100000;
+};
+
+/// Parses the main buffer of `sourceMgr` and builds a module holding the
+/// model's `func.func @forward` (conventions in docs/language.md, "IR
+/// conventions"). Returns null after reporting errors.
+OwningOpRef<ModuleOp> importSeqSource(llvm::SourceMgr &sourceMgr,
+                                      MLIRContext &context,
+                                      const FrontendOptions &options = {});
+
+/// Registers `--import-seq` with mlir-translate style tools.
+void registerImportSeqTranslation();
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_FRONTEND_IMPORTDSL_H
