@@ -35,7 +35,8 @@ class Cli : public ::testing::Test {
 protected:
   TempDir dir;
 
-  Result run(const std::vector<std::string> &args) {
+  Result run(const std::vector<std::string> &args,
+             const char *executable = SEQC_FAKE_MODEL_CLI) {
     std::string outPath = dir.file("stdout"), errPath = dir.file("stderr");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -44,7 +45,7 @@ protected:
     posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     std::vector<char *> argv;
-    std::string program = SEQC_FAKE_MODEL_CLI;
+    std::string program = executable;
     argv.push_back(&program[0]);
     std::vector<std::string> copies = args;
     for (std::string &arg : copies)
@@ -69,9 +70,10 @@ protected:
 
   /// The contract for every user error: exit status 1 (not a signal), one
   /// "error: " line on stderr that contains `part`, nothing on stdout.
-  ::testing::AssertionResult failsWith(const std::vector<std::string> &args,
-                                       const std::string &part) {
-    Result r = run(args);
+  ::testing::AssertionResult
+  failsWith(const std::vector<std::string> &args, const std::string &part,
+            const char *executable = SEQC_FAKE_MODEL_CLI) {
+    Result r = run(args, executable);
     std::string command;
     for (const std::string &arg : args)
       command += " " + arg;
@@ -340,6 +342,47 @@ TEST_F(Cli, RejectsBadInputFiles) {
   EXPECT_TRUE(failsWith(with({"--input", "x=" + three, "--random-inputs", "1",
                               "--output", "sum=/nonexistent-dir/o.npy"}),
                         "--output sum: cannot create"));
+}
+
+TEST_F(Cli, HandlesWeightlessModelsAndRareDtypes) {
+  Result help = run({"--help"}, SEQC_FAKE_MISC_CLI);
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_NE(help.out.find("parameters (0, 0 elements):\n  (none)\n"),
+            std::string::npos)
+      << help.out;
+
+  // No weights flag is needed; i32 scalars and non-finite values print.
+  Result r = run({"--random-inputs", "1", "--dim", "n=3"}, SEQC_FAKE_MISC_CLI);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("half: bf16 [3] = ["), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("count: i32 [] = [3]  sum=3 mean=3"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("non-finite=3 (excluded)"), std::string::npos) << r.out;
+
+  // bf16 outputs are widened to f32 .npy files, with a note.
+  std::string path = dir.file("half.npy");
+  r = run({"--random-weights", "0", "--random-inputs", "1", "--dim", "n=3",
+           "--output", "half=" + path},
+          SEQC_FAKE_MISC_CLI);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "note: output 'half' is bf16; writing it as f32\n");
+  seqc_tensor t = {};
+  ASSERT_TRUE(isOk(seqc_npy_read(path.c_str(), &t)));
+  EXPECT_EQ(t.dtype, SEQC_DTYPE_F32);
+  EXPECT_EQ(t.rank, 1);
+  EXPECT_EQ(t.shape[0], 3);
+  std::free(t.data);
+}
+
+TEST_F(Cli, ReportsModelErrors) {
+  std::vector<float> v = {-1000, 1, 2};
+  std::string path = writeNpy("v.npy", SEQC_DTYPE_F32, {3}, v.data());
+  EXPECT_TRUE(failsWith({"--input", "v=" + path},
+                        "run: output 'half': dim 0 ('n') has size 4, but 'n' "
+                        "is 3 (from input 'v')",
+                        SEQC_FAKE_MISC_CLI));
+  EXPECT_TRUE(failsWith({"--input", "v=" + path, "--bench", "2"},
+                        "run: output 'half'", SEQC_FAKE_MISC_CLI));
 }
 
 } // namespace

@@ -107,6 +107,17 @@ void fake_probe_invoke(void **args) {
   block[rows * 2 + 1] = 101.0f;
   block[rows * 2 + 2] = 102.0f;
   results->a = (MemRef2){block, block, 0, {rows, 2}, {2, 1}};
+  if (fake_probe_mode == FAKE_PROBE_PADDED) {
+    /* Rows of 3 with a padding element: a[i][j] lives at i * 3 + j. */
+    float *padded = (float *)malloc(sizeof(float) * (size_t)(rows * 3));
+    for (int64_t i = 0; i < rows; ++i) {
+      padded[i * 3] = block[i * 2];
+      padded[i * 3 + 1] = block[i * 2 + 1];
+      padded[i * 3 + 2] = -1.0f;
+    }
+    free(block);
+    results->a = (MemRef2){padded, padded, 0, {rows, 2}, {3, 1}};
+  }
   if (fake_probe_mode == FAKE_PROBE_NULL_DATA) {
     free(block);
     results->a.allocated = results->a.aligned = NULL;
@@ -119,12 +130,43 @@ void fake_probe_invoke(void **args) {
     results->b = (MemRef1){block, block, rows * 2, {m}, {1}};
   } else if (fake_probe_mode == FAKE_PROBE_GLOBAL) {
     /* What MLIR's memref.get_global lowering produces. */
-    results->b = (MemRef1){
-        (void *)(uintptr_t)0xdeadbeef, constantB, 0, {m}, {1}};
+    results->b =
+        (MemRef1){(void *)(uintptr_t)0xdeadbeef, constantB, 0, {m}, {1}};
   } else {
     float *b = (float *)malloc(sizeof(float) * (size_t)m);
     for (int64_t j = 0; j < m; ++j)
       b[j] = (float)(100 + j);
     results->b = (MemRef1){b, b, 0, {m}, {1}};
   }
+}
+
+typedef struct {
+  MemRef1 half;
+  MemRef0 count;
+  MemRef1 ratio;
+} MiscResults;
+
+void fake_misc_invoke(void **args) {
+  MiscResults *results = (MiscResults *)args[0];
+  const MemRef1 *v = (const MemRef1 *)args[1];
+  int64_t n = v->sizes[0];
+  const float *data = (const float *)v->aligned + v->offset;
+  int64_t halfSize = n > 0 && data[0] < -100.0f ? n + 1 : n;
+  uint16_t *half =
+      (uint16_t *)malloc(sizeof(uint16_t) * (size_t)(halfSize + 1));
+  float *ratio = (float *)malloc(sizeof(float) * (size_t)(n + 1));
+  for (int64_t i = 0; i < halfSize; ++i) {
+    float x = i < n ? data[i * v->strides[0]] : 0.0f;
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof(bits));
+    half[i] = (uint16_t)(bits >> 16); /* Truncation is fine for a test. */
+  }
+  volatile float zero = 0.0f;
+  for (int64_t i = 0; i < n; ++i)
+    ratio[i] = data[i * v->strides[0]] / zero;
+  int32_t *count = (int32_t *)malloc(sizeof(int32_t));
+  *count = (int32_t)n;
+  results->half = (MemRef1){half, half, 0, {halfSize}, {1}};
+  results->count = (MemRef0){count, count, 0};
+  results->ratio = (MemRef1){ratio, ratio, 0, {n}, {1}};
 }

@@ -62,6 +62,7 @@ enum fake_probe_mode {
   FAKE_PROBE_SHARED = 4,    /* b views a's allocation */
   FAKE_PROBE_GLOBAL = 5,    /* b is a constant global (0xdeadbeef) */
   FAKE_PROBE_NEGATIVE = 6,  /* a has a negative size */
+  FAKE_PROBE_PADDED = 7,    /* a has padded rows: strides [3, 1] */
 };
 extern int fake_probe_mode;
 /// What the last probe call saw: the sizes and strides of ids and mask.
@@ -71,6 +72,19 @@ extern int64_t fake_probe_mask_sizes[1];
 extern int fake_probe_calls;
 
 void fake_probe_invoke(void **args);
+
+/// A weightless model for the CLI's rarer paths: v: f32 [n] gives
+/// half = bf16(v), count = n (i32 scalar) and ratio = v / 0 (non-finite).
+/// When v[0] < -100 it returns half with n + 1 elements, a model error.
+#define FAKE_MISC_MANIFEST                                                     \
+  "{\"model\": \"misc\", \"inputs\": ["                                        \
+  "{\"name\": \"v\", \"dtype\": \"f32\", \"shape\": [\"n\"]}],"                \
+  " \"outputs\": ["                                                            \
+  "{\"name\": \"half\", \"dtype\": \"bf16\", \"shape\": [\"n\"]},"             \
+  "{\"name\": \"count\", \"dtype\": \"i32\", \"shape\": []},"                  \
+  "{\"name\": \"ratio\", \"dtype\": \"f32\", \"shape\": [\"n\"]}]}"
+
+void fake_misc_invoke(void **args);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -465,6 +465,61 @@ TEST_F(ProbeModel, RejectsNullAndNegativeOutputs) {
   EXPECT_TRUE(isOk(seqc_model_run(m)));
 }
 
+TEST_F(ProbeModel, CompactsPaddedRows) {
+  fake_probe_mode = FAKE_PROBE_PADDED;
+  ASSERT_TRUE(isOk(seqc_model_run(m)));
+  EXPECT_EQ(outputFloats(m, "a"), (std::vector<float>{0, 1, 10, 11, 20, 21}));
+}
+
+TEST(Outputs, RejectsAWrongStaticDim) {
+  // Returns y with 3 elements where the manifest says 2.
+  seqc_invoke_fn wrong = [](void **args) {
+    float *data = static_cast<float *>(std::malloc(3 * sizeof(float)));
+    int64_t *desc = static_cast<int64_t *>(args[0]);
+    std::memcpy(&desc[0], &data, sizeof(data));
+    std::memcpy(&desc[1], &data, sizeof(data));
+    desc[2] = 0;
+    desc[3] = 3;
+    desc[4] = 1;
+  };
+  ModelPtr model = load(R"({"inputs": [], "outputs": [{"name": "y",)"
+                        R"( "dtype": "f32", "shape": [2]}]})",
+                        wrong);
+  EXPECT_TRUE(failsWith(seqc_model_run(model.get()), SEQC_STATUS_MODEL_ERROR,
+                        {"output 'y': dim 0 has size 3 but the manifest's "
+                         "shape [2] requires 2"}));
+}
+
+TEST(Api, RejectsNullArguments) {
+  ModelPtr model = load(FAKE_ADD_MANIFEST, fake_add_invoke);
+  seqc_model *m = model.get();
+  seqc_tensor t = {};
+  int64_t size;
+  const seqc_status_code invalid = SEQC_STATUS_INVALID_ARGUMENT;
+  EXPECT_TRUE(failsWith(seqc_model_set_dim(m, nullptr, 1), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_model_get_dim(m, "n", nullptr), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_model_set_input(nullptr, "x", &t), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_model_random_inputs(nullptr, 0), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_model_load_weights(m, nullptr), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_model_random_weights(nullptr, 0), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_model_set_param(m, nullptr, &t), invalid, {}));
+  EXPECT_TRUE(
+      failsWith(seqc_model_get_param(m, "scale", nullptr), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_model_get_param(m, "w", &t), SEQC_STATUS_NOT_FOUND,
+                        {"no parameter 'w'"}));
+  EXPECT_TRUE(failsWith(seqc_model_save_weights(m, nullptr), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_model_get_output(m, nullptr, &t), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_npy_write(nullptr, &t), invalid, {}));
+  EXPECT_TRUE(failsWith(seqc_model_get_dim(nullptr, "n", &size), invalid, {}));
+  EXPECT_STREQ(seqc_model_name(nullptr), "");
+  EXPECT_STREQ(seqc_status_message(nullptr), "OK");
+  EXPECT_EQ(seqc_status_get_code(nullptr), SEQC_STATUS_OK);
+  EXPECT_EQ(seqc_tensor_numel(nullptr), -1);
+  EXPECT_STREQ(seqc_dtype_name(static_cast<seqc_dtype>(99)), "invalid");
+  EXPECT_EQ(seqc_dtype_size(static_cast<seqc_dtype>(99)), 0u);
+  seqc_model_reset_inputs(nullptr);
+}
+
 TEST_F(ProbeModel, FreesASharedAllocationOnce) {
   fake_probe_mode = FAKE_PROBE_SHARED;
   ASSERT_TRUE(isOk(seqc_model_run(m)));
@@ -733,6 +788,22 @@ TEST_F(Weights, RejectsFilesNotMatchingTheModel) {
       loadRejects(safetensorsBytes(
                       header(entry("fc.weight", "F32", "[2, 3]", 0, 28)), data),
                   "span 28 bytes but F32 [2, 3] needs 24"));
+}
+
+TEST(ManyWeights, ListsTheFirstFiveMissing) {
+  std::string manifest = R"({"inputs": [], "outputs": [], "params": [)";
+  for (int i = 0; i < 7; ++i)
+    manifest += std::string(i ? "," : "") + R"({"name": "p)" +
+                std::to_string(i) + R"(", "dtype": "f32", "shape": [1]})";
+  manifest += "]}";
+  ModelPtr model = load(manifest.c_str());
+  TempDir dir;
+  std::string path = dir.file("none.safetensors");
+  writeFile(path, safetensorsBytes("{}", ""));
+  EXPECT_TRUE(failsWith(seqc_model_load_weights(model.get(), path.c_str()),
+                        SEQC_STATUS_INVALID_FILE,
+                        {"is missing 7 of the model's 7 parameters: 'p0', "
+                         "'p1', 'p2', 'p3', 'p4', ... (2 more)"}));
 }
 
 TEST_F(Weights, AFailedLoadKeepsThePreviousWeights) {
