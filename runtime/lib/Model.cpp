@@ -186,38 +186,34 @@ struct seqc_model {
 
 namespace {
 
-seqc_status *manifestError(const char *fmt, const std::string &where,
-                           const std::string &detail = std::string()) {
-  return makeStatus(SEQC_STATUS_INVALID_MANIFEST, fmt, where.c_str(),
-                    detail.c_str());
+/// "invalid manifest: <where> <problem>".
+seqc_status *manifestError(const std::string &where,
+                           const std::string &problem) {
+  return makeStatus(SEQC_STATUS_INVALID_MANIFEST, "invalid manifest: %s %s",
+                    where.c_str(), problem.c_str());
 }
 
 seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
                             const std::string &where, ValueSpec *out) {
   if (!entry.isObject())
-    return manifestError("invalid manifest: %s is not an object", where);
+    return manifestError(where, "is not an object");
   const JsonValue *name = entry.find("name");
   if (!name || !name->isString() || name->string.empty())
-    return manifestError("invalid manifest: %s needs a non-empty string "
-                         "\"name\"",
-                         where);
+    return manifestError(where, "needs a non-empty string \"name\"");
   out->name = name->string;
   std::string at = where + " ('" + out->name + "')";
 
   const JsonValue *dtype = entry.find("dtype");
   if (!dtype || !dtype->isString())
-    return manifestError("invalid manifest: %s needs a string \"dtype\"", at);
+    return manifestError(at, "needs a string \"dtype\"");
   if (!parseManifestDType(dtype->string, &out->dtype))
-    return manifestError("invalid manifest: %s has unknown dtype '%s'", at,
-                         dtype->string);
+    return manifestError(at, "has unknown dtype '" + dtype->string + "'");
 
   const JsonValue *shape = entry.find("shape");
   if (!shape || !shape->isArray())
-    return manifestError("invalid manifest: %s needs an array \"shape\"", at);
+    return manifestError(at, "needs an array \"shape\"");
   if (shape->items.size() > SEQC_MAX_RANK)
-    return manifestError("invalid manifest: %s has rank above the supported "
-                         "maximum of 8",
-                         at);
+    return manifestError(at, "has rank above the supported maximum of 8");
   out->rank = static_cast<int>(shape->items.size());
   for (int d = 0; d < out->rank; ++d) {
     const JsonValue &dim = shape->items[static_cast<size_t>(d)];
@@ -229,25 +225,20 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
       out->dimNames[d] = dim.string;
     } else {
       return manifestError(
-          kind == SEQC_VALUE_PARAM
-              ? "invalid manifest: %s: parameter shapes must be "
-                "non-negative integers%s"
-              : "invalid manifest: %s: shape entries must be non-negative "
-                "integers or dimension names%s",
-          at);
+          at + ":", kind == SEQC_VALUE_PARAM
+                        ? "parameter shapes must be non-negative integers"
+                        : "shape entries must be non-negative integers or "
+                          "dimension names");
     }
   }
 
   const JsonValue *range = entry.find("range");
   if (range) {
     if (kind != SEQC_VALUE_INPUT || isFloatDType(out->dtype))
-      return manifestError("invalid manifest: %s: \"range\" is only allowed "
-                           "on integer inputs%s",
-                           at);
+      return manifestError(at + ":",
+                           "\"range\" is only allowed on integer inputs");
     if (!range->isArray() || range->items.size() != 2)
-      return manifestError("invalid manifest: %s: \"range\" must be [lo, "
-                           "hi]%s",
-                           at);
+      return manifestError(at + ":", "\"range\" must be [lo, hi]");
     for (int b = 0; b < 2; ++b) {
       const JsonValue &bound = range->items[static_cast<size_t>(b)];
       if (bound.isNumber() && bound.isInteger)
@@ -255,9 +246,8 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
       else if (bound.isString() && !bound.string.empty())
         out->range[b].symbol = bound.string;
       else
-        return manifestError("invalid manifest: %s: \"range\" bounds must be "
-                             "integers or dimension names%s",
-                             at);
+        return manifestError(at + ":", "\"range\" bounds must be integers or "
+                                       "dimension names");
     }
     out->hasRange = true;
   }
