@@ -36,8 +36,9 @@ static RankedTensorType splitHeadsType(RankedTensorType type, int64_t heads) {
       type.getElementType());
 }
 
-FailureOr<Value> mlir::seq::decomposeMultiHeadAttention(RewriterBase &rewriter,
-                                                        MultiHeadAttentionOp op) {
+FailureOr<Value>
+mlir::seq::decomposeMultiHeadAttention(RewriterBase &rewriter,
+                                       MultiHeadAttentionOp op) {
   Location loc = op.getLoc();
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
   if (inputType.getRank() != 3)
@@ -66,8 +67,7 @@ FailureOr<Value> mlir::seq::decomposeMultiHeadAttention(RewriterBase &rewriter,
   Value k = project(kvSource, kvType, op.getWk(), bias(1), kvHeads);
   Value v = project(kvSource, kvType, op.getWv(), bias(2), kvHeads);
 
-  if (std::optional<double> theta = op.getRopeTheta()) {
-    FloatAttr thetaAttr = rewriter.getF64FloatAttr(*theta);
+  if (FloatAttr thetaAttr = op.getRopeThetaAttr()) {
     q = RopeOp::create(rewriter, loc, q.getType(), q, thetaAttr,
                        /*rotary_dims=*/IntegerAttr());
     k = RopeOp::create(rewriter, loc, k.getType(), k, thetaAttr,
@@ -81,8 +81,13 @@ FailureOr<Value> mlir::seq::decomposeMultiHeadAttention(RewriterBase &rewriter,
 
   auto qType = cast<RankedTensorType>(q.getType());
   auto vType = cast<RankedTensorType>(v.getType());
+  // The verifier of seq.attention wants the most static result type: a batch
+  // size static on the key/value side (cross-attention) fixes the batch.
+  int64_t batch = qType.getDimSize(0);
+  if (ShapedType::isDynamic(batch))
+    batch = vType.getDimSize(0);
   auto attnType = RankedTensorType::get(
-      {qType.getDimSize(0), heads, qType.getDimSize(2), vType.getDimSize(3)},
+      {batch, heads, qType.getDimSize(2), vType.getDimSize(3)},
       qType.getElementType());
   Value attn = AttentionOp::create(rewriter, loc, attnType, q, k, v,
                                    op.getLengths(), /*bias=*/Value(), slopes,
@@ -95,8 +100,8 @@ FailureOr<Value> mlir::seq::decomposeMultiHeadAttention(RewriterBase &rewriter,
       {attnType.getDimSize(0), attnType.getDimSize(2), merged},
       attnType.getElementType());
   Value mergedValue = MergeHeadsOp::create(rewriter, loc, mergedType, attn);
-  return LinearOp::create(rewriter, loc, op.getType(), mergedValue,
-                          op.getWo(), bias(3))
+  return LinearOp::create(rewriter, loc, op.getType(), mergedValue, op.getWo(),
+                          bias(3))
       .getResult();
 }
 

@@ -1,11 +1,225 @@
-//===- PositionEncoding.cpp - lower the PositionEncoding op family to linalg ---------------------===//
+//===- PositionEncoding.cpp - lower position encodings to linalg ----------===//
 //
 // Part of the seqc project.
 //
 //===----------------------------------------------------------------------===//
+//
+// Position encodings are functions of loop indices: each is one
+// `linalg.generic` whose body reads the position (and feature) from
+// `linalg.index`. The formulas follow the PyTorch reference implementations
+// operation by operation, in f32, so that the results agree to rounding:
+//
+//   sinusoidal: div = exp(2i * (-ln(base) / d)); pe = sin/cos(p * div)
+//               (the Annotated Transformer's formulation)
+//   rope:       inv_freq = 1 / theta^(2i / r); angle = p * inv_freq;
+//               y = x cos + rotate_half(x) sin (GPT-NeoX / LLaMA)
+//
+// ALiBi slopes are constants (the op folds; this handles what survives).
+//
+//===----------------------------------------------------------------------===//
 
 #include "lowering/SeqToLinalg/Patterns.h"
+#include "lowering/SeqToLinalg/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
 
 using namespace mlir;
+using namespace mlir::seq;
 
-void mlir::seq::populatePositionEncodingToLinalgPatterns(RewritePatternSet &patterns) {}
+namespace {
+
+/// pe[p, c] = sin(p * div[c / 2]) for even c, cos(...) for odd c, with
+/// div[i] = exp(2i * (-ln(base) / d)).
+struct SinusoidalPELowering : public OpRewritePattern<SinusoidalPEOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SinusoidalPEOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type elementType = type.getElementType();
+    Type computeType = getComputeType(elementType);
+    int64_t features = type.getDimSize(1);
+    double base = op.getBase().convertToDouble();
+
+    OpFoldResult length = op.getLength();
+    if (ShapedType::isStatic(type.getDimSize(0))) {
+      (void)assertEqualSizes(
+          rewriter, loc, length, rewriter.getIndexAttr(type.getDimSize(0)),
+          "seq.sinusoidal_pe: length differs from the result type");
+      length = rewriter.getIndexAttr(type.getDimSize(0));
+    }
+    Value init = createEmptyTensor(
+        rewriter, loc, {length, rewriter.getIndexAttr(features)}, elementType);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{}, init,
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(2)},
+        getIteratorTypes(2), [&](OpBuilder &b, Location nloc, ValueRange) {
+          Value p = linalg::IndexOp::create(b, nloc, 0);
+          Value c = linalg::IndexOp::create(b, nloc, 1);
+          Value one = createIndexConstant(b, nloc, 1);
+          Value parity = arith::AndIOp::create(b, nloc, c, one);
+          Value even = arith::SubIOp::create(b, nloc, c, parity); // 2i
+          Value logScale = createFloatConstant(
+              b, nloc, computeType,
+              -std::log(base) / static_cast<double>(features));
+          Value div = math::ExpOp::create(
+              b, nloc,
+              arith::MulFOp::create(
+                  b, nloc, indexToFloat(b, nloc, even, computeType), logScale));
+          Value angle = arith::MulFOp::create(
+              b, nloc, indexToFloat(b, nloc, p, computeType), div);
+          Value sin = math::SinOp::create(b, nloc, angle);
+          Value cos = math::CosOp::create(b, nloc, angle);
+          Value isEven =
+              arith::CmpIOp::create(b, nloc, arith::CmpIPredicate::eq, parity,
+                                    createIndexConstant(b, nloc, 0));
+          Value pe = arith::SelectOp::create(b, nloc, isEven, sin, cos);
+          linalg::YieldOp::create(b, nloc,
+                                  convertScalar(b, nloc, pe, elementType));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// One generic over x: feature c < r/2 becomes x[c] cos - x[c + r/2] sin,
+/// feature r/2 <= c < r becomes x[c] cos + x[c - r/2] sin, where the angle
+/// of position p and pair i = c mod r/2 is p / theta^(2i / r); features at
+/// or above r pass through. The partner element is read with
+/// `tensor.extract`.
+struct RopeLowering : public OpRewritePattern<RopeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RopeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    RankedTensorType type = op.getType();
+    Type elementType = type.getElementType();
+    Type computeType = getComputeType(elementType);
+    double theta = op.getTheta().convertToDouble();
+
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, input);
+    Value rotary;
+    if (std::optional<int64_t> rotaryDims = op.getRotaryDims()) {
+      rotary = createIndexConstant(rewriter, loc, *rotaryDims);
+      if (ShapedType::isDynamic(type.getDimSize(3))) {
+        Value fits = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ule, rotary,
+            getValueOrCreateIndex(rewriter, loc, sizes[3]));
+        createRuntimeAssert(rewriter, loc, fits,
+                            "seq.rope: rotary_dims exceeds the head dim");
+      }
+    } else {
+      rotary = getValueOrCreateIndex(rewriter, loc, sizes[3]);
+      if (ShapedType::isDynamic(type.getDimSize(3))) {
+        Value rem = arith::RemUIOp::create(
+            rewriter, loc, rotary, createIndexConstant(rewriter, loc, 2));
+        Value even =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, rem,
+                                  createIndexConstant(rewriter, loc, 0));
+        createRuntimeAssert(rewriter, loc, even,
+                            "seq.rope: the head dim must be even");
+      }
+    }
+    Value half = arith::DivUIOp::create(rewriter, loc, rotary,
+                                        createIndexConstant(rewriter, loc, 2));
+
+    Value init = createEmptyTensor(rewriter, loc, sizes, elementType);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(4);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, init.getType(), input, init,
+        ArrayRef<AffineMap>{identity, identity}, getIteratorTypes(4),
+        [&](OpBuilder &b, Location nloc, ValueRange args) {
+          Value batch = linalg::IndexOp::create(b, nloc, 0);
+          Value head = linalg::IndexOp::create(b, nloc, 1);
+          Value p = linalg::IndexOp::create(b, nloc, 2);
+          Value c = linalg::IndexOp::create(b, nloc, 3);
+          auto cmp = [&](arith::CmpIPredicate pred, Value lhs, Value rhs) {
+            return arith::CmpIOp::create(b, nloc, pred, lhs, rhs).getResult();
+          };
+          Value rotated = cmp(arith::CmpIPredicate::ult, c, rotary);
+          Value firstHalf = cmp(arith::CmpIPredicate::ult, c, half);
+          // Pair index i and partner feature; features that pass through
+          // read themselves, so that every index stays in bounds.
+          Value cMinusHalf = arith::SubIOp::create(b, nloc, c, half);
+          Value pair =
+              arith::SelectOp::create(b, nloc, firstHalf, c, cMinusHalf);
+          Value partner = arith::SelectOp::create(
+              b, nloc, firstHalf, arith::AddIOp::create(b, nloc, c, half),
+              cMinusHalf);
+          partner = arith::SelectOp::create(b, nloc, rotated, partner, c);
+
+          // inv_freq = 1 / theta^(2i / r).
+          Value twoI = arith::AddIOp::create(b, nloc, pair, pair);
+          Value exponent = arith::DivFOp::create(
+              b, nloc, indexToFloat(b, nloc, twoI, computeType),
+              indexToFloat(b, nloc, rotary, computeType));
+          Value thetaValue = createFloatConstant(b, nloc, computeType, theta);
+          Value one = createFloatConstant(b, nloc, computeType, 1.0);
+          Value invFreq = arith::DivFOp::create(
+              b, nloc, one,
+              math::PowFOp::create(b, nloc, thetaValue, exponent));
+          Value angle = arith::MulFOp::create(
+              b, nloc, indexToFloat(b, nloc, p, computeType), invFreq);
+          Value cos = math::CosOp::create(b, nloc, angle);
+          Value sin = math::SinOp::create(b, nloc, angle);
+
+          Value x = convertScalar(b, nloc, args[0], computeType);
+          Value other = convertScalar(
+              b, nloc,
+              tensor::ExtractOp::create(b, nloc, input,
+                                        ValueRange{batch, head, p, partner}),
+              computeType);
+          // rotate_half(x) = [-x2, x1].
+          Value signedOther = arith::SelectOp::create(
+              b, nloc, firstHalf, arith::NegFOp::create(b, nloc, other), other);
+          Value y = arith::AddFOp::create(
+              b, nloc, arith::MulFOp::create(b, nloc, x, cos),
+              arith::MulFOp::create(b, nloc, signedOther, sin));
+          y = arith::SelectOp::create(b, nloc, rotated, y, x);
+          linalg::YieldOp::create(b, nloc,
+                                  convertScalar(b, nloc, y, elementType));
+        });
+    rewriter.replaceOp(
+        op, castToType(rewriter, loc, generic.getResult(0), op.getType()));
+    return success();
+  }
+};
+
+/// The slopes as an `arith.constant`, rounded to the element type.
+struct AlibiLowering : public OpRewritePattern<AlibiOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AlibiOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    if (!type.hasStaticShape() || type.getRank() != 1)
+      return emitLoweringError(rewriter, op,
+                               "expected a static [heads] result type");
+    const llvm::fltSemantics &semantics =
+        cast<FloatType>(type.getElementType()).getFloatSemantics();
+    SmallVector<APFloat> slopes;
+    for (double slope : AlibiOp::computeSlopes(type.getDimSize(0))) {
+      APFloat value(slope);
+      bool losesInfo;
+      value.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+      slopes.push_back(value);
+    }
+    Value constant = arith::ConstantOp::create(
+        rewriter, op.getLoc(), type, DenseElementsAttr::get(type, slopes));
+    rewriter.replaceOp(op, constant);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::seq::populatePositionEncodingToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<SinusoidalPELowering, RopeLowering, AlibiLowering>(
+      patterns.getContext());
+}

@@ -1,0 +1,202 @@
+//===- Utils.h - helpers shared by the seq to linalg patterns ---*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Small builders every seq-to-linalg pattern needs: scalar constants and
+// casts, dynamic sizes, `tensor.empty` + `linalg.fill`, indexing maps for
+// reductions and NumPy broadcasting, run-time shape checks, and the two
+// numerically delicate pieces several families share (the safe softmax and
+// the `#seq.mask` predicate).
+//
+// Broadcasting rule. Broadcasting follows the *static* shapes: an operand
+// dimension broadcasts only when it is statically 1 (and the result's is not
+// statically 1). A dynamic operand dimension never broadcasts: it must equal
+// the result dimension at run time, which the lowering checks with a
+// `cf.assert` ("dynamic dimension does not broadcast"). Deciding at run time
+// would need a different loop nest per case; models that broadcast state it
+// in their types (`tensor<1x?xf32>`), so the static rule loses nothing real.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_SEQTOLINALG_UTILS_H
+#define SEQC_LOWERING_SEQTOLINALG_UTILS_H
+
+#include "dialect/Seq/IR/SeqOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace seq {
+
+//===----------------------------------------------------------------------===//
+// Scalars
+//===----------------------------------------------------------------------===//
+
+/// The type arithmetic on `elementType` is carried out in: f32 for floats
+/// narrower than 32 bits (f16, bf16, f8), the type itself otherwise. Sums and
+/// transcendental functions of half-precision inputs lose too much otherwise.
+Type getComputeType(Type elementType);
+
+/// Converts a scalar between float types (ext/trunc), integer types
+/// (sign-extend/truncate), `index` and integers, and integers and floats
+/// (signed). Returns `value` when the types already agree.
+Value convertScalar(OpBuilder &b, Location loc, Value value, Type toType);
+
+/// `arith.constant` of float type `type` holding `value` (rounded).
+Value createFloatConstant(OpBuilder &b, Location loc, Type type, double value);
+
+/// `arith.constant` of `index` type.
+Value createIndexConstant(OpBuilder &b, Location loc, int64_t value);
+
+/// `-inf` (or `+inf` when `negative` is false) of float type `type`.
+Value createInfinity(OpBuilder &b, Location loc, Type type, bool negative);
+
+/// Converts an `index` value (a loop index or a size) to float `type`.
+Value indexToFloat(OpBuilder &b, Location loc, Value index, Type type);
+
+//===----------------------------------------------------------------------===//
+// Tensors and sizes
+//===----------------------------------------------------------------------===//
+
+/// Materializes `ofr` as an `index` value.
+Value getValueOrCreateIndex(OpBuilder &b, Location loc, OpFoldResult ofr);
+
+/// The static shape described by `sizes`: attributes are static sizes,
+/// values dynamic ones (even constant values, as the tensor ops' builders
+/// treat them).
+SmallVector<int64_t> getStaticShape(ArrayRef<OpFoldResult> sizes);
+
+/// `tensor.empty` of the given sizes.
+Value createEmptyTensor(OpBuilder &b, Location loc,
+                        ArrayRef<OpFoldResult> sizes, Type elementType);
+
+/// `tensor.empty` + `linalg.fill` with `fillValue` (a scalar of
+/// `elementType`).
+Value createFilledTensor(OpBuilder &b, Location loc,
+                         ArrayRef<OpFoldResult> sizes, Type elementType,
+                         Value fillValue);
+
+/// Returns `value`, or a `tensor.cast` of it when its type differs from `type`
+/// (a static or dynamic refinement of the same shape).
+Value castToType(OpBuilder &b, Location loc, Value value, Type type);
+
+/// Converts every element of `tensor` to `elementType` (see `convertScalar`)
+/// with an elementwise generic; returns `tensor` when the types agree. Used
+/// to round f32 accumulators back to f16/bf16.
+Value convertElementType(OpBuilder &b, Location loc, Value tensor,
+                         Type elementType);
+
+/// Collapses every dimension of `value` but the last `keep` into one:
+/// `[a, b, c, d]` with `keep = 2` gives `[a*b, c, d]`. A tensor of rank
+/// `keep` gets a leading unit dimension instead, so the result always has
+/// rank `keep + 1`.
+Value collapseLeadingDims(OpBuilder &b, Location loc, Value value,
+                          int64_t keep);
+
+/// Inverse of `collapseLeadingDims`: expands the leading dimension of `value`
+/// back to `leadingSizes` (which may be empty: the unit dimension is dropped).
+Value expandLeadingDim(OpBuilder &b, Location loc, Value value,
+                       ArrayRef<OpFoldResult> leadingSizes);
+
+//===----------------------------------------------------------------------===//
+// Indexing maps and iterators
+//===----------------------------------------------------------------------===//
+
+/// `rank` iterators, parallel except those in `reductionDims`.
+SmallVector<utils::IteratorType>
+getIteratorTypes(int64_t rank, ArrayRef<int64_t> reductionDims = {});
+
+/// `(d0, ..., d{rank-1}) -> (the dims not in dropped)`.
+AffineMap getProjectionMap(MLIRContext *ctx, int64_t rank,
+                           ArrayRef<int64_t> dropped);
+
+//===----------------------------------------------------------------------===//
+// Run-time checks
+//===----------------------------------------------------------------------===//
+
+/// `cf.assert %cond, message`.
+void createRuntimeAssert(OpBuilder &b, Location loc, Value cond,
+                         StringRef message);
+
+/// Asserts `lhs == rhs` at run time; nothing when both are the same constant.
+/// Returns failure when both are constants that differ (the caller reports
+/// it: the IR is statically wrong).
+LogicalResult assertEqualSizes(OpBuilder &b, Location loc, OpFoldResult lhs,
+                               OpFoldResult rhs, StringRef message);
+
+//===----------------------------------------------------------------------===//
+// Broadcasting elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// The indexing map reading an operand of shape `operandShape` inside a loop
+/// nest over `resultShape` under the static broadcasting rule (see the file
+/// comment): trailing dimensions aligned, statically-1 dimensions read at 0.
+AffineMap getBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
+                          ArrayRef<int64_t> resultShape);
+
+/// Computes the sizes of `resultType` for the broadcast of `operands` and
+/// emits the run-time checks of the dynamic dimensions. Fails (with a
+/// diagnostic on `op`) when an operand has a higher rank than the result or
+/// when static sizes are incompatible.
+FailureOr<SmallVector<OpFoldResult>>
+computeBroadcastSizes(OpBuilder &b, Operation *op, ValueRange operands,
+                      RankedTensorType resultType);
+
+/// The same on explicit operand sizes (constant attributes for static
+/// dimensions), for broadcasting parts of shapes such as the batch
+/// dimensions of a matmul. `resultShape` may be dynamic anywhere.
+FailureOr<SmallVector<OpFoldResult>>
+computeBroadcastSizes(OpBuilder &b, Operation *op,
+                      ArrayRef<SmallVector<OpFoldResult>> operandSizes,
+                      ArrayRef<int64_t> resultShape);
+
+/// Body builder of an elementwise generic: receives the scalar operands (in
+/// their element types) and returns the result scalar (of the result element
+/// type).
+using ScalarBuilderFn =
+    function_ref<Value(OpBuilder &b, Location loc, ValueRange args)>;
+
+/// Builds `linalg.generic` computing `body` elementwise over `inputs`,
+/// broadcast to `resultType`. Fails (with a diagnostic on `op`) when the
+/// shapes cannot broadcast.
+FailureOr<Value> buildElementwise(OpBuilder &b, Operation *op,
+                                  RankedTensorType resultType,
+                                  ValueRange inputs, ScalarBuilderFn body);
+
+//===----------------------------------------------------------------------===//
+// Shared numerics
+//===----------------------------------------------------------------------===//
+
+/// Numerically safe softmax of `input` along `axis`, in `getComputeType`
+/// precision, returning a tensor of `input`'s type:
+///   m   = max_axis x                   (taken as 0 when it is -inf)
+///   s   = sum_axis exp(x - m)
+///   out = s > 0 ? exp(x - m) / s : 0
+/// so that a row of only `-inf` (a fully masked attention row) gives zeros,
+/// not NaN, and huge logits do not overflow.
+Value buildSafeSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis);
+
+/// The `i1` predicate "query `i` may attend to key `j`" of `mask` (see
+/// `#seq.mask`), with `length` the key padding length of the batch row
+/// (`index`, or null when there is none). `i`, `j` are `index` values. Returns
+/// null when every key is visible.
+Value buildMaskPredicate(OpBuilder &b, Location loc, MaskAttr mask, Value i,
+                         Value j, Value length);
+
+//===----------------------------------------------------------------------===//
+// Diagnostics
+//===----------------------------------------------------------------------===//
+
+/// Reports why `op` cannot be lowered, as an error at its location (so that
+/// the user sees it next to the conversion failure), and returns failure.
+LogicalResult emitLoweringError(PatternRewriter &rewriter, Operation *op,
+                                const Twine &message);
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_SEQTOLINALG_UTILS_H
