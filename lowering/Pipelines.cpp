@@ -3,18 +3,84 @@
 // Part of the seqc project.
 //
 //===----------------------------------------------------------------------===//
+//
+// The stage order is documented on buildSeqToLLVMPipeline (Pipelines.h) and
+// in docs/pipeline.md. The target-independent stages live here; the
+// target-specific ones are TargetInfoBase hooks (lowering/CPU/).
+//
+//===----------------------------------------------------------------------===//
 
 #include "lowering/Pipelines.h"
+#include "lowering/CPU/CPUTargetInfo.h"
+#include "lowering/CPU/Passes.h"
+#include "lowering/Entry.h"
 #include "lowering/Passes.h"
 #include "passes/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
+using namespace mlir::seq;
 
-/// seq -> primitive seq -> linalg on tensors.
-static void buildSeqToLinalgPipeline(OpPassManager &pm) {
+//===----------------------------------------------------------------------===//
+// Targets
+//===----------------------------------------------------------------------===//
+
+TargetInfoBase::~TargetInfoBase() = default;
+
+const TargetInfoBase &mlir::seq::getTargetInfo(SeqTarget target) {
+  switch (target) {
+  case SeqTarget::CPU: {
+    static const CPUTargetInfo cpu;
+    return cpu;
+  }
+  }
+  llvm_unreachable("unknown SeqTarget");
+}
+
+std::optional<SeqTarget> mlir::seq::parseSeqTarget(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<SeqTarget>>(name)
+      .Case("cpu", SeqTarget::CPU)
+      .Default(std::nullopt);
+}
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+bool SeqLowerToLLVMPipelineOptions::OptLevelParser::parse(
+    llvm::cl::Option &option, llvm::StringRef argName, llvm::StringRef arg,
+    unsigned &value) {
+  if (llvm::cl::parser<unsigned>::parse(option, argName, arg, value))
+    return true;
+  if (value > kMaxOptLevel)
+    return option.error("'" + arg + "' is not an optimization level (0 to " +
+                        llvm::Twine(kMaxOptLevel) + ")");
+  return false;
+}
+
+SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
+  SeqPipelineOptions options;
+  options.optLevel = optLevel;
+  options.target = target;
+  options.enableOpenMP = enableOpenMP;
+  options.minParallelWork = minParallelWork;
+  options.emitEntry = emitEntry;
+  return options;
+}
+
+//===----------------------------------------------------------------------===//
+// Pipelines
+//===----------------------------------------------------------------------===//
+
+void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(seq::createSeqDecompose());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(seq::createConvertSeqToLinalg());
@@ -22,9 +88,85 @@ static void buildSeqToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+void mlir::seq::buildSeqBufferizationPipeline(
+    OpPassManager &pm, const SeqPipelineOptions &options) {
+  // Rewrites `tensor.empty` destinations into the tensors they end up being
+  // inserted into, so that more ops write their results in place.
+  if (options.optLevel >= 1)
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
+
+  // Function boundaries are bufferized too: the model function then takes
+  // and returns memrefs with identity layouts, which is what the C interface
+  // and docs/abi.md describe (a descriptor per tensor, row-major strides for
+  // arguments). Results are fresh allocations (memref.alloc, lowered to
+  // malloc), or arguments when a result is an input or a weight.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+
+  // Ownership-based deallocation frees every buffer that does not escape.
+  // The model function is public, so it must hand ownership of its results
+  // to the caller: a result whose ownership is not statically known (it may
+  // alias an argument) is cloned, and returned buffers are never freed.
+  bufferization::buildBufferDeallocationPipeline(pm);
+  // bufferization.clone -> memref.alloc + memref.copy, dealloc -> memref.
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
+                                         const SeqPipelineOptions &options) {
+  buildSeqToLinalgPipeline(pm);
+  if (options.optLevel >= 1) {
+    // Producer-consumer fusion of elementwise linalg.generic ops: chains of
+    // activations, residual adds and scalings become one loop nest each.
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  getTargetInfo(options.target).addTensorTransforms(pm, options);
+}
+
+void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
+                                       const SeqPipelineOptions &options) {
+  assert(options.optLevel <= kMaxOptLevel && "optimization level out of range");
+  const TargetInfoBase &target = getTargetInfo(options.target);
+
+  // First, while the function type still has tensors with their element
+  // types and dynamic dimensions.
+  if (options.emitEntry)
+    pm.addPass(createSeqBuildManifest());
+
+  buildSeqToTensorPipeline(pm, options);
+  buildSeqBufferizationPipeline(pm, options);
+  target.addBufferLowering(pm, options);
+  target.addLLVMConversion(pm, options);
+
+  if (options.emitEntry)
+    pm.addPass(createSeqEmitInvoke());
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
 void mlir::seq::registerLoweringPipelines() {
+  registerSeqCPUPasses();
+  registerSeqEntryPasses();
+
   PassPipelineRegistration<>(
       "seq-lower-to-linalg",
       "Decompose seq ops and lower them to linalg on tensors",
       buildSeqToLinalgPipeline);
+  PassPipelineRegistration<SeqLowerToLLVMPipelineOptions>(
+      "seq-lower-to-llvm",
+      "Lower a module of seq ops to the LLVM dialect: linalg, bufferization, "
+      "loops (OpenMP at opt-level>=1), LLVM conversions and the model entry "
+      "points",
+      [](OpPassManager &pm, const SeqLowerToLLVMPipelineOptions &options) {
+        buildSeqToLLVMPipeline(pm, options.toOptions());
+      });
 }

@@ -3,17 +3,127 @@
 // Part of the seqc project.
 //
 //===----------------------------------------------------------------------===//
+//
+// The pass pipelines that take a module of `seq` ops to linalg and on to the
+// LLVM dialect. They are plain functions over an options struct, as circt's
+// firtool pipelines are, so that the `seqc` driver, `seq-opt` and tests build
+// exactly the same pass lists. docs/pipeline.md describes every stage.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef SEQC_LOWERING_PIPELINES_H
 #define SEQC_LOWERING_PIPELINES_H
 
+#include "lowering/TargetInfo.h"
+
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <cstdint>
 
 namespace mlir {
 namespace seq {
 
-/// Registers the lowering pipelines with the global pass registry, so that
-/// `seq-opt --seq-lower-to-llvm` (and friends) run them.
+/// The highest optimization level; levels are 0 to kMaxOptLevel.
+constexpr unsigned kMaxOptLevel = 3;
+
+/// What a compilation asks of the seq-to-LLVM pipeline.
+struct SeqPipelineOptions {
+  /// 0: the reference lowering (sequential loops, no fusion, no cleanup beyond
+  /// what correctness needs); every other level is checked against it.
+  /// 1 and above: elementwise fusion, CSE, parallel loops and OpenMP.
+  /// Levels 2 and 3 currently differ only in the LLVM optimization they ask
+  /// the code generator for.
+  unsigned optLevel = 2;
+
+  /// The device the tensor program runs on.
+  SeqTarget target = SeqTarget::CPU;
+
+  /// At -O1 and above, run the outermost parallel loop of each op on all
+  /// cores with OpenMP. Without it, parallel loops run sequentially.
+  bool enableOpenMP = true;
+
+  /// Parallel loops whose estimated number of scalar loop iterations is below
+  /// this stay sequential: a fork/join of the OpenMP team costs a few
+  /// microseconds, more than a small op takes on one core. Loops with a
+  /// dynamic trip count are always parallelized.
+  int64_t minParallelWork = 4096;
+
+  /// Build the ABI entry points of docs/abi.md (`seqc_manifest`,
+  /// `seqc_invoke`) for the model function the frontend marked. Off for
+  /// modules that are libraries of plain functions (most lit tests).
+  bool emitEntry = true;
+};
+
+/// Textual form of SeqPipelineOptions, for `seq-opt --seq-lower-to-llvm=...`.
+struct SeqLowerToLLVMPipelineOptions
+    : public PassPipelineOptions<SeqLowerToLLVMPipelineOptions> {
+  /// Rejects optimization levels above kMaxOptLevel while parsing, so that a
+  /// bad level is reported as a bad option instead of being clamped.
+  struct OptLevelParser : public llvm::cl::parser<unsigned> {
+    using llvm::cl::parser<unsigned>::parser;
+    bool parse(llvm::cl::Option &option, llvm::StringRef argName,
+               llvm::StringRef arg, unsigned &value);
+  };
+
+  Option<unsigned, OptLevelParser> optLevel{
+      *this, "opt-level", llvm::cl::desc("Optimization level, 0 to 3"),
+      llvm::cl::init(2)};
+  Option<SeqTarget> target{
+      *this, "target", llvm::cl::desc("Device to generate code for"),
+      llvm::cl::init(SeqTarget::CPU),
+      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"))};
+  Option<bool> enableOpenMP{
+      *this, "openmp",
+      llvm::cl::desc("Run parallel loops on all cores with OpenMP (-O1+)"),
+      llvm::cl::init(true)};
+  Option<int64_t> minParallelWork{
+      *this, "min-parallel-work",
+      llvm::cl::desc("Keep parallel loops with fewer estimated scalar "
+                     "iterations sequential"),
+      llvm::cl::init(4096)};
+  Option<bool> emitEntry{
+      *this, "emit-entry",
+      llvm::cl::desc("Emit seqc_manifest and seqc_invoke for the model "
+                     "function (docs/abi.md)"),
+      llvm::cl::init(true)};
+
+  /// The options as the pipeline builders take them.
+  SeqPipelineOptions toOptions() const;
+};
+
+/// seq -> primitive seq ops -> linalg, tensor, arith, math and scf on tensors.
+void buildSeqToLinalgPipeline(OpPassManager &pm);
+
+/// Stages 2 to 4 of buildSeqToLLVMPipeline: seq to linalg on tensors, fused
+/// at -O1 and above, then the target's tensor transforms. This is what
+/// `seqc --emit=linalg` prints and what every target shares.
+void buildSeqToTensorPipeline(OpPassManager &pm,
+                              const SeqPipelineOptions &options);
+
+/// The whole lowering of a module of `seq` ops to the LLVM dialect; `pm` must
+/// be anchored on builtin.module. Stages, in order:
+///   1. (emitEntry) record the model's manifest, mark its C interface;
+///   2. seq-decompose, convert-seq-to-linalg;
+///   3. (-O1+) elementwise fusion, canonicalize, CSE;
+///   4. target tensor transforms;
+///   5. one-shot bufferization across function boundaries (identity layouts
+///      at the boundaries), ownership-based buffer deallocation;
+///   6. target buffer lowering (CPU: loops, OpenMP at -O1+);
+///   7. target conversion to the LLVM dialect;
+///   8. (emitEntry) the packed `seqc_invoke` wrapper.
+void buildSeqToLLVMPipeline(OpPassManager &pm,
+                            const SeqPipelineOptions &options);
+
+/// The target-independent bufferization stage of buildSeqToLLVMPipeline
+/// (stage 5), exposed so that target pipelines and tests can reuse it.
+void buildSeqBufferizationPipeline(OpPassManager &pm,
+                                   const SeqPipelineOptions &options);
+
+/// Registers `seq-lower-to-linalg` and `seq-lower-to-llvm` with the global
+/// pass registry, together with the passes they use that are defined in this
+/// library (so that `--mlir-print-ir-after-all` and textual pipelines can
+/// name them).
 void registerLoweringPipelines();
 
 } // namespace seq

@@ -1,0 +1,88 @@
+//===- CPUTargetInfo.cpp - CPU hooks of the seq lowering ------------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/CPU/CPUTargetInfo.h"
+#include "lowering/CPU/Passes.h"
+#include "lowering/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::seq;
+
+void CPUTargetInfo::addTensorTransforms(
+    OpPassManager &pm, const SeqPipelineOptions &options) const {
+  // Nothing yet: on the CPU, loops come from linalg-to-loops after
+  // bufferization and LLVM vectorizes the innermost ones. Cache tiling of
+  // contractions (TOOLCHAIN.md: tile, vectorize, hoist the C tile) belongs
+  // here, on tensors, where it can still introduce packed copies freely.
+  (void)pm;
+  (void)options;
+}
+
+void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
+                                      const SeqPipelineOptions &options) const {
+  pm.addPass(createSeqCPULowerStridedCopies());
+  if (options.optLevel == 0) {
+    // The reference lowering: one sequential loop nest per linalg op, in
+    // program order.
+    pm.addPass(createConvertLinalgToLoopsPass());
+    return;
+  }
+  // Parallel dimensions become scf.parallel (reduction dimensions stay
+  // scf.for inside them). Without OpenMP, scf-to-cf later runs them
+  // sequentially.
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  if (!options.enableOpenMP)
+    return;
+  SeqCPUSerializeParallelLoopsOptions serialize;
+  serialize.minWork = options.minParallelWork;
+  pm.addPass(createSeqCPUSerializeParallelLoops(serialize));
+  pm.addPass(createConvertSCFToOpenMPPass());
+  // convert-scf-to-openmp wraps every loop body in a memref.alloca_scope;
+  // once the scf.for loops inside are lowered to blocks, the single-block
+  // scope no longer verifies. The canonicalizer inlines the scopes that
+  // contain no alloca, which is all of them here (bufferization allocates
+  // on the heap).
+  pm.addPass(createCanonicalizerPass());
+}
+
+void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
+                                      const SeqPipelineOptions &options) const {
+  // Structured control flow and index arithmetic first: linalg's loops use
+  // affine.apply, and arith-expand rewrites the arith ops (ceildivsi,
+  // maximumf on some types...) that have no direct LLVM lowering.
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createSCFToControlFlowPass());
+  // Subviews, reshapes and casts become explicit descriptor arithmetic,
+  // which introduces affine.apply again.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Math ops with an LLVM intrinsic first (LLVM can vectorize those), libm
+  // calls for the rest (erf, ...): the executables link libm.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  if (options.optLevel >= 1 && options.enableOpenMP)
+    pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  // 22's lowerings emit ub.poison for undefined lanes and padding.
+  pm.addPass(createUBToLLVMConversionPass());
+  // Canonicalize after CSE: CSE exposes self-copies and duplicate
+  // descriptor casts that only the canonicalizer removes.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createSeqCPUCheckLowered());
+}

@@ -1,0 +1,33 @@
+//===- Passes.h - CPU-specific lowering passes ------------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Passes of the CPU target (CPUTargetInfo.cpp): which parallel loops become
+// OpenMP regions, copies that must not call MLIR's runner utilities, and the
+// final legality check before translation to LLVM IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_CPU_PASSES_H
+#define SEQC_LOWERING_CPU_PASSES_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace seq {
+
+#define GEN_PASS_DECL
+#include "lowering/CPU/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lowering/CPU/Passes.h.inc"
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_CPU_PASSES_H

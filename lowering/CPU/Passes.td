@@ -1,0 +1,77 @@
+//===- Passes.td - CPU-specific lowering passes ------------*- tablegen -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_CPU_PASSES_TD
+#define SEQC_LOWERING_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SeqCPUSerializeParallelLoops
+    : Pass<"seq-cpu-serialize-parallel-loops"> {
+  let summary = "Keeps only large, outermost scf.parallel loops parallel";
+  let description = [{
+    `convert-scf-to-openmp` turns every `scf.parallel` into an OpenMP parallel
+    region. On a CPU only the outermost parallel loop of a nest is worth a
+    thread team: a nested region either runs serially on a busy team or
+    oversubscribes the cores, and a loop with little work costs more in the
+    fork/join than it saves. This pass rewrites into nests of `scf.for`
+
+    - every `scf.parallel` nested inside another `scf.parallel`, and
+    - every `scf.parallel` whose estimated work, the number of scalar loop
+      iterations of the loop and the loops it contains, is statically known
+      and below `min-work`.
+
+    Loops with a dynamic trip count count as large: their size is only known
+    at run time, and the models seqc compiles make them the sequence length.
+    Loops with reductions are left alone (OpenMP lowers their reductions).
+
+    Example: with `min-work=4096`,
+
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c16) step (%c1) {   // 16 * 8 < 4096
+      scf.for %k = %c0 to %c8 step %c1 { ... }
+    }
+    ```
+
+    becomes an `scf.for` over `%i`.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"4096",
+           "Estimated scalar iterations below which a parallel loop stays "
+           "sequential">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+def SeqCPULowerStridedCopies : Pass<"seq-cpu-lower-strided-copies"> {
+  let summary = "Rewrites memref.copy between non-contiguous buffers into "
+                "linalg.copy";
+  let description = [{
+    `finalize-memref-to-llvm` lowers a `memref.copy` to `llvm.memcpy` when
+    both sides are contiguous, and otherwise to a call of `memrefCopy` from
+    MLIR's C runner utilities, which seqc executables do not link. This pass
+    rewrites the non-contiguous copies (strided subviews produced by
+    bufferizing slices and concatenations) into `linalg.copy`, which the
+    following linalg-to-loops lowering turns into loops (parallel ones at
+    -O1 and above). Contiguous copies keep the `memcpy` lowering.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def SeqCPUCheckLowered : Pass<"seq-cpu-check-lowered", "::mlir::ModuleOp"> {
+  let summary = "Fails if an op without an LLVM IR translation survives";
+  let description = [{
+    The last pass of the CPU lowering. The conversions to the LLVM dialect are
+    partial: an op that no pattern handled stays where it was, and would only
+    be reported by the translation to LLVM IR, or not at all by
+    `seqc --emit=llvm-mlir`. This pass names the first surviving op of a
+    dialect other than `llvm` and `omp` (and `builtin.module`), with its
+    location, so that a gap in the lowering is an error at the point it
+    appears.
+  }];
+}
+
+#endif // SEQC_LOWERING_CPU_PASSES_TD

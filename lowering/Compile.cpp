@@ -1,0 +1,509 @@
+//===- Compile.cpp - from seq IR to objects and binaries ------------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Compile.h"
+#include "lowering/Entry.h"
+
+#include "dialect/Seq/IR/SeqDialect.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+using namespace mlir::seq;
+
+//===----------------------------------------------------------------------===//
+// Emit kinds
+//===----------------------------------------------------------------------===//
+
+std::optional<EmitKind> mlir::seq::parseEmitKind(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<EmitKind>>(name)
+      .Case("seq", EmitKind::Seq)
+      .Case("linalg", EmitKind::Linalg)
+      .Case("llvm-mlir", EmitKind::LLVMMLIR)
+      .Case("llvm-ir", EmitKind::LLVMIR)
+      .Case("asm", EmitKind::Assembly)
+      .Case("obj", EmitKind::Object)
+      .Case("header", EmitKind::Header)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef mlir::seq::getEmitKindNames() {
+  return "seq, linalg, llvm-mlir, llvm-ir, asm, obj, header";
+}
+
+/// Prints "<tool>: error: <message>" on stderr and returns failure.
+static LogicalResult reportError(const CompileOptions &options,
+                                 const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), options.toolName) << message << '\n';
+  return failure();
+}
+
+static LogicalResult reportError(const CompileOptions &options,
+                                 llvm::Error error) {
+  return reportError(options, llvm::toString(std::move(error)));
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering
+//===----------------------------------------------------------------------===//
+
+/// Makes every dialect, interface implementation and LLVM IR translation the
+/// pipelines use available in `context`. Passes load their dependent
+/// dialects, but the external models (bufferization of arith/linalg/tensor/
+/// scf, allocation interfaces of memref, ...) must be registered before the
+/// pipeline runs, and the translation to LLVM IR needs its dialect
+/// interfaces.
+static void prepareContext(MLIRContext &context) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<SeqDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+  context.appendDialectRegistry(registry);
+}
+
+LogicalResult mlir::seq::lowerModule(ModuleOp module, EmitKind emit,
+                                     const CompileOptions &options) {
+  if (emit == EmitKind::Seq || emit == EmitKind::Header)
+    return success();
+  MLIRContext &context = *module.getContext();
+  prepareContext(context);
+
+  PassManager pm(&context, ModuleOp::getOperationName());
+  // The IR must verify after every pass: Debian's MLIR is built without
+  // assertions, so a broken invariant would otherwise surface as a crash in
+  // a later pass.
+  pm.enableVerifier(true);
+  if (options.configurePassManager &&
+      failed(options.configurePassManager(pm)))
+    return failure();
+  if (emit == EmitKind::Linalg)
+    buildSeqToTensorPipeline(pm, options.pipeline);
+  else
+    buildSeqToLLVMPipeline(pm, options.pipeline);
+  return pm.run(module);
+}
+
+//===----------------------------------------------------------------------===//
+// LLVM code generation
+//===----------------------------------------------------------------------===//
+
+/// Initializes every backend LLVM was built with (once): `--march` may name
+/// any of them for `--emit=asm` or `-c`.
+static void initializeLLVMTargets() {
+  static bool initialized = [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+    return true;
+  }();
+  (void)initialized;
+}
+
+static llvm::CodeGenOptLevel getCodeGenOptLevel(unsigned optLevel) {
+  switch (optLevel) {
+  case 0:
+    return llvm::CodeGenOptLevel::None;
+  case 1:
+    return llvm::CodeGenOptLevel::Less;
+  case 2:
+    return llvm::CodeGenOptLevel::Default;
+  default:
+    return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+mlir::seq::createTargetMachine(const CodegenOptions &options) {
+  initializeLLVMTargets();
+  llvm::Triple hostTriple(llvm::sys::getProcessTriple());
+  llvm::Triple triple = hostTriple;
+  if (!options.arch.empty()) {
+    llvm::Triple::ArchType arch = llvm::Triple::getArchTypeForLLVMName(
+        options.arch);
+    if (arch == llvm::Triple::UnknownArch)
+      return llvm::createStringError(
+          "unknown architecture '" + options.arch +
+          "' for --march (expected an LLVM architecture name such as x86-64 "
+          "or aarch64)");
+    triple.setArch(arch);
+  }
+
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError("no code generator for '" +
+                                   triple.str() + "': " + error);
+
+  // The host CPU is detected (with its features) only when compiling for the
+  // host architecture: a model built with defaults runs best where it was
+  // built, as with -march=native.
+  bool sameArch = triple.getArch() == hostTriple.getArch();
+  std::string cpu = options.cpu;
+  llvm::SubtargetFeatures features;
+  if (cpu.empty() || cpu == "native") {
+    if (sameArch) {
+      cpu = llvm::sys::getHostCPUName().str();
+      for (const auto &feature : llvm::sys::getHostCPUFeatures())
+        features.AddFeature(feature.first(), feature.second);
+    } else {
+      cpu = "generic";
+    }
+  }
+  if (!options.features.empty())
+    for (llvm::StringRef feature : llvm::split(options.features, ','))
+      if (!feature.empty())
+        features.AddFeature(feature);
+
+  std::unique_ptr<const llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, cpu, ""));
+  if (!subtarget || !subtarget->isCPUStringValid(cpu))
+    return llvm::createStringError("unknown CPU '" + cpu + "' for " +
+                                   triple.getArchName() +
+                                   " (--mcpu; try --mcpu=help with llc)");
+
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features.getString(), targetOptions, llvm::Reloc::PIC_,
+      std::nullopt, getCodeGenOptLevel(options.optLevel)));
+  if (!machine)
+    return llvm::createStringError("cannot create a target machine for '" +
+                                   triple.str() + "'");
+  return machine;
+}
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::seq::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
+                                llvm::TargetMachine &machine,
+                                unsigned optLevel) {
+  prepareContext(*module.getContext());
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "seqc_model");
+  if (!llvmModule)
+    return module.emitError("failed to translate the LLVM dialect to LLVM IR");
+  llvmModule->setTargetTriple(machine.getTargetTriple());
+  llvmModule->setDataLayout(machine.createDataLayout());
+
+  // Functions from MLIR carry no target attributes; give them the machine's
+  // CPU and features so that the middle end's cost models (vectorization
+  // width, unrolling) see the same subtarget as the code generator.
+  std::string cpu = machine.getTargetCPU().str();
+  std::string features = machine.getTargetFeatureString().str();
+  for (llvm::Function &function : *llvmModule) {
+    if (function.isDeclaration())
+      continue;
+    if (!function.hasFnAttribute("target-cpu"))
+      function.addFnAttr("target-cpu", cpu);
+    if (!features.empty() && !function.hasFnAttribute("target-features"))
+      function.addFnAttr("target-features", features);
+  }
+
+  llvm::LoopAnalysisManager loopAM;
+  llvm::FunctionAnalysisManager functionAM;
+  llvm::CGSCCAnalysisManager cgsccAM;
+  llvm::ModuleAnalysisManager moduleAM;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = optLevel >= 2;
+  tuning.SLPVectorization = optLevel >= 2;
+  tuning.LoopUnrolling = optLevel >= 2;
+  llvm::PassBuilder builder(&machine, tuning);
+  builder.registerModuleAnalyses(moduleAM);
+  builder.registerCGSCCAnalyses(cgsccAM);
+  builder.registerFunctionAnalyses(functionAM);
+  builder.registerLoopAnalyses(loopAM);
+  builder.crossRegisterProxies(loopAM, functionAM, cgsccAM, moduleAM);
+
+  llvm::OptimizationLevel level = llvm::OptimizationLevel::O0;
+  switch (optLevel) {
+  case 0:
+    break;
+  case 1:
+    level = llvm::OptimizationLevel::O1;
+    break;
+  case 2:
+    level = llvm::OptimizationLevel::O2;
+    break;
+  default:
+    level = llvm::OptimizationLevel::O3;
+    break;
+  }
+  llvm::ModulePassManager passes =
+      optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                    : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(*llvmModule, moduleAM);
+
+  std::string verifierMessage;
+  llvm::raw_string_ostream verifierStream(verifierMessage);
+  if (llvm::verifyModule(*llvmModule, &verifierStream))
+    return module.emitError("LLVM IR is invalid after optimization: ")
+           << verifierMessage;
+  return llvmModule;
+}
+
+llvm::Error mlir::seq::emitMachineCode(llvm::Module &module,
+                                       llvm::TargetMachine &machine,
+                                       bool assembly,
+                                       llvm::raw_pwrite_stream &os) {
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, os, nullptr,
+                                  assembly ? llvm::CodeGenFileType::AssemblyFile
+                                           : llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError(
+        "the code generator for '" + machine.getTargetTriple().str() +
+        "' cannot emit " + (assembly ? "assembly" : "objects"));
+  codegen.run(module);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linking
+//===----------------------------------------------------------------------===//
+
+std::string mlir::seq::getDefaultRuntimeDir(const char *argv0,
+                                            void *mainAddr) {
+  std::string executable = llvm::sys::fs::getMainExecutable(argv0, mainAddr);
+  llvm::SmallString<256> dir(llvm::sys::path::parent_path(executable));
+  llvm::sys::path::append(dir, "..", "lib");
+  llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
+  return std::string(dir);
+}
+
+std::string mlir::seq::selectRuntimeDir(llvm::StringRef flag,
+                                        llvm::StringRef fallback) {
+  if (!flag.empty())
+    return flag.str();
+  if (std::optional<std::string> env =
+          llvm::sys::Process::GetEnv("SEQC_RUNTIME_DIR");
+      env && !env->empty())
+    return *env;
+  return fallback.str();
+}
+
+/// Finds the C++ compiler driver used as the linker front end.
+static llvm::Expected<std::string> findLinkerDriver() {
+  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("SEQC_CXX");
+      env && !env->empty()) {
+    if (llvm::ErrorOr<std::string> path = llvm::sys::findProgramByName(*env))
+      return *path;
+    return llvm::createStringError("SEQC_CXX names '" + *env +
+                                   "', which is not an executable program");
+  }
+#ifdef SEQC_LLVM_TOOLS_DIR
+  if (llvm::ErrorOr<std::string> path =
+          llvm::sys::findProgramByName("clang++", {SEQC_LLVM_TOOLS_DIR}))
+    return *path;
+#endif
+  for (llvm::StringRef name : {"clang++-22", "clang++"})
+    if (llvm::ErrorOr<std::string> path = llvm::sys::findProgramByName(name))
+      return *path;
+  return llvm::createStringError(
+      "cannot find clang++ to link with (install clang-22 and lld-22, or set "
+      "SEQC_CXX)");
+}
+
+llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
+                                 llvm::StringRef outputPath,
+                                 bool sharedLibrary,
+                                 const LinkOptions &options) {
+  // Check the libraries first: a missing runtime is the common mistake, and
+  // the linker's own message would not say where seqc looked or why.
+  auto library = [&](llvm::StringRef name) {
+    llvm::SmallString<256> path(options.runtimeDir);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  };
+  std::string runtime = library("libseqc_runtime.a");
+  std::string runtimeMain = library("libseqc_runtime_main.a");
+  for (const std::string &path :
+       sharedLibrary ? std::vector<std::string>{runtime}
+                     : std::vector<std::string>{runtimeMain, runtime}) {
+    if (!llvm::sys::fs::exists(path))
+      return llvm::createStringError(
+          "cannot find the seqc runtime library '" + path +
+          "' (the runtime directory is --runtime-dir, else $SEQC_RUNTIME_DIR, "
+          "else <seqc's directory>/../lib)");
+  }
+
+  llvm::Expected<std::string> driver = findLinkerDriver();
+  if (!driver)
+    return driver.takeError();
+
+  // Executables: the runtime's main, then the runtime, which it calls.
+  // Shared libraries: the whole runtime, since the host calls it through
+  // seqc_runtime.h and nothing in the model object references most of it.
+  // -fopenmp links libomp, which the model's parallel regions call
+  // (__kmpc_fork_call) and the runtime uses for its thread count.
+  SmallVector<std::string> args = {*driver, "-fuse-ld=lld"};
+  if (sharedLibrary)
+    args.append({"-shared", "-o", outputPath.str(), objectPath.str(),
+                 "-Wl,--whole-archive", runtime, "-Wl,--no-whole-archive"});
+  else
+    args.append({"-o", outputPath.str(), objectPath.str(), runtimeMain,
+                 runtime});
+  args.append({"-fopenmp=libomp", "-lm"});
+
+  SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
+  if (options.verbose) {
+    llvm::interleave(argRefs, llvm::errs(), " ");
+    llvm::errs() << '\n';
+  }
+  std::string errorMessage;
+  bool executionFailed = false;
+  int status = llvm::sys::ExecuteAndWait(
+      argRefs.front(), argRefs, /*Env=*/std::nullopt, /*Redirects=*/{},
+      /*SecondsToWait=*/0, /*MemoryLimit=*/0, &errorMessage,
+      &executionFailed);
+  if (executionFailed)
+    return llvm::createStringError("cannot run '" + *driver +
+                                   "': " + errorMessage);
+  if (status != 0) {
+    std::string command;
+    llvm::raw_string_ostream os(command);
+    llvm::interleave(argRefs, os, " ");
+    return llvm::createStringError(
+        "linking failed (exit status " + std::to_string(status) +
+        (errorMessage.empty() ? "" : ", " + errorMessage) + "): " + command);
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// The whole back end
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::seq::compileModule(ModuleOp module,
+                                       const CompileOptions &options,
+                                       llvm::raw_ostream &os) {
+  EmitKind emit = options.emit;
+  if (options.pipeline.optLevel > kMaxOptLevel)
+    return reportError(options, "optimization level " +
+                                    llvm::Twine(options.pipeline.optLevel) +
+                                    " is out of range (0 to 3)");
+
+  bool linking =
+      emit == EmitKind::Executable || emit == EmitKind::SharedLibrary;
+  if (linking && (options.outputPath.empty() || options.outputPath == "-"))
+    return reportError(options, "cannot write an executable or a shared "
+                                "library to stdout; use -o <file>");
+
+  if (emit == EmitKind::Header) {
+    FailureOr<func::FuncOp> model = findModelFunction(module);
+    if (failed(model))
+      return failure();
+    FailureOr<ModelManifest> manifest = readModelManifest(*model);
+    if (failed(manifest))
+      return failure();
+    writeModelHeader(*manifest, options.sourceName, os);
+    return success();
+  }
+
+  // Create the target machine before lowering: a bad --march or --mcpu is
+  // then reported before any work is done.
+  bool needsMachine = emit != EmitKind::Seq && emit != EmitKind::Linalg &&
+                      emit != EmitKind::LLVMMLIR;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  if (needsMachine) {
+    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
+        createTargetMachine(options.codegen);
+    if (!created)
+      return reportError(options, created.takeError());
+    machine = std::move(*created);
+    if (linking && machine->getTargetTriple().getArch() !=
+                       llvm::Triple(llvm::sys::getProcessTriple()).getArch())
+      return reportError(options,
+                         "cannot link code for " +
+                             machine->getTargetTriple().getArchName() +
+                             " with the host's runtime; use -c or --emit=asm "
+                             "to cross-compile");
+  }
+
+  if (failed(lowerModule(module, emit, options)))
+    return failure();
+  if (!needsMachine) {
+    module.print(os);
+    return success();
+  }
+
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule = translateAndOptimize(
+      module, llvmContext, *machine, options.codegen.optLevel);
+  if (failed(llvmModule))
+    return failure();
+  if (emit == EmitKind::LLVMIR) {
+    (*llvmModule)->print(os, nullptr);
+    return success();
+  }
+
+  if (emit == EmitKind::Assembly || emit == EmitKind::Object) {
+    // The object writer seeks back to patch headers, which neither a pipe
+    // nor an arbitrary raw_ostream can: emit into memory, then copy.
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream bufferStream(buffer);
+    if (llvm::Error error = emitMachineCode(
+            **llvmModule, *machine, emit == EmitKind::Assembly, bufferStream))
+      return reportError(options, std::move(error));
+    os.write(buffer.data(), buffer.size());
+    return success();
+  }
+
+  // Executables and shared libraries: an object in a temporary file, linked
+  // into the output, then removed whatever happens.
+  llvm::SmallString<128> objectPath;
+  int fd;
+  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
+          "seqc-model", "o", fd, objectPath))
+    return reportError(options, "cannot create a temporary object file: " +
+                                    error.message());
+  llvm::FileRemover removeObject(objectPath);
+  {
+    llvm::raw_fd_ostream objectStream(fd, /*shouldClose=*/true);
+    if (llvm::Error error =
+            emitMachineCode(**llvmModule, *machine, /*assembly=*/false,
+                            objectStream))
+      return reportError(options, std::move(error));
+    objectStream.close();
+    if (objectStream.has_error())
+      return reportError(options, "cannot write '" + objectPath +
+                                      "': " + objectStream.error().message());
+  }
+  if (llvm::Error error =
+          linkModel(objectPath, options.outputPath,
+                    emit == EmitKind::SharedLibrary, options.link))
+    return reportError(options, std::move(error));
+  return success();
+}

@@ -1,0 +1,164 @@
+//===- Compile.h - from seq IR to objects and binaries ----------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The back half of the seqc driver as a library: lowering a module of seq ops
+// to the LLVM dialect, translating it to LLVM IR, optimizing it with LLVM's
+// new pass manager, emitting assembly or an object with a TargetMachine in
+// process, and linking the object against the seqc runtime with the system
+// toolchain. tools/seqc only parses options and the source file.
+//
+// Errors in the IR are reported through the MLIRContext's diagnostic handler
+// at their location; errors outside the IR (a bad CPU name, a missing runtime
+// library, a failed link) are printed as "<tool>: error: ..." on stderr.
+// Every function returns failure after reporting; none aborts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_COMPILE_H
+#define SEQC_LOWERING_COMPILE_H
+
+#include "lowering/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+class raw_ostream;
+class raw_pwrite_stream;
+} // namespace llvm
+
+namespace mlir {
+namespace seq {
+
+/// What the driver produces, in pipeline order.
+enum class EmitKind {
+  /// The seq dialect as the frontend built it.
+  Seq,
+  /// linalg, tensor, arith, math and scf on tensors, after fusion (-O1+).
+  Linalg,
+  /// The LLVM dialect, entry points included.
+  LLVMMLIR,
+  /// LLVM IR after LLVM's optimization pipeline for the -O level.
+  LLVMIR,
+  /// Target assembly.
+  Assembly,
+  /// A relocatable object defining seqc_manifest and seqc_invoke.
+  Object,
+  /// A C header describing the model (for shared libraries).
+  Header,
+  /// An executable: the object linked with the runtime and its main.
+  Executable,
+  /// A shared library: the object and the whole runtime.
+  SharedLibrary,
+};
+
+/// Parses a `--emit=` value: seq, linalg, llvm-mlir, llvm-ir, asm, obj or
+/// header. Executables and shared libraries are not `--emit` values; they
+/// follow from `-o`.
+std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
+
+/// The `--emit=` spellings, for help texts and error messages.
+llvm::StringRef getEmitKindNames();
+
+/// Options of LLVM code generation.
+struct CodegenOptions {
+  /// Architecture (`--march`, as llc spells it: x86-64, aarch64, ...);
+  /// empty for the host's. Replaces the architecture of the host triple.
+  std::string arch;
+  /// CPU (`--mcpu`); empty or "native" for the host CPU, whose features are
+  /// then detected as well.
+  std::string cpu;
+  /// Extra target features (`--mattr`, "+avx2,-fma"), applied last.
+  std::string features;
+  /// 0-3: LLVM's O0-O3 module pipeline and code generation level.
+  unsigned optLevel = 2;
+};
+
+/// Options of the final link.
+struct LinkOptions {
+  /// Directory holding libseqc_runtime.a and libseqc_runtime_main.a.
+  std::string runtimeDir;
+  /// Print the linker command line before running it.
+  bool verbose = false;
+};
+
+/// Everything one invocation of the driver asks for.
+struct CompileOptions {
+  EmitKind emit = EmitKind::Executable;
+  SeqPipelineOptions pipeline;
+  CodegenOptions codegen;
+  LinkOptions link;
+  /// The executable or shared library to link (EmitKind::Executable and
+  /// SharedLibrary); every other kind is written to a stream.
+  std::string outputPath;
+  /// The source file, mentioned in generated headers.
+  std::string sourceName;
+  /// Name used as the prefix of error messages.
+  std::string toolName = "seqc";
+  /// Called on every PassManager before it runs, e.g. to apply
+  /// `--mlir-print-ir-after-all` and `--mlir-timing` from the command line.
+  std::function<LogicalResult(PassManager &)> configurePassManager;
+};
+
+/// Runs the seq pipelines on `module` in place, as far as `emit` needs: the
+/// tensor pipeline for Linalg, the whole lowering to the LLVM dialect for
+/// every later kind, nothing for Seq and Header.
+LogicalResult lowerModule(ModuleOp module, EmitKind emit,
+                          const CompileOptions &options);
+
+/// Creates the TargetMachine of `options` (PIC, so that objects go into PIE
+/// executables and shared libraries alike).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const CodegenOptions &options);
+
+/// Translates `module` (in the LLVM dialect) to LLVM IR for `machine` and
+/// runs LLVM's module pipeline for `optLevel` on it. Translation errors are
+/// reported at their location.
+FailureOr<std::unique_ptr<llvm::Module>>
+translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
+                     llvm::TargetMachine &machine, unsigned optLevel);
+
+/// Emits `module` as assembly or as an object.
+llvm::Error emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine,
+                            bool assembly, llvm::raw_pwrite_stream &os);
+
+/// The runtime directory used when neither `--runtime-dir` nor
+/// SEQC_RUNTIME_DIR is given: `<dir of the executable>/../lib`, where the
+/// build tree and an installation put the runtime libraries. `argv0` and
+/// `mainAddr` locate the running executable.
+std::string getDefaultRuntimeDir(const char *argv0, void *mainAddr);
+
+/// Picks the runtime directory: `flag` if non-empty, else the environment
+/// variable SEQC_RUNTIME_DIR, else `fallback`.
+std::string selectRuntimeDir(llvm::StringRef flag, llvm::StringRef fallback);
+
+/// Links `objectPath` into an executable or shared library at `outputPath`
+/// with clang++ and lld: the runtime (and its main for executables), libomp
+/// and libm. clang++ is $SEQC_CXX, else the clang++ of the LLVM seqc was
+/// built with, else clang++-22 or clang++ on PATH.
+llvm::Error linkModel(llvm::StringRef objectPath, llvm::StringRef outputPath,
+                      bool sharedLibrary, const LinkOptions &options);
+
+/// The whole back end: lowers `module` and writes what `options.emit` asks
+/// for: text and objects to `os`, executables and shared libraries to
+/// `options.outputPath` (`os` is then unused). EmitKind::Seq prints the
+/// module unchanged.
+LogicalResult compileModule(ModuleOp module, const CompileOptions &options,
+                            llvm::raw_ostream &os);
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_COMPILE_H

@@ -1,0 +1,73 @@
+//===- TargetInfo.h - target hooks of the seq lowering ----------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The lowering from `seq` to the LLVM dialect is one pipeline with a few
+// target-specific steps. Everything down to linalg on tensors, and the
+// bufferization that follows, is shared; how the tensor program is tiled,
+// how buffers become loops (host threads, GPU blocks) and which conversions
+// reach the LLVM dialect differ per target. Those steps are the virtual hooks
+// of TargetInfoBase, in the spirit of triton's TargetInfoBase: the pipeline
+// in Pipelines.cpp calls them in a fixed order and never inspects the target
+// itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_TARGETINFO_H
+#define SEQC_LOWERING_TARGETINFO_H
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+
+namespace mlir {
+namespace seq {
+
+struct SeqPipelineOptions;
+
+/// The devices seqc generates code for. The enumerators double as the values
+/// of the `target=` pipeline option and of `seqc --target`.
+enum class SeqTarget {
+  /// The host CPU: scalar loops, OpenMP across cores, LLVM's vectorizers.
+  CPU,
+};
+
+/// The target-specific steps of the seq-to-LLVM pipeline. Implementations are
+/// stateless; the options of one compilation arrive as arguments.
+class TargetInfoBase {
+public:
+  virtual ~TargetInfoBase();
+
+  /// A short lowercase name ("cpu") used in diagnostics and documentation.
+  virtual llvm::StringRef getName() const = 0;
+
+  /// Transformations on linalg-on-tensors after fusion and before
+  /// bufferization: tiling, packing and distribution decisions are made here,
+  /// where they can still create new tensors freely.
+  virtual void addTensorTransforms(OpPassManager &pm,
+                                   const SeqPipelineOptions &options) const = 0;
+
+  /// Lowers the bufferized program (linalg on memrefs, with allocations and
+  /// deallocations explicit) to loops and the target's parallel constructs.
+  virtual void addBufferLowering(OpPassManager &pm,
+                                 const SeqPipelineOptions &options) const = 0;
+
+  /// Converts the loop program to the LLVM dialect. Afterwards only ops that
+  /// have an LLVM IR translation may remain, and no unrealized casts.
+  virtual void addLLVMConversion(OpPassManager &pm,
+                                 const SeqPipelineOptions &options) const = 0;
+};
+
+/// Returns the hooks of `target`. The objects are immutable singletons.
+const TargetInfoBase &getTargetInfo(SeqTarget target);
+
+/// Parses a target name ("cpu"); std::nullopt for an unknown name.
+std::optional<SeqTarget> parseSeqTarget(llvm::StringRef name);
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_TARGETINFO_H
