@@ -9,10 +9,10 @@
 //
 //   read input -> frontend (parse, MLIRGen, verify) -> [--emit=seq]
 //                                                   -> [--emit=manifest]
-//
-// Later stages (lowering to linalg, LLVM, object code) slot in as further
-// `Emit` values and cases of `compile`, each consuming the module the
-// previous stage left.
+//   -> lowering/Compile.h: [--emit=header], linalg on tensors [--emit=linalg]
+//   -> LLVM dialect [--emit=llvm-mlir] -> LLVM IR [--emit=llvm-ir]
+//   -> [--emit=asm] / object [--emit=obj, -c] -> link with the runtime
+//      (the default: an executable, or a shared library for -o lib*.so)
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +20,7 @@
 #include "frontend/ModelSignature.h"
 
 #include "dialect/Seq/IR/SeqDialect.h"
+#include "lowering/Compile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,12 +28,15 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -46,6 +50,16 @@ enum class Emit {
   Seq,
   /// The model manifest (docs/abi.md) as JSON.
   Manifest,
+  /// Later stages, produced by lowering/Compile.h (seq::EmitKind).
+  Linalg,
+  LLVMMLIR,
+  LLVMIR,
+  Asm,
+  Obj,
+  Header,
+  /// The default when -o or -c is given: link an executable, or a shared
+  /// library when -o ends in .so, or stop at the object with -c.
+  Link,
 };
 } // namespace
 
@@ -56,17 +70,69 @@ static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::init("-"),
                                           cl::cat(seqcCategory));
 
-static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
-                                           cl::value_desc("file"),
-                                           cl::init("-"),
-                                           cl::cat(seqcCategory));
+static cl::opt<std::string> outputFilename(
+    "o",
+    cl::desc("Output file; without --emit, an executable (a shared library "
+             "if the name ends in .so)"),
+    cl::value_desc("file"), cl::cat(seqcCategory));
 
 static cl::opt<Emit> emit(
-    "emit", cl::desc("What to produce"), cl::init(Emit::Seq),
+    "emit",
+    cl::desc("What to produce (default: with -o or -c, a native binary; "
+             "otherwise seq IR on stdout)"),
+    cl::init(Emit::Seq),
     cl::values(clEnumValN(Emit::Seq, "seq", "seq dialect IR (verified)"),
                clEnumValN(Emit::Manifest, "manifest",
-                          "the model manifest (JSON, docs/abi.md)")),
+                          "the model manifest (JSON, docs/abi.md)"),
+               clEnumValN(Emit::Linalg, "linalg",
+                          "linalg on tensors, after fusion"),
+               clEnumValN(Emit::LLVMMLIR, "llvm-mlir",
+                          "the LLVM dialect, with the ABI entry points"),
+               clEnumValN(Emit::LLVMIR, "llvm-ir", "optimized LLVM IR"),
+               clEnumValN(Emit::Asm, "asm", "target assembly"),
+               clEnumValN(Emit::Obj, "obj", "an object file (as -c)"),
+               clEnumValN(Emit::Header, "header",
+                          "a C header documenting the model, for shared "
+                          "libraries")),
     cl::cat(seqcCategory));
+
+static cl::opt<bool> compileOnly("c",
+                                 cl::desc("Compile to an object file (default "
+                                          "<input>.o), do not link"),
+                                 cl::cat(seqcCategory));
+
+static cl::opt<unsigned>
+    optLevel("O", cl::desc("Optimization level, -O0 to -O3 (default -O2)"),
+             cl::Prefix, cl::init(2), cl::cat(seqcCategory));
+
+static cl::opt<std::string>
+    march("march",
+          cl::desc("Target architecture, as llc names it (default: host)"),
+          cl::value_desc("arch"), cl::cat(seqcCategory));
+
+static cl::opt<std::string>
+    mcpu("mcpu", cl::desc("Target CPU (default: the host CPU, 'native')"),
+         cl::value_desc("cpu"), cl::cat(seqcCategory));
+
+static cl::opt<std::string>
+    mattr("mattr", cl::desc("Extra target features, e.g. +avx2,-fma"),
+          cl::value_desc("features"), cl::cat(seqcCategory));
+
+static cl::opt<bool> openmp(
+    "openmp",
+    cl::desc("Run parallel loops on all cores with OpenMP at -O1 and above "
+             "(default true)"),
+    cl::init(true), cl::cat(seqcCategory));
+
+static cl::opt<std::string> runtimeDir(
+    "runtime-dir",
+    cl::desc("Directory of libseqc_runtime.a (default: $SEQC_RUNTIME_DIR, "
+             "else <seqc's directory>/../lib)"),
+    cl::value_desc("dir"), cl::cat(seqcCategory));
+
+static cl::opt<bool> verbose("v",
+                             cl::desc("Print the link command before running"),
+                             cl::cat(seqcCategory));
 
 static cl::list<std::string>
     defines("D", cl::desc("Override a hyperparameter of the model"),
@@ -118,6 +184,7 @@ static LogicalResult printParams(const seq::ModelSignature &signature,
 /// Runs the stages up to the one `--emit` asks for, printing its result.
 static LogicalResult compile(llvm::SourceMgr &sourceMgr, MLIRContext &context,
                              const seq::FrontendOptions &options,
+                             const seq::CompileOptions &compileOptions,
                              raw_ostream &os) {
   OwningOpRef<ModuleOp> module =
       seq::importSeqSource(sourceMgr, context, options);
@@ -142,18 +209,123 @@ static LogicalResult compile(llvm::SourceMgr &sourceMgr, MLIRContext &context,
     return success();
   case Emit::Manifest:
     break;
+  case Emit::Linalg:
+  case Emit::LLVMMLIR:
+  case Emit::LLVMIR:
+  case Emit::Asm:
+  case Emit::Obj:
+  case Emit::Header:
+  case Emit::Link:
+    return seq::compileModule(*module, compileOptions, os);
   }
   llvm_unreachable("handled above");
+}
+
+/// Checks the back-end flags and turns them into seq::CompileOptions; the
+/// output path is resolved here (<input>.o for -c, else stdout).
+static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
+  auto error = [](const Twine &message) {
+    llvm::errs() << "seqc: error: " << message << "\n";
+    return failure();
+  };
+  // Naming an output file or asking for an object means a native binary;
+  // without either, seqc prints the seq dialect (its debugging view).
+  if (emit.getNumOccurrences() == 0 &&
+      (outputFilename.getNumOccurrences() != 0 || compileOnly))
+    emit = Emit::Link;
+  if (optLevel > seq::kMaxOptLevel)
+    return error("-O" + Twine(optLevel) + " is not an optimization level "
+                 "(-O0 to -O3)");
+  if (compileOnly && emit != Emit::Link && emit != Emit::Obj)
+    return error("-c cannot be combined with --emit; -c means --emit=obj");
+  std::string output = outputFilename;
+  bool linking = emit == Emit::Link && !compileOnly;
+  bool shared = StringRef(output).ends_with(".so");
+  if (shared && !linking)
+    return error("an output ending in .so is a shared library, which "
+                 "--emit and -c do not produce");
+
+  seq::CompileOptions options;
+  switch (emit) {
+  case Emit::Seq:
+  case Emit::Manifest:
+    options.emit = seq::EmitKind::Seq;
+    break;
+  case Emit::Linalg:
+    options.emit = seq::EmitKind::Linalg;
+    break;
+  case Emit::LLVMMLIR:
+    options.emit = seq::EmitKind::LLVMMLIR;
+    break;
+  case Emit::LLVMIR:
+    options.emit = seq::EmitKind::LLVMIR;
+    break;
+  case Emit::Asm:
+    options.emit = seq::EmitKind::Assembly;
+    break;
+  case Emit::Obj:
+    options.emit = seq::EmitKind::Object;
+    break;
+  case Emit::Header:
+    options.emit = seq::EmitKind::Header;
+    break;
+  case Emit::Link:
+    options.emit = compileOnly ? seq::EmitKind::Object
+                   : shared    ? seq::EmitKind::SharedLibrary
+                               : seq::EmitKind::Executable;
+    break;
+  }
+  if (output.empty()) {
+    if (compileOnly && inputFilename != "-")
+      output = (llvm::sys::path::stem(inputFilename) + ".o").str();
+    else
+      output = "-";
+  }
+  if (linking && output == "-")
+    return error("cannot write an executable to stdout; name it with -o");
+
+  options.outputPath = output;
+  options.sourceName =
+      inputFilename == "-" ? std::string("<stdin>") : inputFilename.getValue();
+  options.pipeline.optLevel = optLevel;
+  options.pipeline.enableOpenMP = openmp;
+  options.codegen.optLevel = optLevel;
+  options.codegen.arch = march;
+  options.codegen.cpu = mcpu;
+  options.codegen.features = mattr;
+  options.link.runtimeDir = seq::selectRuntimeDir(
+      runtimeDir, seq::getDefaultRuntimeDir(
+                      argv0, reinterpret_cast<void *>(&getCompileOptions)));
+  options.link.verbose = verbose;
+  options.configurePassManager = [](PassManager &pm) -> LogicalResult {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    applyDefaultTimingPassManagerCLOptions(pm);
+    return success();
+  };
+  return options;
 }
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  // The pass manager's debugging options are part of seqc's interface.
+  for (StringRef name :
+       {"mlir-print-ir-after-all", "mlir-print-ir-before-all",
+        "mlir-print-ir-after-failure", "mlir-print-ir-after-change",
+        "mlir-timing", "mlir-timing-display"})
+    if (cl::Option *option = cl::getRegisteredOptions().lookup(name))
+      option->addCategory(seqcCategory);
   cl::HideUnrelatedOptions(seqcCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "seqc: compiles sequence models written in .seq\n\n"
+      "  seqc model.seq -o model              (native executable)\n"
+      "  seqc model.seq -o libmodel.so        (shared library)\n"
+      "  seqc model.seq --emit=header -o model.h\n"
       "  seqc model.seq --emit=seq -o model.mlir\n"
       "  seqc model.seq -D dim=256 -D depth=12\n"
       "  seqc model.seq --list-params [--json]\n");
@@ -169,6 +341,10 @@ int main(int argc, char **argv) {
     options.hyperOverrides.emplace_back(name.trim().str(), value.str());
   }
 
+  FailureOr<seq::CompileOptions> compileOptions = getCompileOptions(argv[0]);
+  if (failed(compileOptions))
+    return 1;
+
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(inputFilename, &errorMessage);
@@ -177,7 +353,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &errorMessage);
+      openOutputFile(compileOptions->outputPath, &errorMessage);
   if (!output) {
     llvm::errs() << "seqc: error: " << errorMessage << "\n";
     return 1;
@@ -195,11 +371,11 @@ int main(int argc, char **argv) {
     sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
     if (verifyDiagnostics) {
       SourceMgrDiagnosticVerifierHandler handler(sourceMgr, &context);
-      (void)compile(sourceMgr, context, options, os);
+      (void)compile(sourceMgr, context, options, *compileOptions, os);
       return handler.verify();
     }
     SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-    return compile(sourceMgr, context, options, os);
+    return compile(sourceMgr, context, options, *compileOptions, os);
   };
 
   LogicalResult result =
