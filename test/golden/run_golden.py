@@ -79,7 +79,12 @@ def run_exe(exe, cases, workdir, threads):
         outs = {name: out_file(workdir, case, name) for name in case["outputs"]}
         for name, p in outs.items():
             cmd += ["--output", "%s=%s" % (name, p)]
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            print("FAIL %s: %s" % (case["name"], err))
+            failures += 1
+            continue
         if r.returncode != 0:
             print("FAIL %s: exit %d: %s\n  command: %s" % (case["name"], r.returncode,
                                                         r.stderr.strip(), " ".join(cmd)))
