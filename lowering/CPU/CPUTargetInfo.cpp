@@ -63,7 +63,9 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
   pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createSCFToControlFlowPass());
   // Subviews, reshapes and casts become explicit descriptor arithmetic,
-  // which introduces affine.apply again.
+  // which introduces affine.apply again. The reshapes that 22's
+  // expand-strided-metadata crashes on are expanded first.
+  pm.addPass(createSeqCPULowerDynamicExpandShape());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
