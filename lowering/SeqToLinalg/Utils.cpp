@@ -76,6 +76,9 @@ Value mlir::seq::createInfinity(OpBuilder &b, Location loc, Type type,
 
 Value mlir::seq::indexToFloat(OpBuilder &b, Location loc, Value index,
                               Type type) {
+  // Static sizes (feature counts, ...) become float constants right away.
+  if (std::optional<int64_t> cst = getConstantIntValue(index))
+    return createFloatConstant(b, loc, type, static_cast<double>(*cst));
   return convertScalar(b, loc, index, type);
 }
 
