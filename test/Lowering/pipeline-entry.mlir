@@ -1,0 +1,88 @@
+// RUN: seq-opt %s --seq-lower-to-llvm -split-input-file | FileCheck %s
+
+// The ABI entry points of docs/abi.md, built from the frontend's attributes:
+// the manifest as a constant NUL-terminated global, and seqc_invoke, which
+// forwards args[k] to the k-th parameter of the C interface.
+
+// CHECK-LABEL: module attributes
+// CHECK-SAME:    seqc.entry = @forward
+// CHECK:       llvm.mlir.global external constant @seqc_manifest("{\22model\22:\22tiny\22,\22inputs\22:[{\22name\22:\22x\22,\22dtype\22:\22f32\22,\22shape\22:[\22n\22,4]},{\22name\22:\22tokens\22,\22dtype\22:\22i32\22,\22shape\22:[\22n\22],\22range\22:[0,\22n\22]}],\22outputs\22:[{\22name\22:\22y\22,\22dtype\22:\22f32\22,\22shape\22:[\22n\22,4]}],\22params\22:[{\22name\22:\22w\22,\22dtype\22:\22f32\22,\22shape\22:[4,4]}],\22hyper\22:{\22dim\22:4,\22eps\22:1.0000000000000001e-05,\22tied\22:true}}\00")
+// The frontend's argument and result attributes are consumed.
+// CHECK-NOT:   seq.input
+// CHECK-LABEL: llvm.func @forward(
+// CHECK-LABEL: llvm.func @_mlir_ciface_forward(
+// CHECK-SAME:    %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK-LABEL: llvm.func @seqc_invoke(
+// CHECK-SAME:    %[[ARGS:.*]]: !llvm.ptr) {
+// CHECK:         %[[S0:.*]] = llvm.getelementptr inbounds %[[ARGS]][0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK:         %[[P0:.*]] = llvm.load %[[S0]] : !llvm.ptr -> !llvm.ptr
+// CHECK:         %[[S1:.*]] = llvm.getelementptr inbounds %[[ARGS]][1]
+// CHECK:         %[[P1:.*]] = llvm.load %[[S1]]
+// CHECK:         %[[S2:.*]] = llvm.getelementptr inbounds %[[ARGS]][2]
+// CHECK:         %[[P2:.*]] = llvm.load %[[S2]]
+// CHECK:         %[[S3:.*]] = llvm.getelementptr inbounds %[[ARGS]][3]
+// CHECK:         %[[P3:.*]] = llvm.load %[[S3]]
+// CHECK:         llvm.call @_mlir_ciface_forward(%[[P0]], %[[P1]], %[[P2]], %[[P3]])
+// CHECK-NEXT:    llvm.return
+module attributes {seq.model = "tiny",
+                   seq.hyper = {dim = 4 : i64, eps = 1.0e-05 : f64, tied = true}} {
+  func.func @forward(
+      %x: tensor<?x4xf32> {seq.input = "x", seq.dims = ["n", 4]},
+      %tokens: tensor<?xi32> {seq.input = "tokens", seq.dims = ["n"],
+                              seq.range = [0, "n"]},
+      %w: tensor<4x4xf32> {seq.param = "w"})
+      -> (tensor<?x4xf32> {seq.output = "y", seq.dims = ["n", 4]}) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+    %empty = tensor.empty(%n) : tensor<?x4xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x4xf32>)
+        -> tensor<?x4xf32>
+    %y = linalg.matmul ins(%x, %w : tensor<?x4xf32>, tensor<4x4xf32>)
+                       outs(%init : tensor<?x4xf32>) -> tensor<?x4xf32>
+    return %y : tensor<?x4xf32>
+  }
+}
+
+// -----
+
+// An output that is an input: ownership-based deallocation hands the caller
+// a fresh copy (docs/abi.md lets the caller free every output it did not
+// pass in), and the buffer the model computed into is never freed.
+// CHECK-LABEL: llvm.func @forward(
+// CHECK:         %[[COPY:.*]] = llvm.call @malloc
+// CHECK:         "llvm.intr.memcpy"
+// CHECK-NOT:     llvm.call @free
+// CHECK:         llvm.return
+module attributes {seq.model = "identity"} {
+  func.func @forward(%x: tensor<8xf32> {seq.input = "x"})
+      -> (tensor<8xf32> {seq.output = "y"}) {
+    return %x : tensor<8xf32>
+  }
+}
+
+// -----
+
+// An intermediate buffer is freed once; the returned one is not.
+// CHECK-LABEL: llvm.func @forward(
+// CHECK-COUNT-2: llvm.call @malloc
+// CHECK:         llvm.call @free
+// CHECK-NOT:     llvm.call @free
+// CHECK:         llvm.return
+module attributes {seq.model = "two_steps"} {
+  func.func @forward(%x: tensor<8x8xf32> {seq.input = "x"})
+      -> (tensor<8x8xf32> {seq.output = "y"}) {
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : tensor<8x8xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x8xf32>)
+        -> tensor<8x8xf32>
+    %xx = linalg.matmul ins(%x, %x : tensor<8x8xf32>, tensor<8x8xf32>)
+                        outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %empty2 = tensor.empty() : tensor<8x8xf32>
+    %init2 = linalg.fill ins(%zero : f32) outs(%empty2 : tensor<8x8xf32>)
+        -> tensor<8x8xf32>
+    %y = linalg.matmul ins(%xx, %x : tensor<8x8xf32>, tensor<8x8xf32>)
+                       outs(%init2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+    return %y : tensor<8x8xf32>
+  }
+}

@@ -1,0 +1,62 @@
+// The options of seq-lower-to-llvm and the stage order they select.
+
+// RUN: not seq-opt %s --seq-lower-to-llvm="opt-level=7" 2>&1 | FileCheck %s --check-prefix=LEVEL
+// LEVEL: for the --opt-level option: '7' is not an optimization level (0 to 3)
+
+// RUN: not seq-opt %s --seq-lower-to-llvm="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: for the --target option: Cannot find option named 'tpu'!
+
+// -O0: no fusion, no empty-tensor elimination, sequential loops.
+// RUN: seq-opt %s --seq-lower-to-llvm="opt-level=0 emit-entry=false" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=O0 --implicit-check-not=openmp --implicit-check-not=fuse \
+// RUN:       --implicit-check-not=eliminate-empty-tensors --implicit-check-not=parallel-loops \
+// RUN:       --implicit-check-not=seq-build-manifest --implicit-check-not=seq-emit-invoke
+// O0:      seq-decompose
+// O0:      convert-seq-to-linalg
+// O0:      one-shot-bufferize{{.*}}bufferize-function-boundaries=true
+// O0-SAME:   function-boundary-type-conversion=identity-layout-map
+// O0:      ownership-based-buffer-deallocation
+// O0:      convert-bufferization-to-memref
+// O0:      seq-cpu-lower-strided-copies
+// O0:      convert-linalg-to-loops
+// O0:      convert-scf-to-cf
+// O0:      finalize-memref-to-llvm
+// O0:      convert-func-to-llvm
+// O0:      convert-ub-to-llvm
+// O0:      cse
+// O0:      canonicalize
+// O0:      reconcile-unrealized-casts
+// O0:      seq-cpu-check-lowered
+
+// -O2: entry points around the whole pipeline, fusion before bufferization,
+// OpenMP for the outermost parallel loops.
+// RUN: seq-opt %s --seq-lower-to-llvm="opt-level=2 min-parallel-work=100" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=O2
+// O2:      seq-build-manifest
+// O2:      seq-decompose
+// O2:      convert-seq-to-linalg
+// O2:      linalg-fuse-elementwise-ops
+// O2:      eliminate-empty-tensors
+// O2:      one-shot-bufferize
+// O2:      ownership-based-buffer-deallocation
+// O2:      convert-linalg-to-parallel-loops
+// O2:      seq-cpu-serialize-parallel-loops{min-work=100}
+// O2:      convert-scf-to-openmp
+// O2:      convert-openmp-to-llvm
+// O2:      convert-func-to-llvm
+// O2:      reconcile-unrealized-casts
+// O2:      seq-cpu-check-lowered
+// O2:      seq-emit-invoke
+
+// Without OpenMP, parallel loops stay scf.parallel until scf-to-cf.
+// RUN: seq-opt %s --seq-lower-to-llvm="opt-level=2 openmp=false" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOOMP --implicit-check-not=openmp
+// NOOMP:   convert-linalg-to-parallel-loops
+// NOOMP:   convert-scf-to-cf
+
+module attributes {seq.model = "m"} {
+  func.func @forward(%x: tensor<4xf32> {seq.input = "x"})
+      -> (tensor<4xf32> {seq.output = "y"}) {
+    return %x : tensor<4xf32>
+  }
+}
