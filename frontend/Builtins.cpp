@@ -826,18 +826,32 @@ static Val builtinReshape(Elaborator &e, CallArgs &call) {
     } else {
       // The missing size is the element count over the product of the
       // others, computed at run time.
-      Value total = e.getIndexConstant(call.loc, 1);
-      for (unsigned axis = 0; axis < x.shape.size(); ++axis)
-        total = e.create<arith::MulIOp>(call.loc, total,
-                                        e.getDimValue(call.loc, x, axis));
-      Value known = e.getIndexConstant(call.loc, 1);
+      auto product = [&](ArrayRef<Value> factors, int64_t constant) {
+        Value result;
+        for (Value factor : factors)
+          result = result ? e.create<arith::MulIOp>(call.loc, result, factor)
+                          : factor;
+        if (!result)
+          return e.getIndexConstant(call.loc, constant);
+        if (constant != 1)
+          result = e.create<arith::MulIOp>(
+              call.loc, result, e.getIndexConstant(call.loc, constant));
+        return result;
+      };
+      SmallVector<Value> inputSizes, knownSizes;
+      int64_t inputConstant = 1;
+      for (auto [axis, dim] : llvm::enumerate(x.shape)) {
+        if (dim.isStatic())
+          inputConstant *= dim.size;
+        else
+          inputSizes.push_back(e.getDimValue(call.loc, x, axis));
+      }
       for (auto [i, size] : llvm::enumerate(sizes))
         if (i != *inferred && size)
-          known = e.create<arith::MulIOp>(call.loc, known, size);
-      if (knownProduct != 1)
-        known = e.create<arith::MulIOp>(
-            call.loc, known, e.getIndexConstant(call.loc, knownProduct));
-      sizes[*inferred] = e.create<arith::DivUIOp>(call.loc, total, known);
+          knownSizes.push_back(size);
+      sizes[*inferred] = e.create<arith::DivUIOp>(
+          call.loc, product(inputSizes, inputConstant),
+          product(knownSizes, knownProduct));
     }
   } else if (inputStatic && knownStatic && inputElements != knownProduct) {
     return e.emitError(shapeLoc)

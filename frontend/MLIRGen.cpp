@@ -288,8 +288,9 @@ LogicalResult Elaborator::collectDeclarations() {
 
 FailureOr<Val> Elaborator::parseOverride(const ast::ParamDecl &param,
                                          const Val &byDefault, StringRef text) {
+  // The error points at the declaration being overridden.
   auto fail = [&](StringRef expected) -> FailureOr<Val> {
-    emitError(SMLoc()) << "-D " << param.name << "=" << text
+    emitError(param.loc) << "-D " << param.name << "=" << text
                        << ": hyperparameter '" << param.name << "' is "
                        << expected;
     return failure();
@@ -340,7 +341,7 @@ LogicalResult Elaborator::evaluateHyperparameters(Instance &model) {
       std::string known;
       for (const ast::ParamDecl &p : modelDecl->params)
         known += (known.empty() ? "" : ", ") + p.name.str();
-      emitError(SMLoc()) << "-D " << name << "=" << value << ": model '"
+      emitError(modelDecl->loc) << "-D " << name << "=" << value << ": model '"
                          << modelDecl->name << "' has no hyperparameter '"
                          << name << "'"
                          << (known.empty() ? " (it has none)"
@@ -1295,7 +1296,10 @@ Val Elaborator::evalTensorSubscript(const ast::SubscriptExpr &expr,
                << dimAxis << " of " << current.str();
       Value start = lower->fixed ? getIndexConstant(loc, *lower->fixed)
                                  : lower->value;
-      Value end = create<arith::AddIOp>(loc, start, getIndexConstant(loc, 1));
+      Value end = lower->fixed
+                      ? getIndexConstant(loc, *lower->fixed + 1)
+                      : create<arith::AddIOp>(loc, start,
+                                              getIndexConstant(loc, 1));
       Val sliced = buildSlice(loc, current, dimAxis, start, end, Dim::fixed(1));
       if (sliced.isPoison())
         return sliced;

@@ -207,6 +207,8 @@ ParseResult Parser::parseDecl(ast::SourceFile &file) {
 }
 
 std::unique_ptr<ast::ModuleDecl> Parser::parseModuleDecl() {
+  // After an error in the body, a missing forward may be its consequence.
+  unsigned errorsBefore = numErrors;
   auto module = std::make_unique<ast::ModuleDecl>();
   module->isModel = tok.is(Token::kw_model);
   StringRef keyword = module->isModel ? "model" : "module";
@@ -224,8 +226,10 @@ std::unique_ptr<ast::ModuleDecl> Parser::parseModuleDecl() {
     if (tok.isNot(Token::r_paren) && failed(parseParamList(module->params)))
       return nullptr;
   }
-  if (failed(expect(Token::r_paren, "after the parameters")) ||
-      failed(expect(Token::l_brace, "to begin the " + keyword + " body")))
+  if (failed(expect(Token::r_paren, "after the parameters")))
+    return nullptr;
+  skipSeparators(/*semicolons=*/false);
+  if (failed(expect(Token::l_brace, "to begin the " + keyword + " body")))
     return nullptr;
 
   while (true) {
@@ -272,6 +276,8 @@ std::unique_ptr<ast::ModuleDecl> Parser::parseModuleDecl() {
   if (failed(expect(Token::r_brace, "to end the " + keyword + " body")))
     return nullptr;
   if (!module->forward) {
+    if (numErrors != errorsBefore)
+      return nullptr;
     (void)emitError(module->loc,
                     keyword + " '" + module->name + "' has no 'def forward'");
     return nullptr;
@@ -296,6 +302,8 @@ std::unique_ptr<ast::FuncDecl> Parser::parseFuncDecl() {
   if (failed(expect(Token::r_paren, "after the parameters")))
     return nullptr;
 
+  // Only '->' or '{' can follow, so a line break before them is harmless.
+  skipSeparators(/*semicolons=*/false);
   if (tok.is(Token::arrow)) {
     func->hasResultList = true;
     func->resultsLoc = tok.getLoc();
@@ -469,6 +477,8 @@ std::optional<ast::TypeAnnotation> Parser::parseType() {
 
 ParseResult Parser::parseBlock(ast::Block &block, SMLoc *closeLoc) {
   NestingGuard guard(*this);
+  // Braces may open on the next line.
+  skipSeparators(/*semicolons=*/false);
   if (failed(guard.check(tok.getLoc())) ||
       failed(expect(Token::l_brace, "to begin a block")))
     return failure();
@@ -493,6 +503,8 @@ ast::StmtPtr Parser::parseStmt() {
   if (consumeIf(Token::kw_return)) {
     std::vector<ast::ExprPtr> values;
     do {
+      // A line ending in a comma continues the list.
+      skipSeparators(/*semicolons=*/false);
       ast::ExprPtr value = parseExpr();
       if (!value)
         return nullptr;
