@@ -318,7 +318,9 @@ std::string mlir::seq::selectRuntimeDir(llvm::StringRef flag,
 static llvm::Expected<std::string> findLinkerDriver() {
   if (std::optional<std::string> env = llvm::sys::Process::GetEnv("SEQC_CXX");
       env && !env->empty()) {
-    if (llvm::ErrorOr<std::string> path = llvm::sys::findProgramByName(*env))
+    // findProgramByName returns names with a slash unchecked.
+    llvm::ErrorOr<std::string> path = llvm::sys::findProgramByName(*env);
+    if (path && llvm::sys::fs::can_execute(*path))
       return *path;
     return llvm::createStringError("SEQC_CXX names '" + *env +
                                    "', which is not an executable program");

@@ -96,4 +96,12 @@ void SeqEmitInvokePass::runOnOperation() {
   }
   LLVM::CallOp::create(builder, loc, ciface, operands);
   LLVM::ReturnOp::create(builder, loc, ValueRange());
+
+  // docs/abi.md: the object defines seqc_manifest and seqc_invoke. Every
+  // other definition (the model function, its C interface, helpers) becomes
+  // internal, so that a model linked into a host or a shared library exports
+  // no generic name such as `forward`, and two models can share a process.
+  for (auto function : module.getOps<LLVM::LLVMFuncOp>())
+    if (function != invoke && !function.isExternal())
+      function.setLinkage(LLVM::Linkage::Internal);
 }

@@ -58,6 +58,10 @@ def SeqEmitInvoke : Pass<"seq-emit-invoke", "::mlir::ModuleOp"> {
     `args[0]` is the result area (the C interface's first parameter: the
     results' descriptors, one after another) and `args[1 + i]` the
     descriptor of argument i, as docs/abi.md specifies.
+
+    Every other function defined in the module then gets internal linkage:
+    the object exports exactly `seqc_manifest` and `seqc_invoke`, so no
+    generic name (`forward`) leaks into a host or a shared library.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -9,8 +9,8 @@
 // CHECK:       llvm.mlir.global external constant @seqc_manifest("{\22model\22:\22tiny\22,\22inputs\22:[{\22name\22:\22x\22,\22dtype\22:\22f32\22,\22shape\22:[\22n\22,4]},{\22name\22:\22tokens\22,\22dtype\22:\22i32\22,\22shape\22:[\22n\22],\22range\22:[0,\22n\22]}],\22outputs\22:[{\22name\22:\22y\22,\22dtype\22:\22f32\22,\22shape\22:[\22n\22,4]}],\22params\22:[{\22name\22:\22w\22,\22dtype\22:\22f32\22,\22shape\22:[4,4]}],\22hyper\22:{\22dim\22:4,\22eps\22:1.0000000000000001e-05,\22tied\22:true}}\00")
 // The frontend's argument and result attributes are consumed.
 // CHECK-NOT:   seq.input
-// CHECK-LABEL: llvm.func @forward(
-// CHECK-LABEL: llvm.func @_mlir_ciface_forward(
+// CHECK-LABEL: llvm.func internal @forward(
+// CHECK-LABEL: llvm.func internal @_mlir_ciface_forward(
 // CHECK-SAME:    %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK-LABEL: llvm.func @seqc_invoke(
 // CHECK-SAME:    %[[ARGS:.*]]: !llvm.ptr) {
@@ -49,7 +49,7 @@ module attributes {seq.model = "tiny",
 // An output that is an input: ownership-based deallocation hands the caller
 // a fresh copy (docs/abi.md lets the caller free every output it did not
 // pass in), and the buffer the model computed into is never freed.
-// CHECK-LABEL: llvm.func @forward(
+// CHECK-LABEL: llvm.func internal @forward(
 // CHECK:         %[[COPY:.*]] = llvm.call @malloc
 // CHECK:         "llvm.intr.memcpy"
 // CHECK-NOT:     llvm.call @free
@@ -64,7 +64,7 @@ module attributes {seq.model = "identity"} {
 // -----
 
 // An intermediate buffer is freed once; the returned one is not.
-// CHECK-LABEL: llvm.func @forward(
+// CHECK-LABEL: llvm.func internal @forward(
 // CHECK-COUNT-2: llvm.call @malloc
 // CHECK:         llvm.call @free
 // CHECK-NOT:     llvm.call @free
