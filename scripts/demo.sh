@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The seqc demo (`make demo`): compiles examples/gpt.seq, a small decoder-only
+# language model, to a native executable and runs it on deterministic random
+# weights and tokens.
+#
+#   scripts/demo.sh [BUILD_DIR]      (default: build)
+#
+# What it shows, in order: the model's parameters, the compilation (seq ->
+# linalg -> LLVM -> object -> link with the runtime) and its time, then the
+# executable's run: five timed runs after a warm-up, and what it computed.
+# Everything is written under a temporary directory that is removed on exit.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-build}
+case "$build" in
+  /*) ;;
+  *) build="$PWD/$build" ;;
+esac
+seqc="$build/bin/seqc"
+if [[ ! -x "$seqc" ]]; then
+  echo "demo.sh: $seqc not found; build seqc first (make build)" >&2
+  exit 1
+fi
+
+model="$root/examples/gpt.seq"
+work=$(mktemp -d "${TMPDIR:-/tmp}/seqc-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Sizes of the run: one sequence of 64 tokens.
+dims=(--dim b=1 --dim n=64)
+
+section() { printf '\n== %s\n' "$1"; }
+
+section "model: examples/gpt.seq"
+sed -n '/^model /,/{$/p' "$model"
+nparams=$("$seqc" --list-params "$model" | wc -l)
+echo "$nparams parameter tensors:"
+"$seqc" --list-params "$model" | head -n 6
+echo "..."
+
+section "compile: seqc -O2 examples/gpt.seq -o gpt"
+start=$(date +%s%N)
+"$seqc" -O2 "$model" -o "$work/gpt"
+end=$(date +%s%N)
+echo "compiled in $(( (end - start) / 1000000 )) ms:" \
+  "a $(stat -c %s "$work/gpt")-byte executable"
+
+section "run: ./gpt --random-weights 1 --random-inputs 2 ${dims[*]} --bench 5"
+echo "(logits of every position over the 256-symbol vocabulary;" \
+  "$(nproc) core(s), OpenMP)"
+"$work/gpt" --random-weights 1 --random-inputs 2 "${dims[@]}" --bench 5
