@@ -1635,6 +1635,8 @@ static Val builtinRange(Elaborator &e, CallArgs &call) {
            << "range(" << start << ", " << stop
            << ") is longer than the limit of " << e.getOptions().maxRepeat
            << " elements";
+  if (failed(e.checkBudget(call.loc, std::max<int64_t>(count, 0))))
+    return Val::poison();
   std::vector<Val> values;
   for (int64_t i = start; i < stop; ++i)
     values.push_back(Val::integer(i));

@@ -313,8 +313,6 @@ public:
   TensorVal tensor(StringRef name);
   /// An optional tensor argument: omitted or None give nullopt.
   std::optional<TensorVal> optionalTensor(StringRef name);
-  /// A tensor, or a number converted to a rank-0 tensor of `elementType`.
-  TensorVal tensorOrScalar(StringRef name, Type elementType);
   /// A compile-time integer.
   int64_t integer(StringRef name, std::optional<int64_t> byDefault = {});
   /// An optional compile-time integer: omitted or None give nullopt.
@@ -470,6 +468,11 @@ public:
   static Val tensorResult(Operation *op, Shape shape) {
     return Val::tensor({op->getResult(0), std::move(shape)});
   }
+
+  /// Counts `steps` of elaboration work and checks the op and step budgets;
+  /// reports once and fails when one is exceeded, after which elaboration
+  /// winds down.
+  LogicalResult checkBudget(llvm::SMLoc loc, int64_t steps = 1);
 
   /// Whether tensor ops may be built here (inside forward, not while
   /// evaluating members or hyperparameters); reports an error otherwise.
@@ -653,8 +656,6 @@ private:
   /// Evaluates the arguments of a call.
   CallArgs evalArgs(const ast::CallExpr &expr, StringRef callee);
 
-  /// Budget checks; report once and return failure when exceeded.
-  LogicalResult checkBudget(llvm::SMLoc loc);
 
   const ast::SourceFile &file;
   const llvm::SourceMgr &sourceMgr;
@@ -712,6 +713,8 @@ private:
   SmallVector<Location> callerLocs;
 
   int64_t numOps = 0;
+  int64_t numSteps = 0;
+  int64_t numErrors = 0;
   bool budgetExceeded = false;
   bool hadError = false;
   /// Errors reported so far, to drop duplicates.

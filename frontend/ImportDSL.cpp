@@ -24,7 +24,7 @@ OwningOpRef<ModuleOp> mlir::seq::importSeqSource(llvm::SourceMgr &sourceMgr,
                                                  const FrontendOptions &options) {
   frontend::ParserLimits limits;
   limits.maxNesting = options.maxNesting;
-  limits.maxErrors = options.maxSyntaxErrors;
+  limits.maxErrors = options.maxErrors;
   frontend::Parser parser(sourceMgr, sourceMgr.getMainFileID(), &context,
                           limits);
   std::unique_ptr<frontend::ast::SourceFile> file = parser.parseFile();

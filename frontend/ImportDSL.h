@@ -43,14 +43,17 @@ struct FrontendOptions {
 
   /// Deepest nesting of expressions and blocks in the source.
   unsigned maxNesting = 256;
-  /// Syntax errors reported before the parser gives up.
-  unsigned maxSyntaxErrors = 20;
+  /// Errors reported before giving up (per phase: syntax, then semantics).
+  unsigned maxErrors = 20;
   /// Longest list `range(n)` builds, hence the most layers or iterations.
   int64_t maxRepeat = 4096;
   /// Deepest chain of calls and module instantiations.
   unsigned maxCallDepth = 64;
   /// Most operations the model may elaborate to.
   int64_t maxOps = 1000000;
+  /// Most statements, loop iterations and list elements elaboration may
+  /// execute (compile-time loops build nothing but still take time).
+  int64_t maxSteps = 2000000;
   /// Most parameters (weights) a model may declare.
   int64_t maxParams = 100000;
 };

@@ -90,11 +90,20 @@ ErrorBuilder::~ErrorBuilder() { elab.report(loc, message, notes); }
 void Elaborator::report(SMLoc loc, const std::string &message,
                         ArrayRef<std::pair<SMLoc, std::string>> notes) {
   hadError = true;
-  if (!reported.insert({loc.getPointer(), message}).second)
+  // Past the limit, stop: errors inside loops can be as many as iterations.
+  if (numErrors >= options.maxErrors ||
+      !reported.insert({loc.getPointer(), message}).second)
     return;
-  InFlightDiagnostic diag = mlir::emitError(getLoc(loc)) << message;
-  for (const auto &[noteLoc, note] : notes)
-    diag.attachNote(locator.get(noteLoc)) << note;
+  {
+    InFlightDiagnostic diag = mlir::emitError(getLoc(loc)) << message;
+    for (const auto &[noteLoc, note] : notes)
+      diag.attachNote(locator.get(noteLoc)) << note;
+  }
+  if (++numErrors < options.maxErrors)
+    return;
+  mlir::emitError(getLoc(loc))
+      << "too many errors (" << numErrors << "), stopping";
+  budgetExceeded = true;
 }
 
 Location Elaborator::getLoc(SMLoc loc) {
@@ -113,14 +122,25 @@ LogicalResult Elaborator::checkInForward(SMLoc loc, StringRef what) {
                         << " computes on tensors, so it belongs in forward";
 }
 
-LogicalResult Elaborator::checkBudget(SMLoc loc) {
+LogicalResult Elaborator::checkBudget(SMLoc loc, int64_t steps) {
   if (budgetExceeded)
     return failure();
-  if (numOps <= options.maxOps)
-    return success();
-  budgetExceeded = true;
-  return emitError(loc) << "the model is too large: more than "
-                        << options.maxOps << " operations";
+  numSteps += steps;
+  if (numOps > options.maxOps) {
+    emitError(loc) << "the model is too large: more than " << options.maxOps
+                   << " operations";
+    budgetExceeded = true;
+    return failure();
+  }
+  if (numSteps > options.maxSteps) {
+    emitError(loc) << "elaborating the model takes more than "
+                   << options.maxSteps
+                   << " steps (statements, loop iterations and list "
+                      "elements); are compile-time loops nested too deep?";
+    budgetExceeded = true;
+    return failure();
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -181,10 +201,9 @@ FailureOr<TensorVal> Elaborator::getScalarTensor(SMLoc loc, const Val &scalar,
     return TensorVal{create<tensor::FromElementsOp>(loc, type, element),
                      Shape()};
   }
+  assert(scalar.isNumber() && "expected a number or a run-time size");
   TypedAttr value;
   if (auto floatType = dyn_cast<FloatType>(elementType)) {
-    if (!scalar.isNumber())
-      return emitError(loc) << "expected a number, got " << scalar.describe();
     APFloat number(scalar.getNumber());
     bool losesInfo;
     number.convert(floatType.getFloatSemantics(),

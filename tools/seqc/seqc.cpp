@@ -160,6 +160,18 @@ static cl::opt<bool> splitInputFile(
     cl::desc("Compile each '// -----'-separated chunk of the input alone"),
     cl::cat(seqcCategory));
 
+// Limits of the frontend (see seq::FrontendOptions), hidden: they exist so
+// that tests can reach them with small inputs.
+static cl::opt<int64_t> maxOps("max-ops",
+                               cl::desc("Most operations a model may build"),
+                               cl::init(seq::FrontendOptions().maxOps),
+                               cl::Hidden, cl::cat(seqcCategory));
+static cl::opt<int64_t> maxParams("max-params",
+                                  cl::desc("Most parameters a model may "
+                                           "declare"),
+                                  cl::init(seq::FrontendOptions().maxParams),
+                                  cl::Hidden, cl::cat(seqcCategory));
+
 /// `--list-params`: one line per parameter, or a JSON array.
 static LogicalResult printParams(const seq::ModelSignature &signature,
                                  raw_ostream &os) {
@@ -331,6 +343,8 @@ int main(int argc, char **argv) {
       "  seqc model.seq --list-params [--json]\n");
 
   seq::FrontendOptions options;
+  options.maxOps = maxOps;
+  options.maxParams = maxParams;
   for (StringRef define : defines) {
     auto [name, value] = define.split('=');
     if (name.empty() || !define.contains('=')) {
