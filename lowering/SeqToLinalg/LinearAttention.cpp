@@ -1,11 +1,353 @@
-//===- LinearAttention.cpp - lower the LinearAttention op family to linalg ---------------------===//
+//===- LinearAttention.cpp - lower linear attention to linalg -------------===//
 //
 // Part of the seqc project.
 //
 //===----------------------------------------------------------------------===//
+//
+// Lowers `seq.linear_attention` (Katharopoulos et al.) without ever forming
+// the n x n attention matrix. With `q, k: [batch, heads, n, d]`,
+// `v: [batch, heads, n, e]` and the feature map applied first:
+//
+// - non-causal, by reassociation, O(n d e):
+//     S = phi(K)^T V : [d, e],  z = sum_j phi(k_j) : [d],
+//     out_i = phi(q_i)^T S / (phi(q_i) . z + eps);
+// - causal, by the recurrent form: an `scf.for` over n carrying the prefix
+//   sums `S_i = S_{i-1} + phi(k_i) v_i^T` and `z_i = z_{i-1} + phi(k_i)`,
+//   each step producing row i of the output. Every per-step op is parallel
+//   over batch and heads and updates a loop-carried tensor in place, so the
+//   state is allocated once.
+//
+// Sums are carried in the compute type (f32 for half-precision inputs).
+//
+//===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/IR/SeqOps.h"
 #include "lowering/SeqToLinalg/Patterns.h"
+#include "lowering/SeqToLinalg/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
+using namespace mlir::seq;
 
-void mlir::seq::populateLinearAttentionToLinalgPatterns(RewritePatternSet &patterns) {}
+namespace {
+/// Body of a `linalg.generic`: receives the block arguments (inputs, then the
+/// output) and returns the value to yield.
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+} // namespace
+
+/// In `dimsMap` targets: the result is the constant 0 (a unit dimension).
+static constexpr int64_t kUnit = -1;
+
+/// `(d0, ..., d{numDims-1}) -> (d{targets[0]}, ...)`, with `kUnit` targets
+/// giving 0.
+static AffineMap dimsMap(MLIRContext *ctx, unsigned numDims,
+                         ArrayRef<int64_t> targets) {
+  SmallVector<AffineExpr> results;
+  for (int64_t target : targets)
+    results.push_back(target == kUnit ? getAffineConstantExpr(0, ctx)
+                                      : getAffineDimExpr(target, ctx));
+  return AffineMap::get(numDims, 0, results, ctx);
+}
+
+/// A single-output `linalg.generic` writing into `init`.
+static Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                          Value init, ArrayRef<AffineMap> maps,
+                          ArrayRef<utils::IteratorType> iterators,
+                          BodyFn body) {
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+             iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+             })
+      .getResult(0);
+}
+
+/// `acc + lhs * rhs`, the body of every contraction below.
+static Value multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
+  Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
+  return arith::AddFOp::create(b, loc, args[2], product);
+}
+
+/// `tensor.empty` + `linalg.fill` with 0.
+static Value createZeros(OpBuilder &b, Location loc,
+                         ArrayRef<OpFoldResult> sizes, Type elementType) {
+  return createFilledTensor(b, loc, sizes, elementType,
+                            createFloatConstant(b, loc, elementType, 0.0));
+}
+
+/// Applies the feature map to a scalar of the compute type:
+/// `elu(x) + 1` (`x + 1` for `x > 0`, `exp(x)` otherwise), `relu(x)` or `x`.
+static Value applyFeatureMap(OpBuilder &b, Location loc, FeatureMap map,
+                             Value x) {
+  Type t = x.getType();
+  switch (map) {
+  case FeatureMap::elu_plus_one: {
+    Value zero = createFloatConstant(b, loc, t, 0.0);
+    Value positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    Value shifted =
+        arith::AddFOp::create(b, loc, x, createFloatConstant(b, loc, t, 1.0));
+    Value exp = math::ExpOp::create(b, loc, x);
+    return arith::SelectOp::create(b, loc, positive, shifted, exp);
+  }
+  case FeatureMap::relu:
+    return arith::MaximumFOp::create(b, loc, x,
+                                     createFloatConstant(b, loc, t, 0.0));
+  case FeatureMap::identity:
+    return x;
+  }
+  llvm_unreachable("unknown feature map");
+}
+
+/// `phi(x)` elementwise, in the compute type.
+static Value buildFeatures(OpBuilder &b, Location loc, Value x, FeatureMap map,
+                           Type computeType) {
+  Value init =
+      createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, x), computeType);
+  AffineMap identity = b.getMultiDimIdentityMap(4);
+  return buildGeneric(
+      b, loc, x, init, {identity, identity}, getIteratorTypes(4),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        return applyFeatureMap(nb, nloc, map,
+                               convertScalar(nb, nloc, args[0], computeType));
+      });
+}
+
+/// Non-causal linear attention on features `phiQ, phiK: [b, h, n, d]` and
+/// values `v: [b, h, n, e]`, into `init: [b, h, n, e]` (the body converts to
+/// its element type).
+static Value buildGlobalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
+                                        Value phiK, Value v, Value init,
+                                        double eps) {
+  MLIRContext *ctx = b.getContext();
+  Type t = cast<RankedTensorType>(phiQ.getType()).getElementType();
+  Type outType = cast<RankedTensorType>(init.getType()).getElementType();
+  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, phiQ);
+  SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(b, loc, v);
+  OpFoldResult batch = qSizes[0], heads = qSizes[1], d = qSizes[3],
+               e = vSizes[3];
+
+  // S[b, h, d, e] = sum_j phiK[b, h, j, d] v[b, h, j, e]; loops (b,h,d,e,j).
+  Value kv = buildGeneric(
+      b, loc, ValueRange{phiK, v}, createZeros(b, loc, {batch, heads, d, e}, t),
+      {dimsMap(ctx, 5, {0, 1, 4, 2}), dimsMap(ctx, 5, {0, 1, 4, 3}),
+       dimsMap(ctx, 5, {0, 1, 2, 3})},
+      getIteratorTypes(5, {4}),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value vValue = convertScalar(nb, nloc, args[1], t);
+        return multiplyAdd(nb, nloc, {args[0], vValue, args[2]});
+      });
+  // z[b, h, d] = sum_j phiK[b, h, j, d]; loops (b, h, d, j).
+  Value keySum =
+      buildGeneric(b, loc, phiK, createZeros(b, loc, {batch, heads, d}, t),
+                   {dimsMap(ctx, 4, {0, 1, 3, 2}), dimsMap(ctx, 4, {0, 1, 2})},
+                   getIteratorTypes(4, {3}),
+                   [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+                     return arith::AddFOp::create(nb, nloc, args[1], args[0]);
+                   });
+  // den[b, h, i] = sum_d phiQ[b, h, i, d] z[b, h, d]; loops (b, h, i, d).
+  Value normalizer =
+      buildGeneric(b, loc, ValueRange{phiQ, keySum},
+                   createZeros(b, loc, {batch, heads, qSizes[2]}, t),
+                   {dimsMap(ctx, 4, {0, 1, 2, 3}), dimsMap(ctx, 4, {0, 1, 3}),
+                    dimsMap(ctx, 4, {0, 1, 2})},
+                   getIteratorTypes(4, {3}), multiplyAdd);
+  // num[b, h, i, e] = sum_d phiQ[b, h, i, d] S[b, h, d, e]; loops
+  // (b, h, i, e, d).
+  Value numerator = buildGeneric(
+      b, loc, ValueRange{phiQ, kv},
+      createZeros(b, loc, {batch, heads, qSizes[2], e}, t),
+      {dimsMap(ctx, 5, {0, 1, 2, 4}), dimsMap(ctx, 5, {0, 1, 4, 3}),
+       dimsMap(ctx, 5, {0, 1, 2, 3})},
+      getIteratorTypes(5, {4}), multiplyAdd);
+  // out = num / (den + eps).
+  Value epsValue = createFloatConstant(b, loc, t, eps);
+  return buildGeneric(
+      b, loc, ValueRange{numerator, normalizer}, init,
+      {dimsMap(ctx, 4, {0, 1, 2, 3}), dimsMap(ctx, 4, {0, 1, 2}),
+       dimsMap(ctx, 4, {0, 1, 2, 3})},
+      getIteratorTypes(4), [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value den = arith::AddFOp::create(nb, nloc, args[1], epsValue);
+        Value out = arith::DivFOp::create(nb, nloc, args[0], den);
+        return convertScalar(nb, nloc, out, outType);
+      });
+}
+
+/// Offsets, sizes and strides of position `index` of dimension 2 (the
+/// sequence) of a `[b, h, n, x]` tensor of `sizes`.
+static void getRowSlice(OpBuilder &b, ArrayRef<OpFoldResult> sizes, Value index,
+                        SmallVectorImpl<OpFoldResult> &offsets,
+                        SmallVectorImpl<OpFoldResult> &sliceSizes,
+                        SmallVectorImpl<OpFoldResult> &strides) {
+  offsets.assign(4, b.getIndexAttr(0));
+  sliceSizes.assign(sizes.begin(), sizes.end());
+  strides.assign(4, b.getIndexAttr(1));
+  offsets[2] = index;
+  sliceSizes[2] = b.getIndexAttr(1);
+}
+
+/// Row `index` of `[b, h, n, x]` `source`, as `[b, h, 1, x]`. The unit
+/// dimension stays (the generics index it with a constant 0, `kUnit`): a
+/// rank-reducing slice is ambiguous when batch or heads is 1 too, and the
+/// upstream canonicalizer then drops the wrong dimension (LLVM 22 produces an
+/// invalid `tensor.cast`).
+static Value extractRow(OpBuilder &b, Location loc, Value source,
+                        ArrayRef<OpFoldResult> sizes, Value index) {
+  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
+  getRowSlice(b, sizes, index, offsets, sliceSizes, strides);
+  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sliceSizes,
+                                        strides);
+}
+
+/// Inserts `[b, h, 1, x]` `row` as row `index` of `[b, h, n, x]` `dest`.
+static Value insertRow(OpBuilder &b, Location loc, Value row, Value dest,
+                       ArrayRef<OpFoldResult> sizes, Value index) {
+  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
+  getRowSlice(b, sizes, index, offsets, sliceSizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, row, dest, offsets, sliceSizes,
+                                       strides);
+}
+
+/// Causal linear attention by the recurrent form. For each i in order, in
+/// parallel over batch and heads:
+///   S += phi(k_i) v_i^T,  z += phi(k_i),
+///   out_i = phi(q_i)^T S / (phi(q_i) . z + eps).
+/// Returns `[b, h, n, e]` in the compute type.
+static Value buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
+                                        Value phiK, Value v, double eps) {
+  MLIRContext *ctx = b.getContext();
+  Type t = cast<RankedTensorType>(phiQ.getType()).getElementType();
+  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, phiQ);
+  SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(b, loc, v);
+  OpFoldResult batch = qSizes[0], heads = qSizes[1], d = qSizes[3],
+               e = vSizes[3];
+  SmallVector<OpFoldResult> outSizes{batch, heads, qSizes[2], e};
+
+  Value kv = createZeros(b, loc, {batch, heads, d, e}, t);
+  Value keySum = createZeros(b, loc, {batch, heads, d}, t);
+  Value normalizer = createEmptyTensor(b, loc, {batch, heads}, t);
+  Value out = createZeros(b, loc, outSizes, t);
+  Value zero = createIndexConstant(b, loc, 0);
+  Value zeroF = createFloatConstant(b, loc, t, 0.0);
+  Value one = createIndexConstant(b, loc, 1);
+  Value end = getValueOrCreateIndex(b, loc, qSizes[2]);
+  Value epsValue = createFloatConstant(b, loc, t, eps);
+
+  auto loop = scf::ForOp::create(
+      b, loc, zero, end, one, ValueRange{kv, keySum, normalizer, out},
+      [&](OpBuilder &nb, Location nloc, Value i, ValueRange iterArgs) {
+        Value qRow = extractRow(nb, nloc, phiQ, qSizes, i);
+        Value kRow = extractRow(nb, nloc, phiK, qSizes, i);
+        Value vRow = extractRow(nb, nloc, v, vSizes, i);
+        // S[b, h, d, e] += phiK[b, h, i, d] v[b, h, i, e].
+        Value newKv = buildGeneric(
+            nb, nloc, ValueRange{kRow, vRow}, iterArgs[0],
+            {dimsMap(ctx, 4, {0, 1, kUnit, 2}),
+             dimsMap(ctx, 4, {0, 1, kUnit, 3}), dimsMap(ctx, 4, {0, 1, 2, 3})},
+            getIteratorTypes(4),
+            [&](OpBuilder &bb, Location bl, ValueRange args) {
+              Value vValue = convertScalar(bb, bl, args[1], t);
+              return multiplyAdd(bb, bl, {args[0], vValue, args[2]});
+            });
+        // z[b, h, d] += phiK[b, h, i, d].
+        Value newKeySum = buildGeneric(
+            nb, nloc, kRow, iterArgs[1],
+            {dimsMap(ctx, 3, {0, 1, kUnit, 2}), dimsMap(ctx, 3, {0, 1, 2})},
+            getIteratorTypes(3),
+            [](OpBuilder &bb, Location bl, ValueRange args) -> Value {
+              return arith::AddFOp::create(bb, bl, args[1], args[0]);
+            });
+        // den[b, h] = sum_d phiQ[b, h, i, d] z[b, h, d].
+        Value den = linalg::FillOp::create(nb, nloc, ValueRange{zeroF},
+                                           ValueRange{iterArgs[2]})
+                        .getResult(0);
+        den =
+            buildGeneric(nb, nloc, ValueRange{qRow, newKeySum}, den,
+                         {dimsMap(ctx, 3, {0, 1, kUnit, 2}),
+                          dimsMap(ctx, 3, {0, 1, 2}), dimsMap(ctx, 3, {0, 1})},
+                         getIteratorTypes(3, {2}), multiplyAdd);
+        // out[b, h, i, e] = sum_d phiQ[b, h, i, d] S[b, h, d, e], then
+        // divided by den + eps. The row starts at 0 (the fill of `out`).
+        Value outRow = extractRow(nb, nloc, iterArgs[3], outSizes, i);
+        outRow = buildGeneric(nb, nloc, ValueRange{qRow, newKv}, outRow,
+                              {dimsMap(ctx, 4, {0, 1, kUnit, 3}),
+                               dimsMap(ctx, 4, {0, 1, 3, 2}),
+                               dimsMap(ctx, 4, {0, 1, kUnit, 2})},
+                              getIteratorTypes(4, {3}), multiplyAdd);
+        outRow = buildGeneric(
+            nb, nloc, den, outRow,
+            {dimsMap(ctx, 3, {0, 1}), dimsMap(ctx, 3, {0, 1, kUnit, 2})},
+            getIteratorTypes(3),
+            [&](OpBuilder &bb, Location bl, ValueRange args) -> Value {
+              Value denominator =
+                  arith::AddFOp::create(bb, bl, args[0], epsValue);
+              return arith::DivFOp::create(bb, bl, args[1], denominator);
+            });
+        Value newOut = insertRow(nb, nloc, outRow, iterArgs[3], outSizes, i);
+        scf::YieldOp::create(nb, nloc,
+                             ValueRange{newKv, newKeySum, den, newOut});
+      });
+  return loop.getResult(3);
+}
+
+namespace {
+/// `seq.linear_attention`: feature maps, then the reassociated (non-causal)
+/// or recurrent (causal) form.
+struct LinearAttentionOpLowering : public OpRewritePattern<LinearAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LinearAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getQuery().getType().getRank() != 4 ||
+        op.getKey().getType().getRank() != 4 ||
+        op.getValue().getType().getRank() != 4)
+      return emitLoweringError(rewriter, op,
+                               "expected query, key and value of rank 4");
+    Location loc = op.getLoc();
+    Type elementType = op.getType().getElementType();
+    Type computeType = getComputeType(elementType);
+    FeatureMap map = op.getFeatureMap();
+    double eps = op.getEps().convertToDouble();
+
+    Value phiQ = buildFeatures(rewriter, loc, op.getQuery(), map, computeType);
+    Value phiK = buildFeatures(rewriter, loc, op.getKey(), map, computeType);
+    Value v = op.getValue();
+    SmallVector<OpFoldResult> outSizes =
+        tensor::getMixedSizes(rewriter, loc, phiQ);
+    outSizes[3] = tensor::getMixedSize(rewriter, loc, v, 3);
+
+    Value result;
+    if (op.getCausal()) {
+      Value out = buildCausalLinearAttention(rewriter, loc, phiQ, phiK, v, eps);
+      if (computeType != elementType) {
+        AffineMap identity = rewriter.getMultiDimIdentityMap(4);
+        out = buildGeneric(
+            rewriter, loc, out,
+            createEmptyTensor(rewriter, loc, outSizes, elementType),
+            {identity, identity}, getIteratorTypes(4),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              return convertScalar(nb, nloc, args[0], elementType);
+            });
+      }
+      result = out;
+    } else {
+      Value init = createEmptyTensor(rewriter, loc, outSizes, elementType);
+      result =
+          buildGlobalLinearAttention(rewriter, loc, phiQ, phiK, v, init, eps);
+    }
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+} // namespace
+
+void mlir::seq::populateLinearAttentionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<LinearAttentionOpLowering>(patterns.getContext());
+}
