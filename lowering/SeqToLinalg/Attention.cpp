@@ -22,10 +22,14 @@
 //
 // Everything after the products is computed in f32 for narrower floats.
 //
+// `seq.multi_head_attention` is decomposed into primitive seq ops, which the
+// conversion lowers in turn.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/Utils.h"
+#include "passes/Transforms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -348,8 +352,30 @@ private:
   }
 };
 
+//===----------------------------------------------------------------------===//
+// multi_head_attention
+//===----------------------------------------------------------------------===//
+
+/// Decomposes into primitive seq ops (what `seq-decompose` does), which the
+/// conversion then lowers in turn, so that convert-seq-to-linalg also works
+/// on modules that skipped the decomposition pass.
+struct MultiHeadAttentionLowering
+    : public OpRewritePattern<MultiHeadAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MultiHeadAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<Value> result = decomposeMultiHeadAttention(rewriter, op);
+    if (failed(result))
+      return emitLoweringError(rewriter, op, "cannot be decomposed");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::seq::populateAttentionToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ApplyMaskLowering, AttentionLowering>(patterns.getContext());
+  patterns
+      .add<ApplyMaskLowering, AttentionLowering, MultiHeadAttentionLowering>(
+          patterns.getContext());
 }

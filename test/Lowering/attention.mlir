@@ -162,3 +162,22 @@ func.func @attention_dynamic_heads(%q: tensor<1x?x4x8xf32>, %k: tensor<1x?x4x8xf
   %o = seq.attention %q, %k, %v : tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32> -> tensor<1x?x4x8xf32>
   return %o : tensor<1x?x4x8xf32>
 }
+
+// -----
+
+// multi_head_attention is decomposed and its parts lowered in the same
+// conversion: no seq op survives.
+// CHECK-LABEL: func.func @multi_head_attention
+//   CHECK-NOT:   = seq.
+//       CHECK:   linalg.matmul
+//       CHECK:   linalg.transpose
+//       CHECK:   tensor.extract %{{.+}} : tensor<?x4x?x8xf32>
+//       CHECK:   arith.constant dense<[2.500000e-01, 6.250000e-02, 1.562500e-02, 3.906250e-03]> : tensor<4xf32>
+//   CHECK-NOT:   = seq.
+//       CHECK:   return
+func.func @multi_head_attention(%x: tensor<?x?x32xf32>, %wq: tensor<32x32xf32>, %wk: tensor<16x32xf32>, %wv: tensor<16x32xf32>, %wo: tensor<32x32xf32>) -> tensor<?x?x32xf32> {
+  %y = seq.multi_head_attention %x weights(%wq, %wk, %wv, %wo : tensor<32x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>, tensor<32x32xf32>)
+      {heads = 4 : i64, kv_heads = 2 : i64, mask = #seq.mask<causal = true>, rope_theta = 1.0e4 : f64, alibi}
+      : tensor<?x?x32xf32> -> tensor<?x?x32xf32>
+  return %y : tensor<?x?x32xf32>
+}
