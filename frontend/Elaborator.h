@@ -34,6 +34,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
@@ -403,6 +404,11 @@ public:
   template <typename T>
   ErrorBuilder &operator<<(T &&value) {
     os << std::forward<T>(value);
+    return *this;
+  }
+  /// Numbers read as written in source (0.5, 1e-05), not in %e form.
+  ErrorBuilder &operator<<(double value) {
+    os << llvm::format("%g", value);
     return *this;
   }
   /// Attaches a note at `noteLoc`.

@@ -269,29 +269,42 @@ LogicalResult Elaborator::collectDeclarations() {
     if (!isModel)
       globals[name] = callable;
   };
-  for (const auto &module : file.modules) {
-    declare(module->name, module->loc,
-            {Callable::Kind::Module, module->name, 0, nullptr, module.get()},
-            module->isModel);
-    if (!module->isModel)
+  // In source order, so that a redefinition is reported at the second one.
+  SmallVector<std::pair<const char *, Callable>> decls;
+  for (const auto &module : file.modules)
+    decls.push_back({module->loc.getPointer(),
+                     {Callable::Kind::Module, module->name, 0, nullptr,
+                      module.get()}});
+  for (const auto &func : file.functions)
+    decls.push_back(
+        {func->loc.getPointer(),
+         {Callable::Kind::Function, func->name, 0, func.get(), nullptr}});
+  llvm::sort(decls, [](const auto &a, const auto &b) {
+    return std::less<const char *>()(a.first, b.first);
+  });
+  for (const auto &[pointer, callable] : decls) {
+    SMLoc loc = SMLoc::getFromPointer(pointer);
+    const ast::ModuleDecl *module = callable.module;
+    bool isModel = module && module->isModel;
+    declare(callable.name, loc, callable, isModel);
+    if (!isModel)
       continue;
     if (modelDecl) {
-      (emitError(module->loc) << "a file declares one model; '"
-                              << module->name << "' is a second one")
+      (emitError(loc) << "a file declares one model; '" << module->name
+                      << "' is a second one")
           .note(modelDecl->loc, "the first model is here");
       ok = false;
       continue;
     }
-    modelDecl = module.get();
+    modelDecl = module;
   }
-  for (const auto &func : file.functions)
-    declare(func->name, func->loc,
-            {Callable::Kind::Function, func->name, 0, func.get(), nullptr},
-            /*isModel=*/false);
   if (!modelDecl) {
-    unsigned bufferID = sourceMgr.getMainFileID();
-    emitError(SMLoc::getFromPointer(
-        sourceMgr.getMemoryBuffer(bufferID)->getBufferStart()))
+    // At the first declaration, or at the start of an empty file.
+    SMLoc loc = SMLoc::getFromPointer(
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferStart());
+    if (!decls.empty())
+      loc = SMLoc::getFromPointer(decls.front().first);
+    emitError(loc)
         << "no model: a .seq file declares one 'model name(...) { ... }'";
     return failure();
   }
@@ -532,6 +545,8 @@ FailureOr<Val> Elaborator::checkAnnotation(const ast::TypeAnnotation &type,
       expected += ", ";
     if (auto *name = dyn_cast<ast::NameExpr>(dim.get()))
       expected += name->getName().str();
+    else if (auto *integer = dyn_cast<ast::IntegerExpr>(dim.get()))
+      expected += std::to_string(integer->getValue());
     else
       expected += "...";
   }
@@ -623,12 +638,14 @@ LogicalResult Elaborator::bindParams(ArrayRef<ast::ParamDecl> params,
   if (!ok)
     return failure();
 
+  // Values first, then annotations, which may name any parameter
+  // (`x: f32[n, dim], dim: int = 64`).
+  SmallVector<SMLoc> locs(params.size(), args.loc);
   for (auto [i, param] : llvm::enumerate(params)) {
     Val value;
-    SMLoc loc = args.loc;
     if (bound[i]) {
       value = bound[i]->value;
-      loc = bound[i]->loc;
+      locs[i] = bound[i]->loc;
     } else if (param.defaultValue) {
       // Defaults are evaluated where they were written: they may use the
       // module's parameters declared before them.
@@ -648,18 +665,22 @@ LogicalResult Elaborator::bindParams(ArrayRef<ast::ParamDecl> params,
       ok = false;
       continue;
     }
-    if (param.type) {
-      FailureOr<Val> checked =
-          checkAnnotation(*param.type, value, target, loc,
-                          "argument '" + param.name + "' of " + what);
-      if (failed(checked)) {
-        ok = false;
-        value = Val::poison();
-      } else {
-        value = *checked;
-      }
-    }
     target.vars[param.name] = value;
+  }
+  if (!ok)
+    return failure();
+  for (auto [i, param] : llvm::enumerate(params)) {
+    if (!param.type)
+      continue;
+    FailureOr<Val> checked =
+        checkAnnotation(*param.type, target.vars[param.name], target, locs[i],
+                        "argument '" + param.name + "' of " + what);
+    if (failed(checked)) {
+      ok = false;
+      target.vars[param.name] = Val::poison();
+    } else {
+      target.vars[param.name] = *checked;
+    }
   }
   return success(ok);
 }
@@ -718,11 +739,13 @@ Val Elaborator::callFunction(const ast::FuncDecl &func, Instance *self,
     else if (result.is(Val::Kind::List))
       values = result.getList();
     SMLoc returnLoc = func.body.back()->getLoc();
-    if (values.size() != func.results.size()) {
+    size_t numReturned =
+        cast<ast::ReturnStmt>(*func.body.back()).getValues().size();
+    if (numReturned != func.results.size()) {
       result = emitError(returnLoc)
-               << what << " returns "
-               << (result.is(Val::Kind::List) ? result.getList().size() : 1)
-               << " values but declares " << func.results.size();
+               << what << " returns " << numReturned
+               << (numReturned == 1 ? " value" : " values")
+               << " but declares " << func.results.size();
     } else {
       for (auto [value, decl] : llvm::zip(values, func.results))
         if (failed(checkAnnotation(decl.type, value, callee, returnLoc,
@@ -1111,7 +1134,8 @@ Val Elaborator::evalPower(SMLoc loc, const Val &base, const Val &exponent) {
     }
     double result = std::pow(base.getNumber(), exponent.getNumber());
     if (!std::isfinite(result))
-      return emitError(loc) << "'**' gives " << result << " here";
+      return emitError(loc) << base.getNumber() << " ** "
+                            << exponent.getNumber() << " is not a finite number";
     return Val::real(result);
   }
   if (!base.is(Val::Kind::Tensor) || !exponent.isNumber())
@@ -1535,13 +1559,18 @@ void Elaborator::buildModelOutputs(const ast::FuncDecl &forward,
   Scope *saved = scope;
   scope = &forwardScope;
   llvm::scope_exit restore([&] { scope = saved; });
+  // Every output is checked; the return is built when all are valid.
+  bool ok = true;
   for (auto [value, decl] : llvm::zip(values, forward.results)) {
-    if (value.isPoison())
-      return;
+    if (value.isPoison()) {
+      ok = false;
+      continue;
+    }
     if (!value.is(Val::Kind::Tensor)) {
       emitError(returnLoc) << "output '" << decl.name
                            << "' must be a tensor, got " << value.describe();
-      return;
+      ok = false;
+      continue;
     }
     const TensorVal &tensor = value.getTensor();
     Type elementType = getElementType(decl.type.elementType);
@@ -1554,11 +1583,14 @@ void Elaborator::buildModelOutputs(const ast::FuncDecl &forward,
             << "unknown dimension '" << name->getName() << "' of output '"
             << decl.name
             << "'; output dimensions are integers or dimensions of the inputs";
-        return;
+        ok = false;
+        break;
       }
       Val size = eval(*dimExpr);
-      if (size.isPoison())
-        return;
+      if (size.isPoison()) {
+        ok = false;
+        break;
+      }
       if (size.is(Val::Kind::Int)) {
         declared.push_back(Dim::fixed(size.getInt()));
         dimAttrs.push_back(builder.getI64IntegerAttr(size.getInt()));
@@ -1570,9 +1602,12 @@ void Elaborator::buildModelOutputs(const ast::FuncDecl &forward,
             << "an output dimension is an integer or a dimension of the "
                "inputs, got "
             << size.describe();
-        return;
+        ok = false;
+        break;
       }
     }
+    if (declared.size() != decl.type.dims.size())
+      continue;
     // Each declared dimension must agree with what forward computes where
     // both are known; a computed `?` is checked at run time.
     bool matches = tensor.getElementType() == elementType &&
@@ -1589,7 +1624,8 @@ void Elaborator::buildModelOutputs(const ast::FuncDecl &forward,
                            << formatElementType(elementType)
                            << formatShape(declared) << " but forward computes "
                            << tensor.str();
-      return;
+      ok = false;
+      continue;
     }
     RankedTensorType type = getTensorType(declared, elementType);
     Value result = tensor.value;
@@ -1599,7 +1635,8 @@ void Elaborator::buildModelOutputs(const ast::FuncDecl &forward,
     resultTypes.push_back(type);
     outputs.push_back({decl.name.str(), builder.getArrayAttr(dimAttrs)});
   }
-  create<func::ReturnOp>(returnLoc, results);
+  if (ok)
+    create<func::ReturnOp>(returnLoc, results);
 }
 
 void Elaborator::finalizeSignature(Instance &model) {
