@@ -18,7 +18,8 @@
 //     bilinear: (I - step/2 A) [Ab | Bb^T] = [I + step/2 A | step B^T], solved
 //               by Gaussian elimination with partial pivoting.
 //   The scan then runs `x_t = Ab x_{t-1} + Bb u_t`, `y_t = C x_t` as an
-//   `scf.for` over L that carries the state `[batch, H, N]`, and a final
+//   `scf.for` over L that carries the state `[batch, H, N]` (`Ab x` is one
+//   `linalg.matmul` per step over all batch rows and channels), and a final
 //   parallel op adds `D u`.
 // - `seq.selective_scan` computes `dt` for the whole sequence in parallel,
 //   then scans over L carrying the state `[batch, D, N]` (every step is one
@@ -629,20 +630,36 @@ static DiscreteSystem discretizeBilinear(OpBuilder &b, Location loc, Value a,
 // seq.ssm: the scan
 //===----------------------------------------------------------------------===//
 
+/// The grouping of `[batch, H, N]` states into `[batch * H, N]`.
+static SmallVector<ReassociationIndices> getStateReassociation() {
+  return {{0, 1}, {2}};
+}
+
+/// `[batch, H, N]` states as `[batch * H, N]`.
+static Value collapseStates(OpBuilder &b, Location loc, Value states) {
+  return tensor::CollapseShapeOp::create(b, loc, states,
+                                         getStateReassociation());
+}
+
 /// Runs `x_t = Ab x_{t-1} + Bb u_t` from `x_{-1} = 0` over the sequence and
-/// returns `C x_t` as `[batch, L, H]` in the element type of `ab` (the
-/// compute type). `u: [batch, L, H]`, `ab: [N, N]`, `bb, c: [H, N]`.
-static Value buildLtiScan(OpBuilder &b, Location loc, Value u, Value ab,
+/// returns `C x_t` as `[batch, L, H]` in the element type of `abT` (the
+/// compute type). `u: [batch, L, H]`, `abT = Ab^T: [N, N]`, `bb, c: [H, N]`.
+static Value buildLtiScan(OpBuilder &b, Location loc, Value u, Value abT,
                           Value bb, Value c) {
   MLIRContext *ctx = b.getContext();
-  Type t = cast<RankedTensorType>(ab.getType()).getElementType();
+  Type t = cast<RankedTensorType>(abT.getType()).getElementType();
   SmallVector<OpFoldResult> uSizes = tensor::getMixedSizes(b, loc, u);
   OpFoldResult batch = uSizes[0], length = uSizes[1], channels = uSizes[2];
-  OpFoldResult n = tensor::getMixedSize(b, loc, ab, 0);
+  OpFoldResult n = tensor::getMixedSize(b, loc, abT, 0);
+  SmallVector<OpFoldResult> stateSizes{batch, channels, n};
+  auto stateType = RankedTensorType::get(
+      {cast<RankedTensorType>(u.getType()).getDimSize(0),
+       cast<RankedTensorType>(u.getType()).getDimSize(2),
+       cast<RankedTensorType>(abT.getType()).getDimSize(0)},
+      t);
 
-  Value state =
-      fillWith(b, loc, createEmptyTensor(b, loc, {batch, channels, n}, t), 0.0);
-  Value scratch = createEmptyTensor(b, loc, {batch, channels, n}, t);
+  Value state = fillWith(b, loc, createEmptyTensor(b, loc, stateSizes, t), 0.0);
+  Value scratch = createEmptyTensor(b, loc, stateSizes, t);
   Value y = fillWith(b, loc, createEmptyTensor(b, loc, uSizes, t), 0.0);
 
   Value zero = createIndexConstant(b, loc, 0);
@@ -653,17 +670,15 @@ static Value buildLtiScan(OpBuilder &b, Location loc, Value u, Value ab,
       [&](OpBuilder &nb, Location nloc, Value step, ValueRange iterArgs) {
         Value x = iterArgs[0];
         Value uStep = extractAt(nb, nloc, u, uSizes, 1, step);
-        // next[b, h, i] = sum_j Ab[i, j] x[b, h, j] + Bb[h, i] u[b, h], in
-        // the zeroed scratch state.
-        Value next = buildGeneric(
-            nb, nloc, ValueRange{ab, x}, fillWith(nb, nloc, iterArgs[1], 0.0),
-            {dimsMap(ctx, 4, {2, 3}), dimsMap(ctx, 4, {0, 1, 3}),
-             dimsMap(ctx, 4, {0, 1, 2})},
-            getIteratorTypes(4, {3}),
-            [](OpBuilder &bb2, Location bl, ValueRange args) -> Value {
-              Value product = arith::MulFOp::create(bb2, bl, args[0], args[1]);
-              return arith::AddFOp::create(bb2, bl, args[2], product);
-            });
+        // next[b, h, :] = Ab x[b, h, :] + Bb[h, :] u[b, h], in the scratch
+        // state. The product is one named matmul [batch * H, N] x [N, N] on
+        // the collapsed states (which the CPU pipeline's matmul strategy can
+        // target), then the input term.
+        Value product = matmulAcc(
+            nb, nloc, collapseStates(nb, nloc, x), abT,
+            fillWith(nb, nloc, collapseStates(nb, nloc, iterArgs[1]), 0.0));
+        Value next = tensor::ExpandShapeOp::create(
+            nb, nloc, stateType, product, getStateReassociation(), stateSizes);
         next = buildGeneric(
             nb, nloc, ValueRange{bb, uStep}, next,
             {dimsMap(ctx, 3, {1, 2}), dimsMap(ctx, 3, {0, kUnit, 1}),
@@ -706,10 +721,20 @@ static Value buildDiscreteScan(OpBuilder &b, Location loc, SSMOp op,
   DiscreteSystem system = op.getDiscretization() == Discretization::zoh
                               ? discretizeZoh(b, loc, a, bMat, step)
                               : discretizeBilinear(b, loc, a, bMat, step);
-  Value ab = convertElements(b, loc, system.ab, computeType);
+  // Ab^T (the right operand of the per-step matmul) and Bb, rounded to the
+  // compute type.
+  MLIRContext *ctx = b.getContext();
+  Value abT = buildGeneric(
+      b, loc, system.ab,
+      createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, system.ab),
+                        computeType),
+      {dimsMap(ctx, 2, {1, 0}), dimsMap(ctx, 2, {0, 1})}, getIteratorTypes(2),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        return convertScalar(nb, nloc, args[0], computeType);
+      });
   Value bb = convertElements(b, loc, system.bb, computeType);
   Value c = convertElements(b, loc, op.getC(), computeType);
-  return buildLtiScan(b, loc, op.getInput(), ab, bb, c);
+  return buildLtiScan(b, loc, op.getInput(), abT, bb, c);
 }
 
 namespace {

@@ -21,6 +21,7 @@ func.func @hippo() -> (tensor<3x3xf32>, tensor<3xf32>) {
 // The per-step slices keep their unit dimension, read at index 0.
 // CHECK-DAG:   #[[$MAP_BB:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-DAG:   #[[$MAP_U:.+]] = affine_map<(d0, d1, d2) -> (d0, 0, d1)>
+// CHECK-DAG:   #[[$MAP_T:.+]] = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK-LABEL: func.func @ssm_zoh
 // CHECK-SAME:    %[[U:[a-zA-Z0-9]+]]: tensor<?x?x4xf32>, %[[A:[a-zA-Z0-9]+]]: tensor<8x8xf32>, %[[B:[a-zA-Z0-9]+]]: tensor<4x8xf32>, %[[C:[a-zA-Z0-9]+]]: tensor<4x8xf32>, %[[D:[a-zA-Z0-9]+]]: tensor<4xf32>
 // CHECK:         %[[A64:.+]] = linalg.generic {{.*}} ins(%[[A]] : tensor<8x8xf32>) outs(%{{.+}} : tensor<8x8xf64>)
@@ -71,15 +72,20 @@ func.func @hippo() -> (tensor<3x3xf32>, tensor<3xf32>) {
 // CHECK:           scf.yield %[[NEWP]], %[[NEWQ2]], %[[NEWQ]]
 // Bb[h, i] = sum_k B[h, k] M[i, k].
 // CHECK:         %[[BB64:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[B64]], %[[SQ]]#1 : tensor<4x8xf64>, tensor<8x8xf64>)
-// CHECK:         %[[AB:.+]] = linalg.generic {{.*}} ins(%[[SQ]]#0 : tensor<8x8xf64>) outs(%{{.+}} : tensor<8x8xf32>)
+// Ab^T, rounded to f32: the right operand of the per-step matmul.
+// CHECK:         %[[ABT:.+]] = linalg.generic {indexing_maps = [#[[$MAP_T]], #{{.+}}], {{.*}} ins(%[[SQ]]#0 : tensor<8x8xf64>) outs(%{{.+}} : tensor<8x8xf32>)
 // CHECK:           arith.truncf
 // CHECK:         %[[BB:.+]] = linalg.generic {{.*}} ins(%[[BB64]] : tensor<4x8xf64>) outs(%{{.+}} : tensor<4x8xf32>)
-// The scan, carrying the state [batch, H, N], a scratch state and y.
+// The scan, carrying the state [batch, H, N], a scratch state and y; Ab x is
+// one matmul on the states collapsed to [batch * H, N].
 // CHECK:         %[[L:.+]] = tensor.dim %[[U]], %c1{{(_[0-9]+)?}} : tensor<?x?x4xf32>
 // CHECK:         %[[SCAN:.+]]:3 = scf.for %[[STEP:.+]] = %{{.+}} to %[[L]] step %{{.+}} iter_args(%[[STATE:.+]] = %{{.+}}, %[[SCRATCH:.+]] = %{{.+}}, %[[Y:.+]] = %{{.+}}) -> (tensor<?x4x8xf32>, tensor<?x4x8xf32>, tensor<?x?x4xf32>)
 // CHECK:           %[[UT:.+]] = tensor.extract_slice %[[U]][0, %[[STEP]], 0] [%{{.+}}, 1, 4] [1, 1, 1] : tensor<?x?x4xf32> to tensor<?x1x4xf32>
-// CHECK:           %[[ZS:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[SCRATCH]] : tensor<?x4x8xf32>)
-// CHECK:           %[[AX:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[AB]], %[[STATE]] : tensor<8x8xf32>, tensor<?x4x8xf32>) outs(%[[ZS]] : tensor<?x4x8xf32>)
+// CHECK:           %[[XF:.+]] = tensor.collapse_shape %[[STATE]] {{\[}}[0, 1], [2]] : tensor<?x4x8xf32> into tensor<?x8xf32>
+// CHECK:           %[[SF:.+]] = tensor.collapse_shape %[[SCRATCH]] {{\[}}[0, 1], [2]] : tensor<?x4x8xf32> into tensor<?x8xf32>
+// CHECK:           %[[ZS:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[SF]] : tensor<?x8xf32>)
+// CHECK:           %[[AXF:.+]] = linalg.matmul ins(%[[XF]], %[[ABT]] : tensor<?x8xf32>, tensor<8x8xf32>) outs(%[[ZS]] : tensor<?x8xf32>)
+// CHECK:           %[[AX:.+]] = tensor.expand_shape %[[AXF]] {{\[}}[0, 1], [2]] output_shape [%{{.+}}, 4, 8] : tensor<?x8xf32> into tensor<?x4x8xf32>
 // CHECK:           %[[NEXT:.+]] = linalg.generic {indexing_maps = [#[[$MAP_BB]], #[[$MAP_U]], #{{.+}}], {{.*}} ins(%[[BB]], %[[UT]] : tensor<4x8xf32>, tensor<?x1x4xf32>) outs(%[[AX]] : tensor<?x4x8xf32>)
 // CHECK:           %[[NEW:.+]] = linalg.copy ins(%[[NEXT]] : tensor<?x4x8xf32>) outs(%[[STATE]] : tensor<?x4x8xf32>)
 // CHECK:           %[[YT:.+]] = tensor.extract_slice %[[Y]][0, %[[STEP]], 0]
