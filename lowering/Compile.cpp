@@ -106,8 +106,7 @@ LogicalResult mlir::seq::lowerModule(ModuleOp module, EmitKind emit,
   // assertions, so a broken invariant would otherwise surface as a crash in
   // a later pass.
   pm.enableVerifier(true);
-  if (options.configurePassManager &&
-      failed(options.configurePassManager(pm)))
+  if (options.configurePassManager && failed(options.configurePassManager(pm)))
     return failure();
   if (emit == EmitKind::Linalg)
     buildSeqToTensorPipeline(pm, options.pipeline);
@@ -153,8 +152,8 @@ mlir::seq::createTargetMachine(const CodegenOptions &options) {
   llvm::Triple hostTriple(llvm::sys::getProcessTriple());
   llvm::Triple triple = hostTriple;
   if (!options.arch.empty()) {
-    llvm::Triple::ArchType arch = llvm::Triple::getArchTypeForLLVMName(
-        options.arch);
+    llvm::Triple::ArchType arch =
+        llvm::Triple::getArchTypeForLLVMName(options.arch);
     if (arch == llvm::Triple::UnknownArch)
       return llvm::createStringError(
           "unknown architecture '" + options.arch +
@@ -167,8 +166,8 @@ mlir::seq::createTargetMachine(const CodegenOptions &options) {
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return llvm::createStringError("no code generator for '" +
-                                   triple.str() + "': " + error);
+    return llvm::createStringError("no code generator for '" + triple.str() +
+                                   "': " + error);
 
   // The host CPU is detected (with its features) only when compiling for the
   // host architecture: a model built with defaults runs best where it was
@@ -294,8 +293,7 @@ llvm::Error mlir::seq::emitMachineCode(llvm::Module &module,
 // Linking
 //===----------------------------------------------------------------------===//
 
-std::string mlir::seq::getDefaultRuntimeDir(const char *argv0,
-                                            void *mainAddr) {
+std::string mlir::seq::getDefaultRuntimeDir(const char *argv0, void *mainAddr) {
   std::string executable = llvm::sys::fs::getMainExecutable(argv0, mainAddr);
   llvm::SmallString<256> dir(llvm::sys::path::parent_path(executable));
   llvm::sys::path::append(dir, "..", "lib");
@@ -339,8 +337,7 @@ static llvm::Expected<std::string> findLinkerDriver() {
 }
 
 llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
-                                 llvm::StringRef outputPath,
-                                 bool sharedLibrary,
+                                 llvm::StringRef outputPath, bool sharedLibrary,
                                  const LinkOptions &options) {
   // Check the libraries first: a missing runtime is the common mistake, and
   // the linker's own message would not say where seqc looked or why.
@@ -375,8 +372,8 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
     args.append({"-shared", "-o", outputPath.str(), objectPath.str(),
                  "-Wl,--whole-archive", runtime, "-Wl,--no-whole-archive"});
   else
-    args.append({"-o", outputPath.str(), objectPath.str(), runtimeMain,
-                 runtime});
+    args.append(
+        {"-o", outputPath.str(), objectPath.str(), runtimeMain, runtime});
   args.append({"-fopenmp=libomp", "-lm"});
 
   SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
@@ -388,8 +385,7 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
   bool executionFailed = false;
   int status = llvm::sys::ExecuteAndWait(
       argRefs.front(), argRefs, /*Env=*/std::nullopt, /*Redirects=*/{},
-      /*SecondsToWait=*/0, /*MemoryLimit=*/0, &errorMessage,
-      &executionFailed);
+      /*SecondsToWait=*/0, /*MemoryLimit=*/0, &errorMessage, &executionFailed);
   if (executionFailed)
     return llvm::createStringError("cannot run '" + *driver +
                                    "': " + errorMessage);
@@ -487,16 +483,15 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
   // into the output, then removed whatever happens.
   llvm::SmallString<128> objectPath;
   int fd;
-  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
-          "seqc-model", "o", fd, objectPath))
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile("seqc-model", "o", fd, objectPath))
     return reportError(options, "cannot create a temporary object file: " +
                                     error.message());
   llvm::FileRemover removeObject(objectPath);
   {
     llvm::raw_fd_ostream objectStream(fd, /*shouldClose=*/true);
-    if (llvm::Error error =
-            emitMachineCode(**llvmModule, *machine, /*assembly=*/false,
-                            objectStream))
+    if (llvm::Error error = emitMachineCode(**llvmModule, *machine,
+                                            /*assembly=*/false, objectStream))
       return reportError(options, std::move(error));
     objectStream.close();
     if (objectStream.has_error())

@@ -101,8 +101,7 @@ static void writeValueTable(llvm::raw_ostream &os,
       os << formatType(value) << '\n';
       continue;
     }
-    os << llvm::left_justify(formatType(value), typeWidth)
-       << "  values in [";
+    os << llvm::left_justify(formatType(value), typeWidth) << "  values in [";
     writeDim(os, value.range->first);
     os << ", ";
     writeDim(os, value.range->second);
@@ -168,8 +167,8 @@ void mlir::seq::writeModelHeader(const ModelManifest &manifest,
         symbols.insert(*name);
   if (!symbols.empty()) {
     os << " * Symbolic dimensions (seqc_model_set_dim): ";
-    llvm::interleaveComma(symbols, os,
-                          [&](llvm::StringRef name) { os << commentSafe(name); });
+    llvm::interleaveComma(
+        symbols, os, [&](llvm::StringRef name) { os << commentSafe(name); });
     os << '\n';
   }
   os << " */\n\n";
@@ -186,15 +185,13 @@ void mlir::seq::writeModelHeader(const ModelManifest &manifest,
      << "\n#define " << uniqueMacro(prefix + "_NUM_PARAMS") << ' '
      << manifest.params.size() << "\n\n";
 
-  auto writeNames = [&](llvm::StringRef kind,
-                        ArrayRef<ManifestValue> values) {
+  auto writeNames = [&](llvm::StringRef kind, ArrayRef<ManifestValue> values) {
     if (values.empty())
       return;
     os << "/* " << kind << " names and ranks. */\n";
     for (const ManifestValue &value : values) {
-      std::string macro =
-          uniqueMacro(prefix + "_" + kind.upper() + "_" +
-                      toMacroFragment(value.name));
+      std::string macro = uniqueMacro(prefix + "_" + kind.upper() + "_" +
+                                      toMacroFragment(value.name));
       os << "#define " << macro << ' ';
       writeCString(os, value.name);
       os << "\n#define " << uniqueMacro(macro + "_RANK") << ' '

@@ -40,8 +40,8 @@ static bool hasGroupWithSeveralDynamicDims(memref::ExpandShapeOp op) {
 
 /// `lhs * rhs` as an attribute when both are constants, as an arith.muli
 /// otherwise.
-static OpFoldResult multiply(OpBuilder &builder, Location loc,
-                             OpFoldResult lhs, OpFoldResult rhs) {
+static OpFoldResult multiply(OpBuilder &builder, Location loc, OpFoldResult lhs,
+                             OpFoldResult rhs) {
   std::optional<int64_t> lhsInt = getConstantIntValue(lhs);
   std::optional<int64_t> rhsInt = getConstantIntValue(rhs);
   if (lhsInt && rhsInt)
