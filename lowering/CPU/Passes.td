@@ -46,6 +46,41 @@ def SeqCPUSerializeParallelLoops
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def SeqCPUInterchangeContractions
+    : Pass<"seq-cpu-interchange-contractions"> {
+  let summary = "Moves the reduction loops of contractions outside the "
+                "innermost output dimension";
+  let description = [{
+    `convert-linalg-to-loops` nests loops in iterator order, which puts the
+    reduction of a matmul innermost: every iteration adds to the same output
+    element, a chain of dependent floating-point adds (and a store-to-load
+    round trip) that LLVM may not reassociate, so it neither vectorizes nor
+    overlaps them. This pass permutes the loops of every contraction on
+    tensors so that the loop indexing the output's last (contiguous)
+    dimension is innermost, `(i, j, k) -> (i, k, j)` for a matmul: the inner
+    loop then updates consecutive output elements independently and LLVM
+    vectorizes it.
+
+    Each output element still accumulates its products in the original order
+    (k ascending from the init value), so results are bit-identical to the
+    unpermuted loops.
+
+    Only contractions whose inputs are all either invariant in the new inner
+    loop or contiguous along it are permuted (`x @ W`, attention's `P @ V`).
+    `x @ W^T` (`W[j, k]`) keeps its order: its inner loop would gather one
+    element per cache line, and transposing `W` on every call costs more than
+    it saves for small batches (packing weights belongs at load time).
+
+    A contraction here is a linalg op on tensors with one output, at least
+    one reduction loop, and at least two inputs one of which does not depend
+    on the output's innermost loop (it is reused across the inner loop, like
+    the left operand of a matmul). Row reductions (`sum`, `max` over a
+    dimension) keep their order: interchanging them would only make the
+    inner loop stride through the input. Named ops are generalized first.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def SeqCPULowerStridedCopies : Pass<"seq-cpu-lower-strided-copies"> {
   let summary = "Rewrites memref.copy between non-contiguous buffers into "
                 "linalg.copy";

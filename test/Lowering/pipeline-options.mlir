@@ -10,7 +10,8 @@
 // RUN: seq-opt %s --seq-lower-to-llvm="opt-level=0 emit-entry=false" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=O0 --implicit-check-not=openmp --implicit-check-not=fuse \
 // RUN:       --implicit-check-not=eliminate-empty-tensors --implicit-check-not=parallel-loops \
-// RUN:       --implicit-check-not=seq-build-manifest --implicit-check-not=seq-emit-invoke
+// RUN:       --implicit-check-not=seq-build-manifest --implicit-check-not=seq-emit-invoke \
+// RUN:       --implicit-check-not=interchange
 // O0:      seq-decompose
 // O0:      convert-seq-to-linalg
 // O0:      one-shot-bufferize{{.*}}bufferize-function-boundaries=true
@@ -36,6 +37,7 @@
 // O2:      seq-decompose
 // O2:      convert-seq-to-linalg
 // O2:      linalg-fuse-elementwise-ops
+// O2:      seq-cpu-interchange-contractions
 // O2:      eliminate-empty-tensors
 // O2:      one-shot-bufferize
 // O2:      ownership-based-buffer-deallocation
