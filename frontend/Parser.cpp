@@ -64,11 +64,15 @@ Parser::Parser(const llvm::SourceMgr &sourceMgr, unsigned bufferID,
 }
 
 void Parser::consume() {
+  if (!stopped) {
+    do {
+      tok = lexer.lexToken();
+    } while (tok.is(Token::newline) && bracketDepth > 0);
+  }
+  // After too many errors (possibly reported by the lexer just now), every
+  // parse loop ends at the end of the file.
   if (stopped)
-    return;
-  do {
-    tok = lexer.lexToken();
-  } while (tok.is(Token::newline) && bracketDepth > 0);
+    tok = Token(Token::eof, tok.getSpelling().take_front(0));
 }
 
 bool Parser::consumeIf(Token::Kind kind) {
@@ -98,7 +102,6 @@ void Parser::reportError(SMLoc loc, const Twine &message) {
   mlir::emitError(locator.get(loc))
       << "too many errors (" << numErrors << "), stopping";
   stopped = true;
-  // Every parse loop ends at the end of the file.
   tok = Token(Token::eof, tok.getSpelling().take_front(0));
 }
 
