@@ -44,9 +44,9 @@ template <> struct BinaryScalarOps<MulOp> {
   using Float = arith::MulFOp;
   using Int = arith::MulIOp;
 };
-/// Integer division truncates toward zero (C semantics; PyTorch's `//`
-/// floors, but seq's `div` on integers is only used for index arithmetic
-/// on non-negative values).
+/// Integer division truncates toward zero, as `torch.div(rounding_mode=
+/// "trunc")` and C do (PyTorch's `//` floors: the two differ for operands of
+/// opposite signs). Division by zero is undefined, as in `arith.divsi`.
 template <> struct BinaryScalarOps<DivOp> {
   using Float = arith::DivFOp;
   using Int = arith::DivSIOp;
