@@ -43,8 +43,8 @@ enum class ModuleID {
 } // namespace
 
 static const StringRef kModuleNames[] = {
-    "Parameter", "Linear",  "LayerNorm",          "RMSNorm",
-    "Embedding", "MultiHeadAttention", "CausalConv1d",
+    "Parameter",          "Linear",       "LayerNorm", "RMSNorm", "Embedding",
+    "MultiHeadAttention", "CausalConv1d",
 };
 
 std::optional<unsigned> Elaborator::lookupBuiltinModule(StringRef name) {
@@ -88,9 +88,9 @@ static LogicalResult checkPositive(Elaborator &e, ArgReader &args,
   for (StringRef name : names) {
     const ArgVal *arg = args.get(name);
     if (arg && arg->value.is(Val::Kind::Int) && arg->value.getInt() <= 0)
-      return e.emitError(arg->loc) << "'" << name << "' of " << module
-                                   << " must be positive, got "
-                                   << arg->value.getInt();
+      return e.emitError(arg->loc)
+             << "'" << name << "' of " << module << " must be positive, got "
+             << arg->value.getInt();
   }
   return success();
 }
@@ -118,17 +118,15 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     SmallVector<int64_t> shape;
     for (const ArgVal &arg : call.positional) {
       if (!arg.value.is(Val::Kind::Int))
-        return emitError(arg.loc)
-               << "the sizes of a Parameter are ints, got "
-               << arg.value.describe();
+        return emitError(arg.loc) << "the sizes of a Parameter are ints, got "
+                                  << arg.value.describe();
       shape.push_back(arg.value.getInt());
     }
     Type elementType = f32;
     for (const auto &[keyword, arg] : call.keywords) {
       if (keyword != "dtype")
-        return emitError(arg.loc)
-               << "'Parameter' has no parameter '" << keyword
-               << "' (it takes sizes and dtype)";
+        return emitError(arg.loc) << "'Parameter' has no parameter '" << keyword
+                                  << "' (it takes sizes and dtype)";
       StringRef dtype = arg.value.is(Val::Kind::String)
                             ? StringRef(arg.value.getString())
                             : StringRef();
@@ -251,8 +249,8 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     std::optional<double> ropeTheta = args.optionalNumber("rope_theta");
     bool alibi = args.boolean("alibi", false);
     if (args.failed() ||
-        failed(checkPositive(*this, args, {"dim", "heads", "kv_heads",
-                                           "kv_dim"},
+        failed(checkPositive(*this, args,
+                             {"dim", "heads", "kv_heads", "kv_dim"},
                              "MultiHeadAttention")))
       return Val::poison();
     int64_t kvHeads = kvHeadsArg.value_or(heads);
@@ -262,8 +260,8 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
              << "dim = " << dim << " is not divisible by heads = " << heads;
     if (heads % kvHeads != 0)
       return emitError(args.loc("kv_heads"))
-             << "heads = " << heads << " is not a multiple of kv_heads = "
-             << kvHeads;
+             << "heads = " << heads
+             << " is not a multiple of kv_heads = " << kvHeads;
     int64_t headDim = dim / heads;
     if (ropeTheta && (!(*ropeTheta > 0) || headDim % 2 != 0))
       return emitError(args.loc("rope_theta"))
@@ -355,8 +353,8 @@ Val Elaborator::callBuiltinModule(Instance &instance, CallArgs &call) {
     o.heads = member("heads").getInt();
     o.kvHeads = member("kv_heads").getInt();
     FailureOr<Attribute> mask =
-        getMask(call.loc, member("causal").getBool(),
-                member("window").getInt(), member("global_tokens").getInt());
+        getMask(call.loc, member("causal").getBool(), member("window").getInt(),
+                member("global_tokens").getInt());
     if (failed(mask))
       return Val::poison();
     o.mask = *mask;

@@ -81,9 +81,9 @@ SMLoc ArgReader::loc(StringRef name) const {
 
 void ArgReader::mismatch(StringRef name, StringRef expected) {
   bad = true;
-  elab.emitError(loc(name)) << "argument '" << name << "' of '" << call.callee
-                            << "' must be " << expected << ", got "
-                            << get(name)->value.describe();
+  elab.emitError(loc(name))
+      << "argument '" << name << "' of '" << call.callee << "' must be "
+      << expected << ", got " << get(name)->value.describe();
 }
 
 TensorVal ArgReader::tensor(StringRef name) {
@@ -357,30 +357,31 @@ Val Elaborator::buildUnary(SMLoc loc, StringRef name, const TensorVal &input) {
   if (failed(checkInForward(loc, "'" + name.str() + "'")))
     return Val::poison();
   Value x = input.value;
-  Operation *op = llvm::StringSwitch<std::function<Operation *()>>(name)
-                      .Case("exp", [&] { return create<ExpOp>(loc, x); })
-                      .Case("log", [&] { return create<LogOp>(loc, x); })
-                      .Case("sqrt", [&] { return create<SqrtOp>(loc, x); })
-                      .Case("rsqrt", [&] { return create<RsqrtOp>(loc, x); })
-                      .Case("abs", [&] { return create<AbsOp>(loc, x); })
-                      .Case("tanh", [&] { return create<TanhOp>(loc, x); })
-                      .Case("sigmoid",
-                            [&] { return create<SigmoidOp>(loc, x); })
-                      .Case("relu", [&] { return create<ReluOp>(loc, x); })
-                      .Case("silu", [&] { return create<SiluOp>(loc, x); })
-                      .Default([&] { return create<NegOp>(loc, x); })();
+  Operation *op =
+      llvm::StringSwitch<std::function<Operation *()>>(name)
+          .Case("exp", [&] { return create<ExpOp>(loc, x); })
+          .Case("log", [&] { return create<LogOp>(loc, x); })
+          .Case("sqrt", [&] { return create<SqrtOp>(loc, x); })
+          .Case("rsqrt", [&] { return create<RsqrtOp>(loc, x); })
+          .Case("abs", [&] { return create<AbsOp>(loc, x); })
+          .Case("tanh", [&] { return create<TanhOp>(loc, x); })
+          .Case("sigmoid", [&] { return create<SigmoidOp>(loc, x); })
+          .Case("relu", [&] { return create<ReluOp>(loc, x); })
+          .Case("silu", [&] { return create<SiluOp>(loc, x); })
+          .Default([&] { return create<NegOp>(loc, x); })();
   return tensorResult(op, input.shape);
 }
 
-FailureOr<Attribute> Elaborator::getMask(SMLoc loc, bool causal,
-                                         int64_t window, int64_t globalTokens) {
+FailureOr<Attribute> Elaborator::getMask(SMLoc loc, bool causal, int64_t window,
+                                         int64_t globalTokens) {
   if (window < 0)
     return emitError(loc) << "window must be non-negative, got " << window;
   if (globalTokens < 0)
     return emitError(loc) << "global_tokens must be non-negative, got "
                           << globalTokens;
   if (globalTokens > 0 && window == 0)
-    return emitError(loc) << "global_tokens needs a sliding window (window > 0)";
+    return emitError(loc)
+           << "global_tokens needs a sliding window (window > 0)";
   if (!causal && window == 0)
     return Attribute();
   return Attribute(MaskAttr::get(&context, causal, window, globalTokens));
@@ -404,8 +405,8 @@ static LogicalResult checkMaskPositions(Elaborator &elab, SMLoc loc,
          << queries.str() << " queries and " << keys.str() << " keys";
 }
 
-Val Elaborator::buildMultiHeadAttention(
-    SMLoc loc, const MultiHeadAttentionOperands &o) {
+Val Elaborator::buildMultiHeadAttention(SMLoc loc,
+                                        const MultiHeadAttentionOperands &o) {
   StringRef op = "multi_head_attention";
   if (o.heads <= 0 || o.kvHeads <= 0 || o.heads % o.kvHeads != 0)
     return emitError(loc) << "heads = " << o.heads
@@ -427,9 +428,9 @@ Val Elaborator::buildMultiHeadAttention(
   std::optional<int64_t> headDim;
   if (queryDim.isStatic()) {
     if (queryDim.size % o.heads != 0)
-      return emitError(loc) << "'wq' of " << op << " has " << queryDim.size
-                            << " rows, which is not a multiple of heads = "
-                            << o.heads;
+      return emitError(loc)
+             << "'wq' of " << op << " has " << queryDim.size
+             << " rows, which is not a multiple of heads = " << o.heads;
     headDim = queryDim.size / o.heads;
     m.define("kv_heads*d", Dim::fixed(o.kvHeads * *headDim),
              "kv_heads times the head dim of 'wq'");
@@ -505,8 +506,7 @@ static Val unaryMath(Elaborator &e, CallArgs &call) {
                       .Case("tanh", [&] { return std::tanh(v); })
                       .Default([&] { return 1 / (1 + std::exp(-v)); })();
   if (!std::isfinite(result))
-    return e.emitError(call.loc) << "'" << name << "' of " << v
-                                 << " overflows";
+    return e.emitError(call.loc) << "'" << name << "' of " << v << " overflows";
   return Val::real(result);
 }
 
@@ -529,8 +529,8 @@ static Val builtinGelu(Elaborator &e, CallArgs &call) {
   m.bind("input", x, {"..."});
   if (m.failed() || failed(e.checkInForward(call.loc, "'gelu'")))
     return Val::poison();
-  auto kind = approximate == "tanh" ? GeluApproximation::tanh
-                                    : GeluApproximation::none;
+  auto kind =
+      approximate == "tanh" ? GeluApproximation::tanh : GeluApproximation::none;
   return Elaborator::tensorResult(
       e.create<GeluOp>(call.loc, x.value.getType(), x.value,
                        GeluApproximationAttr::get(e.getContext(), kind)),
@@ -809,9 +809,8 @@ static Val builtinReshape(Elaborator &e, CallArgs &call) {
            << entry.describe();
   }
 
-  bool inputStatic = llvm::all_of(x.shape, [](const Dim &d) {
-    return d.isStatic();
-  });
+  bool inputStatic =
+      llvm::all_of(x.shape, [](const Dim &d) { return d.isStatic(); });
   int64_t inputElements = 1;
   if (inputStatic)
     for (const Dim &d : x.shape)
@@ -849,9 +848,9 @@ static Val builtinReshape(Elaborator &e, CallArgs &call) {
       for (auto [i, size] : llvm::enumerate(sizes))
         if (i != *inferred && size)
           knownSizes.push_back(size);
-      sizes[*inferred] = e.create<arith::DivUIOp>(
-          call.loc, product(inputSizes, inputConstant),
-          product(knownSizes, knownProduct));
+      sizes[*inferred] =
+          e.create<arith::DivUIOp>(call.loc, product(inputSizes, inputConstant),
+                                   product(knownSizes, knownProduct));
     }
   } else if (inputStatic && knownStatic && inputElements != knownProduct) {
     return e.emitError(shapeLoc)
@@ -892,9 +891,8 @@ static Val builtinSplitHeads(Elaborator &e, CallArgs &call) {
   Shape shape = {m.lookup("batch"), Dim::fixed(heads), m.lookup("length"),
                  headDim};
   return Elaborator::tensorResult(
-      e.create<SplitHeadsOp>(call.loc,
-                             getTensorType(shape, x.getElementType()), x.value,
-                             e.getBuilder().getI64IntegerAttr(heads)),
+      e.create<SplitHeadsOp>(call.loc, getTensorType(shape, x.getElementType()),
+                             x.value, e.getBuilder().getI64IntegerAttr(heads)),
       shape);
 }
 
@@ -914,8 +912,7 @@ static Val builtinMergeHeads(Elaborator &e, CallArgs &call) {
                      : Dim::unknown();
   Shape shape = {m.lookup("batch"), m.lookup("length"), features};
   return Elaborator::tensorResult(
-      e.create<MergeHeadsOp>(call.loc,
-                             getTensorType(shape, x.getElementType()),
+      e.create<MergeHeadsOp>(call.loc, getTensorType(shape, x.getElementType()),
                              x.value),
       shape);
 }
@@ -932,8 +929,7 @@ static Val builtinCat(Elaborator &e, CallArgs &call) {
   Shape shape = inputs.front().shape;
   Type elementType = inputs.front().getElementType();
   for (const TensorVal &input : llvm::drop_begin(inputs)) {
-    if (input.getElementType() != elementType ||
-        input.getRank() != rank)
+    if (input.getElementType() != elementType || input.getRank() != rank)
       return e.emitError(call.loc)
              << "cat needs tensors of one element type and rank, got "
              << inputs.front().str() << " and " << input.str();
@@ -979,9 +975,8 @@ static Val builtinSplit(Elaborator &e, CallArgs &call) {
     return Val::poison();
   const Dim &dim = x.shape[axis];
   if (!dim.isStatic())
-    return e.emitError(call.loc)
-           << "split needs a static dimension; dimension " << axis << " of "
-           << x.str() << " is not";
+    return e.emitError(call.loc) << "split needs a static dimension; dimension "
+                                 << axis << " of " << x.str() << " is not";
   if (llvm::any_of(sizes, [](int64_t s) { return s <= 0; }))
     return e.emitError(sizesArg->loc) << "split sizes must be positive";
   if (sizesArg->value.is(Val::Kind::Int)) {
@@ -1101,8 +1096,7 @@ static Val buildMaxOrMin(Elaborator &e, CallArgs &call, bool isMax) {
   if (call.positional.size() >= 2) {
     const Val &first = call.positional[0].value;
     const Val &second = call.positional[1].value;
-    elementwise = second.is(Val::Kind::Tensor) ||
-                  second.is(Val::Kind::Float) ||
+    elementwise = second.is(Val::Kind::Tensor) || second.is(Val::Kind::Float) ||
                   (first.isNumber() && second.isNumber());
   } else if (llvm::any_of(call.keywords,
                           [](auto &kw) { return kw.first == "other"; })) {
@@ -1167,8 +1161,7 @@ static Val builtinSinusoidalPE(Elaborator &e, CallArgs &call) {
   ArgReader args(e, call, {"length", "dim", "base"}, 2);
   int64_t dim = args.integer("dim");
   double base = args.number("base", 10000.0);
-  if (args.failed() ||
-      failed(e.checkInForward(call.loc, "'sinusoidal_pe'")))
+  if (args.failed() || failed(e.checkInForward(call.loc, "'sinusoidal_pe'")))
     return Val::poison();
   FailureOr<Val> length = readLength(e, args, "length");
   if (failed(length))
@@ -1276,9 +1269,8 @@ static Val builtinApplyMask(Elaborator &e, CallArgs &call) {
     m.define("batch", scores.shape[0], "dim 0 of 'scores'");
     m.bindInteger("lengths", *lengths, {"batch"});
   }
-  if (m.failed() || failed(checkMaskPositions(e, call.loc, *mask,
-                                              m.lookup("n_q"),
-                                              m.lookup("n_k"))))
+  if (m.failed() || failed(checkMaskPositions(
+                        e, call.loc, *mask, m.lookup("n_q"), m.lookup("n_k"))))
     return Val::poison();
   auto maskAttr = *mask ? cast<MaskAttr>(*mask)
                         : MaskAttr::get(e.getContext(), false, 0, 0);
@@ -1418,8 +1410,7 @@ static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
                                      {"elu_plus_one", "relu", "identity"});
   bool causal = args.boolean("causal", false);
   double eps = args.number("eps", 1e-6);
-  if (args.failed() ||
-      failed(e.checkInForward(call.loc, "'linear_attention'")))
+  if (args.failed() || failed(e.checkInForward(call.loc, "'linear_attention'")))
     return Val::poison();
   if (!(eps >= 0))
     return e.emitError(args.loc("eps"))
@@ -1435,8 +1426,7 @@ static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
       e.create<LinearAttentionOp>(
           call.loc, getTensorType(shape, m.getElementType()), q.value, k.value,
           v.value,
-          FeatureMapAttr::get(e.getContext(),
-                              *symbolizeFeatureMap(featureMap)),
+          FeatureMapAttr::get(e.getContext(), *symbolizeFeatureMap(featureMap)),
           causal ? e.getBuilder().getUnitAttr() : UnitAttr(),
           e.getBuilder().getF64FloatAttr(eps)),
       shape);
@@ -1453,8 +1443,8 @@ static Val builtinHippo(Elaborator &e, CallArgs &call) {
            << "the HiPPO state size must be in [1, 4096], got " << state;
   Type f32 = e.getBuilder().getF32Type();
   Shape a = {Dim::fixed(state), Dim::fixed(state)}, b = {Dim::fixed(state)};
-  auto op = e.create<HippoOp>(call.loc, getTensorType(a, f32),
-                              getTensorType(b, f32));
+  auto op =
+      e.create<HippoOp>(call.loc, getTensorType(a, f32), getTensorType(b, f32));
   return Val::list({Val::tensor({op.getA(), a}), Val::tensor({op.getB(), b})});
 }
 
@@ -1505,8 +1495,7 @@ static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
   std::optional<TensorVal> z = args.optionalTensor("z");
   std::optional<TensorVal> deltaBias = args.optionalTensor("delta_bias");
   bool softplus = args.boolean("delta_softplus", false);
-  if (args.failed() ||
-      failed(e.checkInForward(call.loc, "'selective_scan'")))
+  if (args.failed() || failed(e.checkInForward(call.loc, "'selective_scan'")))
     return Val::poison();
   ShapeMatcher m(e, call.loc, "selective_scan");
   m.bind("input", u, {"batch", "L", "D"});
@@ -1600,10 +1589,10 @@ static Val builtinCrossEntropy(Elaborator &e, CallArgs &call) {
            << "dimension), got " << targets.str();
   OpBuilder &b = e.getBuilder();
   return Elaborator::tensorResult(
-      e.create<CrossEntropyOp>(
-          call.loc, getTensorType({}, m.getElementType()), logits.value,
-          targets.value, b.getF64FloatAttr(smoothing),
-          b.getI64IntegerAttr(ignoreIndex)),
+      e.create<CrossEntropyOp>(call.loc, getTensorType({}, m.getElementType()),
+                               logits.value, targets.value,
+                               b.getF64FloatAttr(smoothing),
+                               b.getI64IntegerAttr(ignoreIndex)),
       Shape());
 }
 
@@ -1629,12 +1618,10 @@ static Val builtinRange(Elaborator &e, CallArgs &call) {
     return Val::poison();
   int64_t start = second ? first : 0, stop = second ? *second : first;
   int64_t count;
-  if (llvm::SubOverflow(stop, start, count) ||
-      count > e.getOptions().maxRepeat)
-    return e.emitError(call.loc)
-           << "range(" << start << ", " << stop
-           << ") is longer than the limit of " << e.getOptions().maxRepeat
-           << " elements";
+  if (llvm::SubOverflow(stop, start, count) || count > e.getOptions().maxRepeat)
+    return e.emitError(call.loc) << "range(" << start << ", " << stop
+                                 << ") is longer than the limit of "
+                                 << e.getOptions().maxRepeat << " elements";
   if (failed(e.checkBudget(call.loc, std::max<int64_t>(count, 0))))
     return Val::poison();
   std::vector<Val> values;

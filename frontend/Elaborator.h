@@ -38,9 +38,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
-#include <set>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace mlir::seq::frontend {
@@ -301,8 +301,8 @@ class ArgReader {
 public:
   /// `params` are the parameter names in positional order; the first
   /// `numRequired` have no default.
-  ArgReader(Elaborator &elab, const CallArgs &call,
-            ArrayRef<StringRef> params, unsigned numRequired);
+  ArgReader(Elaborator &elab, const CallArgs &call, ArrayRef<StringRef> params,
+            unsigned numRequired);
 
   bool failed() const { return bad; }
   /// The argument bound to `name`, or null when omitted.
@@ -401,8 +401,7 @@ public:
   ErrorBuilder(ErrorBuilder &&) = delete;
   ~ErrorBuilder();
 
-  template <typename T>
-  ErrorBuilder &operator<<(T &&value) {
+  template <typename T> ErrorBuilder &operator<<(T &&value) {
     os << std::forward<T>(value);
     return *this;
   }
@@ -419,10 +418,7 @@ public:
   /// Any error makes the expression poison.
   operator Val() const { return Val::poison(); }
   operator LogicalResult() const { return failure(); }
-  template <typename T>
-  operator FailureOr<T>() const {
-    return failure();
-  }
+  template <typename T> operator FailureOr<T>() const { return failure(); }
 
 private:
   Elaborator &elab;
@@ -591,8 +587,8 @@ private:
 
   LogicalResult collectDeclarations();
   LogicalResult evaluateHyperparameters(Instance &model);
-  FailureOr<Val> parseOverride(const ast::ParamDecl &param, const Val &byDefault,
-                               StringRef text);
+  FailureOr<Val> parseOverride(const ast::ParamDecl &param,
+                               const Val &byDefault, StringRef text);
   LogicalResult evaluateMembers(Instance &instance);
   void buildModelInputs(Instance &model, Scope &scope);
   void buildModelOutputs(const ast::FuncDecl &forward, Scope &scope,
@@ -654,14 +650,14 @@ private:
   Val evalPower(llvm::SMLoc loc, const Val &base, const Val &exponent);
   Val evalCall(const ast::CallExpr &expr, DeclContext decl);
   Val evalSubscript(const ast::SubscriptExpr &expr);
-  Val evalTensorSubscript(const ast::SubscriptExpr &expr, const TensorVal &base);
+  Val evalTensorSubscript(const ast::SubscriptExpr &expr,
+                          const TensorVal &base);
   Val evalMember(const ast::MemberExpr &expr);
   Val evalList(const ast::ListExpr &expr, DeclContext decl);
   Val evalListComprehension(const ast::ListComprehensionExpr &expr,
                             DeclContext decl);
   /// Evaluates the arguments of a call.
   CallArgs evalArgs(const ast::CallExpr &expr, StringRef callee);
-
 
   const ast::SourceFile &file;
   const llvm::SourceMgr &sourceMgr;

@@ -19,9 +19,9 @@
 
 using namespace mlir;
 
-OwningOpRef<ModuleOp> mlir::seq::importSeqSource(llvm::SourceMgr &sourceMgr,
-                                                 MLIRContext &context,
-                                                 const FrontendOptions &options) {
+OwningOpRef<ModuleOp>
+mlir::seq::importSeqSource(llvm::SourceMgr &sourceMgr, MLIRContext &context,
+                           const FrontendOptions &options) {
   frontend::ParserLimits limits;
   limits.maxNesting = options.maxNesting;
   limits.maxErrors = options.maxErrors;

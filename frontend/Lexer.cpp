@@ -229,12 +229,13 @@ Token Lexer::lexToken() {
                                  "comments and strings may contain them");
     }
     if (llvm::isPrint(c))
-      return emitError(tokStart, "unexpected character '" + StringRef(&c, 1) +
-                                     "'");
-    return emitError(tokStart, "unexpected byte 0x" +
-                                   llvm::utohexstr(static_cast<unsigned char>(c),
-                                                   /*LowerCase=*/false,
-                                                   /*Width=*/2));
+      return emitError(tokStart,
+                       "unexpected character '" + StringRef(&c, 1) + "'");
+    return emitError(tokStart,
+                     "unexpected byte 0x" +
+                         llvm::utohexstr(static_cast<unsigned char>(c),
+                                         /*LowerCase=*/false,
+                                         /*Width=*/2));
   }
 }
 

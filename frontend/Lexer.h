@@ -48,8 +48,7 @@ public:
   Kind getKind() const { return kind; }
   bool is(Kind k) const { return kind == k; }
   bool isNot(Kind k) const { return kind != k; }
-  template <typename... Kinds>
-  bool isAny(Kind k, Kinds... others) const {
+  template <typename... Kinds> bool isAny(Kind k, Kinds... others) const {
     return is(k) || (is(others) || ...);
   }
   bool isKeyword() const;

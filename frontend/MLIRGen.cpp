@@ -194,8 +194,7 @@ FailureOr<TensorVal> Elaborator::getScalarTensor(SMLoc loc, const Val &scalar,
     if (auto intType = dyn_cast<IntegerType>(elementType)) {
       element = create<arith::IndexCastOp>(loc, intType, index);
     } else {
-      Value wide =
-          create<arith::IndexCastOp>(loc, builder.getI64Type(), index);
+      Value wide = create<arith::IndexCastOp>(loc, builder.getI64Type(), index);
       element = create<arith::SIToFPOp>(loc, elementType, wide);
     }
     return TensorVal{create<tensor::FromElementsOp>(loc, type, element),
@@ -206,8 +205,8 @@ FailureOr<TensorVal> Elaborator::getScalarTensor(SMLoc loc, const Val &scalar,
   if (auto floatType = dyn_cast<FloatType>(elementType)) {
     APFloat number(scalar.getNumber());
     bool losesInfo;
-    number.convert(floatType.getFloatSemantics(),
-                   APFloat::rmNearestTiesToEven, &losesInfo);
+    number.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                   &losesInfo);
     value = DenseElementsAttr::get(type, number);
   } else {
     if (!scalar.is(Val::Kind::Int))
@@ -216,9 +215,9 @@ FailureOr<TensorVal> Elaborator::getScalarTensor(SMLoc loc, const Val &scalar,
                             << formatElementType(elementType) << ")";
     unsigned width = elementType.getIntOrFloatBitWidth();
     if (width < 64 && !llvm::isIntN(width, scalar.getInt()))
-      return emitError(loc) << "the constant " << scalar.getInt()
-                            << " does not fit in "
-                            << formatElementType(elementType);
+      return emitError(loc)
+             << "the constant " << scalar.getInt() << " does not fit in "
+             << formatElementType(elementType);
     value = DenseElementsAttr::get(
         type, APInt(width, static_cast<uint64_t>(scalar.getInt()),
                     /*isSigned=*/true));
@@ -272,9 +271,9 @@ LogicalResult Elaborator::collectDeclarations() {
   // In source order, so that a redefinition is reported at the second one.
   SmallVector<std::pair<const char *, Callable>> decls;
   for (const auto &module : file.modules)
-    decls.push_back({module->loc.getPointer(),
-                     {Callable::Kind::Module, module->name, 0, nullptr,
-                      module.get()}});
+    decls.push_back(
+        {module->loc.getPointer(),
+         {Callable::Kind::Module, module->name, 0, nullptr, module.get()}});
   for (const auto &func : file.functions)
     decls.push_back(
         {func->loc.getPointer(),
@@ -323,8 +322,8 @@ FailureOr<Val> Elaborator::parseOverride(const ast::ParamDecl &param,
   // The error points at the declaration being overridden.
   auto fail = [&](StringRef expected) -> FailureOr<Val> {
     emitError(param.loc) << "-D " << param.name << "=" << text
-                       << ": hyperparameter '" << param.name << "' is "
-                       << expected;
+                         << ": hyperparameter '" << param.name << "' is "
+                         << expected;
     return failure();
   };
   using Kind = ast::TypeAnnotation::Kind;
@@ -373,11 +372,10 @@ LogicalResult Elaborator::evaluateHyperparameters(Instance &model) {
       std::string known;
       for (const ast::ParamDecl &p : modelDecl->params)
         known += (known.empty() ? "" : ", ") + p.name.str();
-      emitError(modelDecl->loc) << "-D " << name << "=" << value << ": model '"
-                         << modelDecl->name << "' has no hyperparameter '"
-                         << name << "'"
-                         << (known.empty() ? " (it has none)"
-                                           : " (it has " + known + ")");
+      emitError(modelDecl->loc)
+          << "-D " << name << "=" << value << ": model '" << modelDecl->name
+          << "' has no hyperparameter '" << name << "'"
+          << (known.empty() ? " (it has none)" : " (it has " + known + ")");
       ok = false;
     }
   }
@@ -463,14 +461,14 @@ LogicalResult Elaborator::evaluateMembers(Instance &instance) {
     if (budgetExceeded)
       break;
     if (instance.scope.vars.count(member.name)) {
-      emitError(member.loc) << "'" << member.name
-                            << "' is already defined in module '"
-                            << instance.typeName << "'";
+      emitError(member.loc)
+          << "'" << member.name << "' is already defined in module '"
+          << instance.typeName << "'";
       ok = false;
       continue;
     }
-    Val value = evalWith(*member.value,
-                         DeclContext{true, joinPath(instance.path, member.name)});
+    Val value = evalWith(
+        *member.value, DeclContext{true, joinPath(instance.path, member.name)});
     instance.scope.vars[member.name] = value;
   }
   scope = saved;
@@ -593,12 +591,12 @@ FailureOr<Val> Elaborator::checkAnnotation(const ast::TypeAnnotation &type,
              << declared.describe();
     }
     if (!matches)
-      return emitError(loc) << what << " must be " << expected
-                            << " with dimension " << axis << " = "
-                            << (declared.is(Val::Kind::Int)
-                                    ? std::to_string(declared.getInt())
-                                    : declared.getIndexSymbol().str())
-                            << ", got " << tensor.str();
+      return emitError(loc)
+             << what << " must be " << expected << " with dimension " << axis
+             << " = "
+             << (declared.is(Val::Kind::Int) ? std::to_string(declared.getInt())
+                                             : declared.getIndexSymbol().str())
+             << ", got " << tensor.str();
   }
   return value;
 }
@@ -610,8 +608,8 @@ LogicalResult Elaborator::bindParams(ArrayRef<ast::ParamDecl> params,
   bool ok = true;
   if (args.positional.size() > params.size()) {
     emitError(args.positional[params.size()].loc)
-        << "too many arguments for " << what << ": it takes "
-        << params.size() << ", got " << args.positional.size();
+        << "too many arguments for " << what << ": it takes " << params.size()
+        << ", got " << args.positional.size();
     ok = false;
   }
   for (auto [i, arg] : llvm::enumerate(args.positional))
@@ -742,10 +740,9 @@ Val Elaborator::callFunction(const ast::FuncDecl &func, Instance *self,
     size_t numReturned =
         cast<ast::ReturnStmt>(*func.body.back()).getValues().size();
     if (numReturned != func.results.size()) {
-      result = emitError(returnLoc)
-               << what << " returns " << numReturned
-               << (numReturned == 1 ? " value" : " values")
-               << " but declares " << func.results.size();
+      result = emitError(returnLoc) << what << " returns " << numReturned
+                                    << (numReturned == 1 ? " value" : " values")
+                                    << " but declares " << func.results.size();
     } else {
       for (auto [value, decl] : llvm::zip(values, func.results))
         if (failed(checkAnnotation(decl.type, value, callee, returnLoc,
@@ -788,8 +785,7 @@ Val Elaborator::evalCall(const ast::CallExpr &expr, DeclContext decl) {
     return callBuiltinModule(instance, args);
   }
   if (!callee.is(Val::Kind::Callable))
-    return emitError(expr.getLoc())
-           << "cannot call " << callee.describe();
+    return emitError(expr.getLoc()) << "cannot call " << callee.describe();
 
   const Callable &c = callee.getCallable();
   bool creates = c.kind == Callable::Kind::BuiltinModule ||
@@ -848,12 +844,10 @@ void Elaborator::execStmt(const ast::Stmt &stmt) {
       assign(targets.front(), std::move(value));
       return;
     }
-    if (!value.isPoison() &&
-        (!value.is(Val::Kind::List) ||
-         value.getList().size() != targets.size())) {
-      emitError(targets.front().loc)
-          << "cannot unpack " << value.describe() << " into "
-          << targets.size() << " names";
+    if (!value.isPoison() && (!value.is(Val::Kind::List) ||
+                              value.getList().size() != targets.size())) {
+      emitError(targets.front().loc) << "cannot unpack " << value.describe()
+                                     << " into " << targets.size() << " names";
       value = Val::poison();
     }
     for (auto [i, target] : llvm::enumerate(targets))
@@ -1069,9 +1063,9 @@ Val Elaborator::evalScalarBinary(SMLoc loc, ast::BinaryExpr::Op op,
       llvm_unreachable("not a scalar arithmetic operator");
     }
     if (overflow)
-      return emitError(loc) << "integer overflow in " << what << " (" << a
-                            << " " << ast::BinaryExpr::getSpelling(op) << " "
-                            << b << ")";
+      return emitError(loc)
+             << "integer overflow in " << what << " (" << a << " "
+             << ast::BinaryExpr::getSpelling(op) << " " << b << ")";
     return Val::integer(result);
   }
   double a = lhs.getNumber(), b = rhs.getNumber(), result;
@@ -1134,14 +1128,14 @@ Val Elaborator::evalPower(SMLoc loc, const Val &base, const Val &exponent) {
     }
     double result = std::pow(base.getNumber(), exponent.getNumber());
     if (!std::isfinite(result))
-      return emitError(loc) << base.getNumber() << " ** "
-                            << exponent.getNumber() << " is not a finite number";
+      return emitError(loc)
+             << base.getNumber() << " ** " << exponent.getNumber()
+             << " is not a finite number";
     return Val::real(result);
   }
   if (!base.is(Val::Kind::Tensor) || !exponent.isNumber())
     return emitError(loc) << "unsupported operands for '**': "
-                          << base.describe() << " and "
-                          << exponent.describe();
+                          << base.describe() << " and " << exponent.describe();
   if (failed(checkInForward(loc, "'**'")))
     return Val::poison();
   // The dialect has no general power; the common exponents map to ops.
@@ -1151,9 +1145,9 @@ Val Elaborator::evalPower(SMLoc loc, const Val &base, const Val &exponent) {
     return base;
   if (p == 2 || p == 3) {
     Val square = buildElementwise(loc, Elementwise::Mul, base, base, "'**'");
-    return p == 2 ? square
-                  : buildElementwise(loc, Elementwise::Mul, square, base,
-                                     "'**'");
+    return p == 2
+               ? square
+               : buildElementwise(loc, Elementwise::Mul, square, base, "'**'");
   }
   if (!isa<FloatType>(x.getElementType()))
     return emitError(loc) << "'**' with exponent " << p
@@ -1238,8 +1232,7 @@ Val Elaborator::evalSubscript(const ast::SubscriptExpr &expr) {
   if (base.is(Val::Kind::Tensor))
     return evalTensorSubscript(expr, base.getTensor());
   if (!base.is(Val::Kind::List))
-    return emitError(expr.getLoc())
-           << "cannot subscript " << base.describe();
+    return emitError(expr.getLoc()) << "cannot subscript " << base.describe();
   const auto &subs = expr.getSubscripts();
   if (subs.size() != 1 || subs[0].kind != ast::Subscript::Kind::Index)
     return emitError(expr.getLoc()) << "a list takes one integer index";
@@ -1252,8 +1245,8 @@ Val Elaborator::evalSubscript(const ast::SubscriptExpr &expr) {
   int64_t size = base.getList().size();
   int64_t i = index.getInt();
   if (i < -size || i >= size)
-    return emitError(subs[0].loc) << "index " << i
-                                  << " is out of range for a list of " << size;
+    return emitError(subs[0].loc)
+           << "index " << i << " is out of range for a list of " << size;
   return base.getList()[i < 0 ? i + size : i];
 }
 
@@ -1269,8 +1262,8 @@ Val Elaborator::evalTensorSubscript(const ast::SubscriptExpr &expr,
   if (numEllipses > 1)
     return emitError(loc) << "a subscript has at most one '...'";
   if (numIndexed > rank)
-    return emitError(loc) << "too many indices (" << numIndexed
-                          << ") for " << base.str();
+    return emitError(loc) << "too many indices (" << numIndexed << ") for "
+                          << base.str();
   if (failed(checkInForward(loc, "slicing")))
     return Val::poison();
 
@@ -1308,8 +1301,7 @@ Val Elaborator::evalTensorSubscript(const ast::SubscriptExpr &expr,
         return Bound{std::nullopt, value.getIndex(), value.getIndexSymbol()};
       if (!value.is(Val::Kind::Int))
         return emitError(boundExpr->getLoc())
-               << "an index must be an int or a size, got "
-               << value.describe();
+               << "an index must be an int or a size, got " << value.describe();
       int64_t i = value.getInt();
       if (dim.isStatic()) {
         int64_t normalized = i < 0 ? i + dim.size : i;
@@ -1337,12 +1329,12 @@ Val Elaborator::evalTensorSubscript(const ast::SubscriptExpr &expr,
         return emitError(sub.index->getLoc())
                << "index " << *lower->fixed << " is out of range for dimension "
                << dimAxis << " of " << current.str();
-      Value start = lower->fixed ? getIndexConstant(loc, *lower->fixed)
-                                 : lower->value;
-      Value end = lower->fixed
-                      ? getIndexConstant(loc, *lower->fixed + 1)
-                      : create<arith::AddIOp>(loc, start,
-                                              getIndexConstant(loc, 1));
+      Value start =
+          lower->fixed ? getIndexConstant(loc, *lower->fixed) : lower->value;
+      Value end =
+          lower->fixed
+              ? getIndexConstant(loc, *lower->fixed + 1)
+              : create<arith::AddIOp>(loc, start, getIndexConstant(loc, 1));
       Val sliced = buildSlice(loc, current, dimAxis, start, end, Dim::fixed(1));
       if (sliced.isPoison())
         return sliced;
@@ -1370,10 +1362,10 @@ Val Elaborator::evalTensorSubscript(const ast::SubscriptExpr &expr,
     }
     if (lower->fixed && *lower->fixed == 0 && size == dim)
       continue; // The whole dimension.
-    Value start = lower->fixed ? getIndexConstant(loc, *lower->fixed)
-                               : lower->value;
-    Value end = upper->fixed ? getIndexConstant(loc, *upper->fixed)
-                             : upper->value;
+    Value start =
+        lower->fixed ? getIndexConstant(loc, *lower->fixed) : lower->value;
+    Value end =
+        upper->fixed ? getIndexConstant(loc, *upper->fixed) : upper->value;
     Val sliced = buildSlice(loc, current, dimAxis, start, end, size);
     if (sliced.isPoison())
       return sliced;
@@ -1409,8 +1401,7 @@ void Elaborator::buildModelInputs(Instance &model, Scope &forwardScope) {
   unsigned position = 0;
   for (const ast::ParamDecl &param : forward.params) {
     Val value = Val::poison();
-    llvm::scope_exit bind(
-        [&] { forwardScope.vars[param.name] = value; });
+    llvm::scope_exit bind([&] { forwardScope.vars[param.name] = value; });
     if (param.defaultValue) {
       emitError(param.defaultValue->getLoc())
           << "model input '" << param.name << "' cannot have a default";
@@ -1526,8 +1517,8 @@ void Elaborator::buildModelInputs(Instance &model, Scope &forwardScope) {
     if (bounds.size() != 2)
       continue;
     if (fixed[0] && fixed[1] && *fixed[0] > *fixed[1]) {
-      emitError(param->rangeLoc) << "empty range [" << *fixed[0] << ", "
-                                 << *fixed[1] << "]";
+      emitError(param->rangeLoc)
+          << "empty range [" << *fixed[0] << ", " << *fixed[1] << "]";
       continue;
     }
     inputs[i].range = builder.getArrayAttr(bounds);
@@ -1617,7 +1608,8 @@ void Elaborator::buildModelOutputs(const ast::FuncDecl &forward,
       if (want.isStatic())
         matches = !have.isStatic() || have.size == want.size;
       else
-        matches = !have.isStatic() && (!have.symbol || have.symbol == want.symbol);
+        matches =
+            !have.isStatic() && (!have.symbol || have.symbol == want.symbol);
     }
     if (!matches) {
       emitError(returnLoc) << "output '" << decl.name << "' is declared "
@@ -1653,8 +1645,8 @@ void Elaborator::finalizeSignature(Instance &model) {
     argAttrs.push_back(builder.getDictionaryAttr(attrs));
   }
   for (const ParamInfo &param : params)
-    argAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
-        kParamAttr, builder.getStringAttr(param.name))));
+    argAttrs.push_back(builder.getDictionaryAttr(
+        builder.getNamedAttr(kParamAttr, builder.getStringAttr(param.name))));
   func.setAllArgAttrs(argAttrs);
   SmallVector<Attribute> resultAttrs;
   for (const OutputInfo &output : outputs)
@@ -1735,11 +1727,9 @@ OwningOpRef<ModuleOp> Elaborator::run() {
   return owner;
 }
 
-OwningOpRef<ModuleOp>
-mlir::seq::frontend::mlirGen(const ast::SourceFile &file,
-                             const llvm::SourceMgr &sourceMgr,
-                             MLIRContext &context,
-                             const FrontendOptions &options) {
+OwningOpRef<ModuleOp> mlir::seq::frontend::mlirGen(
+    const ast::SourceFile &file, const llvm::SourceMgr &sourceMgr,
+    MLIRContext &context, const FrontendOptions &options) {
   context.loadDialect<SeqDialect, func::FuncDialect, arith::ArithDialect,
                       tensor::TensorDialect>();
   Elaborator elaborator(file, sourceMgr, context, options);

@@ -57,9 +57,9 @@ FailureOr<ModelSignature> mlir::seq::readModelSignature(ModuleOp module) {
   auto name = module->getAttrOfType<StringAttr>(kModelNameAttr);
   auto entry = module.lookupSymbol<func::FuncOp>(kEntryFunctionName);
   if (!name || !entry)
-    return module.emitError() << "expected a '" << kModelNameAttr
-                              << "' attribute and a function @"
-                              << kEntryFunctionName << " (a seqc model)";
+    return module.emitError()
+           << "expected a '" << kModelNameAttr << "' attribute and a function @"
+           << kEntryFunctionName << " (a seqc model)";
   signature.model = name.getValue().str();
 
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
@@ -68,9 +68,8 @@ FailureOr<ModelSignature> mlir::seq::readModelSignature(ModuleOp module) {
     auto input = attrs ? attrs.getAs<StringAttr>(kInputAttr) : StringAttr();
     auto param = attrs ? attrs.getAs<StringAttr>(kParamAttr) : StringAttr();
     if (!type || !(input || param))
-      return entry.emitError() << "argument " << i << " has no '"
-                               << kInputAttr << "' or '" << kParamAttr
-                               << "' attribute";
+      return entry.emitError() << "argument " << i << " has no '" << kInputAttr
+                               << "' or '" << kParamAttr << "' attribute";
     TensorSpec spec;
     spec.name = (input ? input : param).getValue().str();
     spec.dtype = getDTypeName(type.getElementType());
@@ -101,9 +100,9 @@ FailureOr<ModelSignature> mlir::seq::readModelSignature(ModuleOp module) {
     if (tensorType)
       shape = readShape(attrs, tensorType);
     if (!output || failed(shape))
-      return entry.emitError() << "result " << i << " has no valid '"
-                               << kOutputAttr << "' and '" << kDimsAttr
-                               << "' attributes";
+      return entry.emitError()
+             << "result " << i << " has no valid '" << kOutputAttr << "' and '"
+             << kDimsAttr << "' attributes";
     signature.outputs.push_back({output.getValue().str(),
                                  getDTypeName(tensorType.getElementType()),
                                  std::move(*shape), std::nullopt});

@@ -163,9 +163,8 @@ ast::ExprPtr Parser::finish(ast::ExprPtr expr, unsigned childHeight) {
   return nullptr;
 }
 
-ast::ExprPtr
-Parser::finish(ast::ExprPtr expr,
-               std::initializer_list<const ast::Expr *> children) {
+ast::ExprPtr Parser::finish(ast::ExprPtr expr,
+                            std::initializer_list<const ast::Expr *> children) {
   unsigned height = 0;
   for (const ast::Expr *child : children)
     if (child)
@@ -367,8 +366,9 @@ void Parser::checkReturns(const ast::Block &body, StringRef name,
           if (!isa<ast::ReturnStmt>(stmt.get()))
             continue;
           if (!isBody)
-            (void)emitError(stmt->getLoc(), "'return' inside 'for'; a "
-                                            "function returns once, at its end");
+            (void)emitError(stmt->getLoc(),
+                            "'return' inside 'for'; a "
+                            "function returns once, at its end");
           else if (stmt != block.back())
             (void)emitError(stmt->getLoc(),
                             "'return' must be the last statement of '" + name +

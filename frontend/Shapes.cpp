@@ -90,16 +90,16 @@ FailureOr<Shape> Elaborator::broadcastBatch(llvm::SMLoc loc, ArrayRef<Dim> lhs,
       if (areDistinctSymbols(a, b))
         return emitError(loc)
                << "cannot broadcast " << lhsValue.str() << " and "
-               << rhsValue.str() << " in " << what << ": dimension "
-               << a.str() << " is not " << b.str();
+               << rhsValue.str() << " in " << what << ": dimension " << a.str()
+               << " is not " << b.str();
       out = (b.isStatic() || !a.symbol) ? b : a;
     } else if (!b.isStatic() || a.size == b.size) {
       out = a;
     } else {
-      return emitError(loc) << "cannot broadcast " << lhsValue.str() << " and "
-                            << rhsValue.str() << " in " << what
-                            << ": dimension " << a.str() << " is not "
-                            << b.str() << " (sizes must be equal or 1)";
+      return emitError(loc)
+             << "cannot broadcast " << lhsValue.str() << " and "
+             << rhsValue.str() << " in " << what << ": dimension " << a.str()
+             << " is not " << b.str() << " (sizes must be equal or 1)";
     }
   }
   return result;
@@ -173,7 +173,8 @@ ShapeMatcher &ShapeMatcher::bind(StringRef label, const TensorVal &value,
     leading->assign(value.shape.begin(), value.shape.begin() + offset);
   for (auto [i, symbol] : llvm::enumerate(named)) {
     const Dim &dim = value.shape[offset + i];
-    std::string where = ("dim " + Twine(offset + i) + " of '" + label + "'").str();
+    std::string where =
+        ("dim " + Twine(offset + i) + " of '" + label + "'").str();
     auto it = bindings.find(symbol);
     if (it == bindings.end()) {
       bindings[symbol] = {dim, where};
@@ -185,10 +186,10 @@ ShapeMatcher &ShapeMatcher::bind(StringRef label, const TensorVal &value,
                     areDistinctSymbols(binding.dim, dim);
     if (conflict) {
       bad = true;
-      elab.emitError(loc) << "'" << label << "' of " << op << " must have shape "
-                          << expected << " with " << symbol << " = "
-                          << binding.dim.str() << " (" << binding.origin
-                          << "), got " << value.str();
+      elab.emitError(loc) << "'" << label << "' of " << op
+                          << " must have shape " << expected << " with "
+                          << symbol << " = " << binding.dim.str() << " ("
+                          << binding.origin << "), got " << value.str();
       return *this;
     }
     // The verifier's refinement: a later static size makes the symbol static.

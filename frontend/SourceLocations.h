@@ -32,8 +32,7 @@ public:
     if (bufferID == 0)
       return FileLineColLoc::get(context, "<unknown>", 0, 0);
     auto [line, column] = sourceMgr.getLineAndColumn(loc, bufferID);
-    StringRef file =
-        sourceMgr.getMemoryBuffer(bufferID)->getBufferIdentifier();
+    StringRef file = sourceMgr.getMemoryBuffer(bufferID)->getBufferIdentifier();
     return FileLineColLoc::get(context, file, line, column);
   }
 

@@ -91,10 +91,10 @@ TEST_F(LexerTest, KeywordsAndIdentifiers) {
   lex("model module def for in return True False None int float bool "
       "f16 bf16 f32 f64 i32 i64 forward _x x1 Model f8 True_");
   std::vector<K> expected = {
-      K::kw_model, K::kw_module, K::kw_def,   K::kw_for,   K::kw_in,
-      K::kw_return, K::kw_True, K::kw_False,  K::kw_None,  K::kw_int,
-      K::kw_float, K::kw_bool,  K::kw_f16,    K::kw_bf16,  K::kw_f32,
-      K::kw_f64,   K::kw_i32,   K::kw_i64,    K::identifier, K::identifier,
+      K::kw_model,   K::kw_module,  K::kw_def,     K::kw_for,     K::kw_in,
+      K::kw_return,  K::kw_True,    K::kw_False,   K::kw_None,    K::kw_int,
+      K::kw_float,   K::kw_bool,    K::kw_f16,     K::kw_bf16,    K::kw_f32,
+      K::kw_f64,     K::kw_i32,     K::kw_i64,     K::identifier, K::identifier,
       K::identifier, K::identifier, K::identifier, K::identifier};
   EXPECT_EQ(kinds(), expected);
   EXPECT_TRUE(tokens[0].isKeyword());
@@ -106,19 +106,19 @@ TEST_F(LexerTest, KeywordsAndIdentifiers) {
 
 TEST_F(LexerTest, Punctuation) {
   lex("( ) [ ] { } , : ; . ... = -> + - * ** / @ ^");
-  std::vector<K> expected = {
-      K::l_paren, K::r_paren, K::l_square, K::r_square, K::l_brace,
-      K::r_brace, K::comma,   K::colon,    K::semicolon, K::period,
-      K::ellipsis, K::equal,  K::arrow,    K::plus,     K::minus,
-      K::star,    K::star_star, K::slash,  K::at,       K::caret};
+  std::vector<K> expected = {K::l_paren,   K::r_paren, K::l_square, K::r_square,
+                             K::l_brace,   K::r_brace, K::comma,    K::colon,
+                             K::semicolon, K::period,  K::ellipsis, K::equal,
+                             K::arrow,     K::plus,    K::minus,    K::star,
+                             K::star_star, K::slash,   K::at,       K::caret};
   EXPECT_EQ(kinds(), expected);
   EXPECT_TRUE(errors.empty());
 }
 
 TEST_F(LexerTest, OperatorsWithoutSpaces) {
   lex("a**-b->c...d^T");
-  std::vector<std::string> expected = {"a", "**", "-", "b", "->", "c",
-                                       "...", "d", "^", "T"};
+  std::vector<std::string> expected = {"a", "**",  "-", "b", "->",
+                                       "c", "...", "d", "^", "T"};
   EXPECT_EQ(spellings(), expected);
 }
 
@@ -148,8 +148,8 @@ TEST_F(LexerTest, FloatLiterals) {
 TEST_F(LexerTest, PeriodAfterIntegerIsMemberAccess) {
   // `1.` and `layers.0` are not floats: a period needs a digit after it.
   lex("1. layers.0 x.weight");
-  std::vector<K> expected = {K::integer, K::period, K::identifier,
-                             K::period,  K::integer, K::identifier,
+  std::vector<K> expected = {K::integer, K::period,    K::identifier,
+                             K::period,  K::integer,   K::identifier,
                              K::period,  K::identifier};
   EXPECT_EQ(kinds(), expected);
 }
@@ -190,8 +190,8 @@ TEST_F(LexerTest, CommentsAndLineBreaks) {
   // Line breaks, blank lines and comment lines fold into one newline token;
   // a lone '/' is division.
   lex("a # comment\n\n  // another\n\t\r\nb / c // end");
-  std::vector<K> expected = {K::identifier, K::newline, K::identifier,
-                             K::slash, K::identifier};
+  std::vector<K> expected = {K::identifier, K::newline, K::identifier, K::slash,
+                             K::identifier};
   EXPECT_EQ(kinds(), expected);
   EXPECT_EQ(offset(tokens[1]), 11);
   EXPECT_TRUE(errors.empty());
