@@ -34,40 +34,6 @@
 using namespace mlir;
 using namespace mlir::seq;
 
-namespace {
-/// Body of a `linalg.generic`: receives the block arguments (inputs, then the
-/// output) and returns the value to yield.
-using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
-} // namespace
-
-/// In `dimsMap` targets: the result is the constant 0 (a unit dimension).
-static constexpr int64_t kUnit = -1;
-
-/// `(d0, ..., d{numDims-1}) -> (d{targets[0]}, ...)`, with `kUnit` targets
-/// giving 0.
-static AffineMap dimsMap(MLIRContext *ctx, unsigned numDims,
-                         ArrayRef<int64_t> targets) {
-  SmallVector<AffineExpr> results;
-  for (int64_t target : targets)
-    results.push_back(target == kUnit ? getAffineConstantExpr(0, ctx)
-                                      : getAffineDimExpr(target, ctx));
-  return AffineMap::get(numDims, 0, results, ctx);
-}
-
-/// A single-output `linalg.generic` writing into `init`.
-static Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
-                          Value init, ArrayRef<AffineMap> maps,
-                          ArrayRef<utils::IteratorType> iterators,
-                          BodyFn body) {
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-             iterators,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
-             })
-      .getResult(0);
-}
-
 /// `acc + lhs * rhs`, the body of every contraction below.
 static Value multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
   Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
@@ -136,82 +102,47 @@ static Value buildGlobalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
   // S[b, h, d, e] = sum_j phiK[b, h, j, d] v[b, h, j, e]; loops (b,h,d,e,j).
   Value kv = buildGeneric(
       b, loc, ValueRange{phiK, v}, createZeros(b, loc, {batch, heads, d, e}, t),
-      {dimsMap(ctx, 5, {0, 1, 4, 2}), dimsMap(ctx, 5, {0, 1, 4, 3}),
-       dimsMap(ctx, 5, {0, 1, 2, 3})},
+      {getDimsMap(ctx, 5, {0, 1, 4, 2}), getDimsMap(ctx, 5, {0, 1, 4, 3}),
+       getDimsMap(ctx, 5, {0, 1, 2, 3})},
       getIteratorTypes(5, {4}),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value vValue = convertScalar(nb, nloc, args[1], t);
         return multiplyAdd(nb, nloc, {args[0], vValue, args[2]});
       });
   // z[b, h, d] = sum_j phiK[b, h, j, d]; loops (b, h, d, j).
-  Value keySum =
-      buildGeneric(b, loc, phiK, createZeros(b, loc, {batch, heads, d}, t),
-                   {dimsMap(ctx, 4, {0, 1, 3, 2}), dimsMap(ctx, 4, {0, 1, 2})},
-                   getIteratorTypes(4, {3}),
-                   [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-                     return arith::AddFOp::create(nb, nloc, args[1], args[0]);
-                   });
+  Value keySum = buildGeneric(
+      b, loc, phiK, createZeros(b, loc, {batch, heads, d}, t),
+      {getDimsMap(ctx, 4, {0, 1, 3, 2}), getDimsMap(ctx, 4, {0, 1, 2})},
+      getIteratorTypes(4, {3}),
+      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        return arith::AddFOp::create(nb, nloc, args[1], args[0]);
+      });
   // den[b, h, i] = sum_d phiQ[b, h, i, d] z[b, h, d]; loops (b, h, i, d).
-  Value normalizer =
-      buildGeneric(b, loc, ValueRange{phiQ, keySum},
-                   createZeros(b, loc, {batch, heads, qSizes[2]}, t),
-                   {dimsMap(ctx, 4, {0, 1, 2, 3}), dimsMap(ctx, 4, {0, 1, 3}),
-                    dimsMap(ctx, 4, {0, 1, 2})},
-                   getIteratorTypes(4, {3}), multiplyAdd);
+  Value normalizer = buildGeneric(
+      b, loc, ValueRange{phiQ, keySum},
+      createZeros(b, loc, {batch, heads, qSizes[2]}, t),
+      {getDimsMap(ctx, 4, {0, 1, 2, 3}), getDimsMap(ctx, 4, {0, 1, 3}),
+       getDimsMap(ctx, 4, {0, 1, 2})},
+      getIteratorTypes(4, {3}), multiplyAdd);
   // num[b, h, i, e] = sum_d phiQ[b, h, i, d] S[b, h, d, e]; loops
   // (b, h, i, e, d).
   Value numerator = buildGeneric(
       b, loc, ValueRange{phiQ, kv},
       createZeros(b, loc, {batch, heads, qSizes[2], e}, t),
-      {dimsMap(ctx, 5, {0, 1, 2, 4}), dimsMap(ctx, 5, {0, 1, 4, 3}),
-       dimsMap(ctx, 5, {0, 1, 2, 3})},
+      {getDimsMap(ctx, 5, {0, 1, 2, 4}), getDimsMap(ctx, 5, {0, 1, 4, 3}),
+       getDimsMap(ctx, 5, {0, 1, 2, 3})},
       getIteratorTypes(5, {4}), multiplyAdd);
   // out = num / (den + eps).
   Value epsValue = createFloatConstant(b, loc, t, eps);
   return buildGeneric(
       b, loc, ValueRange{numerator, normalizer}, init,
-      {dimsMap(ctx, 4, {0, 1, 2, 3}), dimsMap(ctx, 4, {0, 1, 2}),
-       dimsMap(ctx, 4, {0, 1, 2, 3})},
+      {getDimsMap(ctx, 4, {0, 1, 2, 3}), getDimsMap(ctx, 4, {0, 1, 2}),
+       getDimsMap(ctx, 4, {0, 1, 2, 3})},
       getIteratorTypes(4), [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value den = arith::AddFOp::create(nb, nloc, args[1], epsValue);
         Value out = arith::DivFOp::create(nb, nloc, args[0], den);
         return convertScalar(nb, nloc, out, outType);
       });
-}
-
-/// Offsets, sizes and strides of position `index` of dimension 2 (the
-/// sequence) of a `[b, h, n, x]` tensor of `sizes`.
-static void getRowSlice(OpBuilder &b, ArrayRef<OpFoldResult> sizes, Value index,
-                        SmallVectorImpl<OpFoldResult> &offsets,
-                        SmallVectorImpl<OpFoldResult> &sliceSizes,
-                        SmallVectorImpl<OpFoldResult> &strides) {
-  offsets.assign(4, b.getIndexAttr(0));
-  sliceSizes.assign(sizes.begin(), sizes.end());
-  strides.assign(4, b.getIndexAttr(1));
-  offsets[2] = index;
-  sliceSizes[2] = b.getIndexAttr(1);
-}
-
-/// Row `index` of `[b, h, n, x]` `source`, as `[b, h, 1, x]`. The unit
-/// dimension stays (the generics index it with a constant 0, `kUnit`): a
-/// rank-reducing slice is ambiguous when batch or heads is 1 too, and the
-/// upstream canonicalizer then drops the wrong dimension (LLVM 22 produces an
-/// invalid `tensor.cast`).
-static Value extractRow(OpBuilder &b, Location loc, Value source,
-                        ArrayRef<OpFoldResult> sizes, Value index) {
-  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
-  getRowSlice(b, sizes, index, offsets, sliceSizes, strides);
-  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sliceSizes,
-                                        strides);
-}
-
-/// Inserts `[b, h, 1, x]` `row` as row `index` of `[b, h, n, x]` `dest`.
-static Value insertRow(OpBuilder &b, Location loc, Value row, Value dest,
-                       ArrayRef<OpFoldResult> sizes, Value index) {
-  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
-  getRowSlice(b, sizes, index, offsets, sliceSizes, strides);
-  return tensor::InsertSliceOp::create(b, loc, row, dest, offsets, sliceSizes,
-                                       strides);
 }
 
 /// Causal linear attention by the recurrent form. For each i in order, in
@@ -242,14 +173,15 @@ static Value buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
   auto loop = scf::ForOp::create(
       b, loc, zero, end, one, ValueRange{kv, keySum, normalizer, out},
       [&](OpBuilder &nb, Location nloc, Value i, ValueRange iterArgs) {
-        Value qRow = extractRow(nb, nloc, phiQ, qSizes, i);
-        Value kRow = extractRow(nb, nloc, phiK, qSizes, i);
-        Value vRow = extractRow(nb, nloc, v, vSizes, i);
+        Value qRow = extractSliceAt(nb, nloc, phiQ, qSizes, /*dim=*/2, i);
+        Value kRow = extractSliceAt(nb, nloc, phiK, qSizes, /*dim=*/2, i);
+        Value vRow = extractSliceAt(nb, nloc, v, vSizes, /*dim=*/2, i);
         // S[b, h, d, e] += phiK[b, h, i, d] v[b, h, i, e].
         Value newKv = buildGeneric(
             nb, nloc, ValueRange{kRow, vRow}, iterArgs[0],
-            {dimsMap(ctx, 4, {0, 1, kUnit, 2}),
-             dimsMap(ctx, 4, {0, 1, kUnit, 3}), dimsMap(ctx, 4, {0, 1, 2, 3})},
+            {getDimsMap(ctx, 4, {0, 1, kUnitDim, 2}),
+             getDimsMap(ctx, 4, {0, 1, kUnitDim, 3}),
+             getDimsMap(ctx, 4, {0, 1, 2, 3})},
             getIteratorTypes(4),
             [&](OpBuilder &bb, Location bl, ValueRange args) {
               Value vValue = convertScalar(bb, bl, args[1], t);
@@ -258,7 +190,8 @@ static Value buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
         // z[b, h, d] += phiK[b, h, i, d].
         Value newKeySum = buildGeneric(
             nb, nloc, kRow, iterArgs[1],
-            {dimsMap(ctx, 3, {0, 1, kUnit, 2}), dimsMap(ctx, 3, {0, 1, 2})},
+            {getDimsMap(ctx, 3, {0, 1, kUnitDim, 2}),
+             getDimsMap(ctx, 3, {0, 1, 2})},
             getIteratorTypes(3),
             [](OpBuilder &bb, Location bl, ValueRange args) -> Value {
               return arith::AddFOp::create(bb, bl, args[1], args[0]);
@@ -267,29 +200,32 @@ static Value buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
         Value den = linalg::FillOp::create(nb, nloc, ValueRange{zeroF},
                                            ValueRange{iterArgs[2]})
                         .getResult(0);
-        den =
-            buildGeneric(nb, nloc, ValueRange{qRow, newKeySum}, den,
-                         {dimsMap(ctx, 3, {0, 1, kUnit, 2}),
-                          dimsMap(ctx, 3, {0, 1, 2}), dimsMap(ctx, 3, {0, 1})},
-                         getIteratorTypes(3, {2}), multiplyAdd);
+        den = buildGeneric(nb, nloc, ValueRange{qRow, newKeySum}, den,
+                           {getDimsMap(ctx, 3, {0, 1, kUnitDim, 2}),
+                            getDimsMap(ctx, 3, {0, 1, 2}),
+                            getDimsMap(ctx, 3, {0, 1})},
+                           getIteratorTypes(3, {2}), multiplyAdd);
         // out[b, h, i, e] = sum_d phiQ[b, h, i, d] S[b, h, d, e], then
         // divided by den + eps. The row starts at 0 (the fill of `out`).
-        Value outRow = extractRow(nb, nloc, iterArgs[3], outSizes, i);
+        Value outRow =
+            extractSliceAt(nb, nloc, iterArgs[3], outSizes, /*dim=*/2, i);
         outRow = buildGeneric(nb, nloc, ValueRange{qRow, newKv}, outRow,
-                              {dimsMap(ctx, 4, {0, 1, kUnit, 3}),
-                               dimsMap(ctx, 4, {0, 1, 3, 2}),
-                               dimsMap(ctx, 4, {0, 1, kUnit, 2})},
+                              {getDimsMap(ctx, 4, {0, 1, kUnitDim, 3}),
+                               getDimsMap(ctx, 4, {0, 1, 3, 2}),
+                               getDimsMap(ctx, 4, {0, 1, kUnitDim, 2})},
                               getIteratorTypes(4, {3}), multiplyAdd);
         outRow = buildGeneric(
             nb, nloc, den, outRow,
-            {dimsMap(ctx, 3, {0, 1}), dimsMap(ctx, 3, {0, 1, kUnit, 2})},
+            {getDimsMap(ctx, 3, {0, 1}),
+             getDimsMap(ctx, 3, {0, 1, kUnitDim, 2})},
             getIteratorTypes(3),
             [&](OpBuilder &bb, Location bl, ValueRange args) -> Value {
               Value denominator =
                   arith::AddFOp::create(bb, bl, args[0], epsValue);
               return arith::DivFOp::create(bb, bl, args[1], denominator);
             });
-        Value newOut = insertRow(nb, nloc, outRow, iterArgs[3], outSizes, i);
+        Value newOut = insertSliceAt(nb, nloc, outRow, iterArgs[3], outSizes,
+                                     /*dim=*/2, i);
         scf::YieldOp::create(nb, nloc,
                              ValueRange{newKv, newKeySum, den, newOut});
       });

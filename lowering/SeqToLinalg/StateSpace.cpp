@@ -59,43 +59,10 @@ using utils::IteratorType;
 // Local builders
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Body of a `linalg.generic`: receives the block arguments (inputs, then the
-/// output) and returns the value to yield.
-using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
-} // namespace
-
-/// In `dimsMap` targets: the result is the constant 0 (a unit dimension).
-static constexpr int64_t kUnit = -1;
-
-/// `(d0, ..., d{numDims-1}) -> (d{targets[0]}, ...)`, with `kUnit` targets
-/// giving 0.
-static AffineMap dimsMap(MLIRContext *ctx, unsigned numDims,
-                         ArrayRef<int64_t> targets) {
-  SmallVector<AffineExpr> results;
-  for (int64_t target : targets)
-    results.push_back(target == kUnit ? getAffineConstantExpr(0, ctx)
-                                      : getAffineDimExpr(target, ctx));
-  return AffineMap::get(numDims, 0, results, ctx);
-}
-
-/// A single-output `linalg.generic` writing into `init`.
-static Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
-                          Value init, ArrayRef<AffineMap> maps,
-                          ArrayRef<IteratorType> iterators, BodyFn body) {
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-             iterators,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
-             })
-      .getResult(0);
-}
-
 /// An elementwise `linalg.generic` over tensors of the same shape, writing
 /// into `init` (which the body sees as its last argument).
 static Value buildMap(OpBuilder &b, Location loc, ValueRange inputs, Value init,
-                      BodyFn body) {
+                      GenericBodyFn body) {
   int64_t rank = cast<RankedTensorType>(init.getType()).getRank();
   SmallVector<AffineMap> maps(inputs.size() + 1,
                               b.getMultiDimIdentityMap(rank));
@@ -138,42 +105,6 @@ static Value copyInto(OpBuilder &b, Location loc, Value source, Value dest) {
   return linalg::CopyOp::create(b, loc, TypeRange{dest.getType()},
                                 ValueRange{source}, ValueRange{dest})
       .getResult(0);
-}
-
-/// Offsets, sizes and strides of the slice of a tensor of `sizes` at
-/// position `index` of dimension `dim`.
-static void getSliceAt(OpBuilder &b, ArrayRef<OpFoldResult> sizes, int64_t dim,
-                       Value index, SmallVectorImpl<OpFoldResult> &offsets,
-                       SmallVectorImpl<OpFoldResult> &sliceSizes,
-                       SmallVectorImpl<OpFoldResult> &strides) {
-  offsets.assign(sizes.size(), b.getIndexAttr(0));
-  sliceSizes.assign(sizes.begin(), sizes.end());
-  strides.assign(sizes.size(), b.getIndexAttr(1));
-  offsets[dim] = index;
-  sliceSizes[dim] = b.getIndexAttr(1);
-}
-
-/// The slice of `source` (whose sizes are `sizes`) at `index` along `dim`.
-/// The slice keeps that dimension (of size 1), and the generics reading it
-/// use a constant 0 index (`kUnit`): a rank-reducing slice is ambiguous
-/// when another dimension is 1 too (batch 1), and the upstream canonicalizer
-/// then drops the wrong one (LLVM 22 produces an invalid `tensor.cast`).
-static Value extractAt(OpBuilder &b, Location loc, Value source,
-                       ArrayRef<OpFoldResult> sizes, int64_t dim, Value index) {
-  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
-  getSliceAt(b, sizes, dim, index, offsets, sliceSizes, strides);
-  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sliceSizes,
-                                        strides);
-}
-
-/// Inserts `slice` (as `extractAt` returns it) into `dest` at `index` along
-/// `dim`.
-static Value insertAt(OpBuilder &b, Location loc, Value slice, Value dest,
-                      ArrayRef<OpFoldResult> sizes, int64_t dim, Value index) {
-  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
-  getSliceAt(b, sizes, dim, index, offsets, sliceSizes, strides);
-  return tensor::InsertSliceOp::create(b, loc, slice, dest, offsets, sliceSizes,
-                                       strides);
 }
 
 /// `lhs + rhs`, folded when both are constants.
@@ -310,7 +241,7 @@ static std::pair<Value, Value> computeScaling(OpBuilder &b, Location loc,
   // ||A||_1 = max_j sum_i |A[i, j]|.
   Value columnSums = buildGeneric(
       b, loc, a, fillWith(b, loc, createEmptyTensor(b, loc, {n}, t), 0.0),
-      {dimsMap(ctx, 2, {0, 1}), dimsMap(ctx, 2, {1})},
+      {getDimsMap(ctx, 2, {0, 1}), getDimsMap(ctx, 2, {1})},
       {IteratorType::reduction, IteratorType::parallel},
       [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         Value magnitude = math::AbsFOp::create(nb, nloc, args[0]);
@@ -319,7 +250,7 @@ static std::pair<Value, Value> computeScaling(OpBuilder &b, Location loc,
   Value maxSum = buildGeneric(
       b, loc, columnSums,
       fillWith(b, loc, createEmptyTensor(b, loc, {}, t), 0.0),
-      {dimsMap(ctx, 1, {0}), AffineMap::get(1, 0, {}, ctx)},
+      {getDimsMap(ctx, 1, {0}), AffineMap::get(1, 0, {}, ctx)},
       {IteratorType::reduction},
       [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         return arith::MaxNumFOp::create(nb, nloc, args[0], args[1]);
@@ -444,8 +375,8 @@ static DiscreteSystem discretizeZoh(OpBuilder &b, Location loc, Value a,
   Value bb =
       buildGeneric(b, loc, ValueRange{bMat, m},
                    fillWith(b, loc, createEmptyTensor(b, loc, {h, n}, t), 0.0),
-                   {dimsMap(ctx, 3, {0, 2}), dimsMap(ctx, 3, {1, 2}),
-                    dimsMap(ctx, 3, {0, 1})},
+                   {getDimsMap(ctx, 3, {0, 2}), getDimsMap(ctx, 3, {1, 2}),
+                    getDimsMap(ctx, 3, {0, 1})},
                    getIteratorTypes(3, {2}),
                    [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
                      Value product =
@@ -490,12 +421,12 @@ static Value eliminate(OpBuilder &b, Location loc, Value matrix, Value k,
                        arith::CmpIPredicate predicate, bool normalize) {
   MLIRContext *ctx = b.getContext();
   Value pivot = tensor::ExtractOp::create(b, loc, matrix, ValueRange{k, k});
-  Value pivotRow = extractAt(b, loc, matrix, sizes, 0, k);
-  Value pivotColumn = extractAt(b, loc, matrix, sizes, 1, k);
+  Value pivotRow = extractSliceAt(b, loc, matrix, sizes, 0, k);
+  Value pivotColumn = extractSliceAt(b, loc, matrix, sizes, 1, k);
   return buildGeneric(
       b, loc, ValueRange{pivotColumn, pivotRow}, matrix,
-      {dimsMap(ctx, 2, {0, kUnit}), dimsMap(ctx, 2, {kUnit, 1}),
-       dimsMap(ctx, 2, {0, 1})},
+      {getDimsMap(ctx, 2, {0, kUnitDim}), getDimsMap(ctx, 2, {kUnitDim, 1}),
+       getDimsMap(ctx, 2, {0, 1})},
       getIteratorTypes(2),
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         Value column = args[0], row = args[1], current = args[2];
@@ -519,10 +450,10 @@ static Value eliminate(OpBuilder &b, Location loc, Value matrix, Value k,
 /// Swaps rows `k` and `p` of `matrix`.
 static Value swapRows(OpBuilder &b, Location loc, Value matrix,
                       ArrayRef<OpFoldResult> sizes, Value k, Value p) {
-  Value rowK = extractAt(b, loc, matrix, sizes, 0, k);
-  Value rowP = extractAt(b, loc, matrix, sizes, 0, p);
-  matrix = insertAt(b, loc, rowP, matrix, sizes, 0, k);
-  return insertAt(b, loc, rowK, matrix, sizes, 0, p);
+  Value rowK = extractSliceAt(b, loc, matrix, sizes, 0, k);
+  Value rowP = extractSliceAt(b, loc, matrix, sizes, 0, p);
+  matrix = insertSliceAt(b, loc, rowP, matrix, sizes, 0, k);
+  return insertSliceAt(b, loc, rowK, matrix, sizes, 0, p);
 }
 
 /// Solves `L X = R` in place on the augmented matrix `[L | R]` of `[n, w]`,
@@ -592,12 +523,13 @@ static DiscreteSystem discretizeBilinear(OpBuilder &b, Location loc, Value a,
   Value lhs = identityPlus(-step / 2);
   Value rhs = identityPlus(step / 2);
   Value stepValue = createFloatConstant(b, loc, t, step);
-  Value scaledBT = buildGeneric(
-      b, loc, bMat, createEmptyTensor(b, loc, {n, h}, t),
-      {dimsMap(ctx, 2, {1, 0}), dimsMap(ctx, 2, {0, 1})}, getIteratorTypes(2),
-      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        return arith::MulFOp::create(nb, nloc, stepValue, args[0]);
-      });
+  Value scaledBT =
+      buildGeneric(b, loc, bMat, createEmptyTensor(b, loc, {n, h}, t),
+                   {getDimsMap(ctx, 2, {1, 0}), getDimsMap(ctx, 2, {0, 1})},
+                   getIteratorTypes(2),
+                   [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+                     return arith::MulFOp::create(nb, nloc, stepValue, args[0]);
+                   });
 
   // [lhs | rhs | step B^T], of width 2N + H (static when N and H are).
   OpFoldResult twoN = addSizes(b, loc, n, n);
@@ -669,7 +601,7 @@ static Value buildLtiScan(OpBuilder &b, Location loc, Value u, Value abT,
       b, loc, zero, end, one, ValueRange{state, scratch, y},
       [&](OpBuilder &nb, Location nloc, Value step, ValueRange iterArgs) {
         Value x = iterArgs[0];
-        Value uStep = extractAt(nb, nloc, u, uSizes, 1, step);
+        Value uStep = extractSliceAt(nb, nloc, u, uSizes, 1, step);
         // next[b, h, :] = Ab x[b, h, :] + Bb[h, :] u[b, h], in the scratch
         // state. The product is one named matmul [batch * H, N] x [N, N] on
         // the collapsed states (which the CPU pipeline's matmul strategy can
@@ -681,8 +613,8 @@ static Value buildLtiScan(OpBuilder &b, Location loc, Value u, Value abT,
             nb, nloc, stateType, product, getStateReassociation(), stateSizes);
         next = buildGeneric(
             nb, nloc, ValueRange{bb, uStep}, next,
-            {dimsMap(ctx, 3, {1, 2}), dimsMap(ctx, 3, {0, kUnit, 1}),
-             dimsMap(ctx, 3, {0, 1, 2})},
+            {getDimsMap(ctx, 3, {1, 2}), getDimsMap(ctx, 3, {0, kUnitDim, 1}),
+             getDimsMap(ctx, 3, {0, 1, 2})},
             getIteratorTypes(3),
             [&](OpBuilder &bb2, Location bl, ValueRange args) -> Value {
               Value uValue = convertScalar(bb2, bl, args[1], t);
@@ -693,17 +625,18 @@ static Value buildLtiScan(OpBuilder &b, Location loc, Value u, Value abT,
         // state, copied back here.
         Value newState = copyInto(nb, nloc, next, x);
         // y[b, t, h] = sum_i C[h, i] x[b, h, i].
-        Value yStep = extractAt(nb, nloc, iterArgs[2], uSizes, 1, step);
+        Value yStep = extractSliceAt(nb, nloc, iterArgs[2], uSizes, 1, step);
         yStep = buildGeneric(
             nb, nloc, ValueRange{c, newState}, yStep,
-            {dimsMap(ctx, 3, {1, 2}), dimsMap(ctx, 3, {0, 1, 2}),
-             dimsMap(ctx, 3, {0, kUnit, 1})},
+            {getDimsMap(ctx, 3, {1, 2}), getDimsMap(ctx, 3, {0, 1, 2}),
+             getDimsMap(ctx, 3, {0, kUnitDim, 1})},
             getIteratorTypes(3, {2}),
             [](OpBuilder &bb2, Location bl, ValueRange args) -> Value {
               Value product = arith::MulFOp::create(bb2, bl, args[0], args[1]);
               return arith::AddFOp::create(bb2, bl, args[2], product);
             });
-        Value newY = insertAt(nb, nloc, yStep, iterArgs[2], uSizes, 1, step);
+        Value newY =
+            insertSliceAt(nb, nloc, yStep, iterArgs[2], uSizes, 1, step);
         scf::YieldOp::create(nb, nloc, ValueRange{newState, next, newY});
       });
   return loop.getResult(2);
@@ -728,8 +661,8 @@ static Value buildDiscreteScan(OpBuilder &b, Location loc, SSMOp op,
       b, loc, system.ab,
       createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, system.ab),
                         computeType),
-      {dimsMap(ctx, 2, {1, 0}), dimsMap(ctx, 2, {0, 1})}, getIteratorTypes(2),
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+      {getDimsMap(ctx, 2, {1, 0}), getDimsMap(ctx, 2, {0, 1})},
+      getIteratorTypes(2), [&](OpBuilder &nb, Location nloc, ValueRange args) {
         return convertScalar(nb, nloc, args[0], computeType);
       });
   Value bb = convertElements(b, loc, system.bb, computeType);
@@ -776,8 +709,8 @@ struct SSMOpLowering : public OpRewritePattern<SSMOp> {
     MLIRContext *ctx = rewriter.getContext();
     Value result = buildGeneric(
         rewriter, loc, ValueRange{y, u, op.getD()}, init,
-        {dimsMap(ctx, 3, {0, 1, 2}), dimsMap(ctx, 3, {0, 1, 2}),
-         dimsMap(ctx, 3, {2}), dimsMap(ctx, 3, {0, 1, 2})},
+        {getDimsMap(ctx, 3, {0, 1, 2}), getDimsMap(ctx, 3, {0, 1, 2}),
+         getDimsMap(ctx, 3, {2}), getDimsMap(ctx, 3, {0, 1, 2})},
         getIteratorTypes(3),
         [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
           Value uValue = convertScalar(nb, nloc, args[1], computeType);
@@ -805,12 +738,12 @@ static Value buildTimeSteps(OpBuilder &b, Location loc, SelectiveScanOp op,
   Value bias = op.getDeltaBias();
   bool softplus = op.getDeltaSoftplus();
   SmallVector<Value> inputs{delta};
-  SmallVector<AffineMap> maps{dimsMap(ctx, 3, {0, 1, 2})};
+  SmallVector<AffineMap> maps{getDimsMap(ctx, 3, {0, 1, 2})};
   if (bias) {
     inputs.push_back(bias);
-    maps.push_back(dimsMap(ctx, 3, {2}));
+    maps.push_back(getDimsMap(ctx, 3, {2}));
   }
-  maps.push_back(dimsMap(ctx, 3, {0, 1, 2}));
+  maps.push_back(getDimsMap(ctx, 3, {0, 1, 2}));
   Value init = createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, delta),
                                  computeType);
   return buildGeneric(
@@ -850,16 +783,17 @@ static Value buildSelectiveScan(OpBuilder &b, Location loc, SelectiveScanOp op,
   auto loop = scf::ForOp::create(
       b, loc, zero, end, one, ValueRange{state, y},
       [&](OpBuilder &nb, Location nloc, Value step, ValueRange iterArgs) {
-        Value dtStep = extractAt(nb, nloc, dt, uSizes, 1, step);
-        Value uStep = extractAt(nb, nloc, u, uSizes, 1, step);
-        Value bStep = extractAt(nb, nloc, bIn, bSizes, 1, step);
-        Value cStep = extractAt(nb, nloc, cIn, bSizes, 1, step);
+        Value dtStep = extractSliceAt(nb, nloc, dt, uSizes, 1, step);
+        Value uStep = extractSliceAt(nb, nloc, u, uSizes, 1, step);
+        Value bStep = extractSliceAt(nb, nloc, bIn, bSizes, 1, step);
+        Value cStep = extractSliceAt(nb, nloc, cIn, bSizes, 1, step);
         // Elementwise over (b, d, n), in place on the state.
         Value newState = buildGeneric(
             nb, nloc, ValueRange{dtStep, a, bStep, uStep}, iterArgs[0],
-            {dimsMap(ctx, 3, {0, kUnit, 1}), dimsMap(ctx, 3, {1, 2}),
-             dimsMap(ctx, 3, {0, kUnit, 2}), dimsMap(ctx, 3, {0, kUnit, 1}),
-             dimsMap(ctx, 3, {0, 1, 2})},
+            {getDimsMap(ctx, 3, {0, kUnitDim, 1}), getDimsMap(ctx, 3, {1, 2}),
+             getDimsMap(ctx, 3, {0, kUnitDim, 2}),
+             getDimsMap(ctx, 3, {0, kUnitDim, 1}),
+             getDimsMap(ctx, 3, {0, 1, 2})},
             getIteratorTypes(3),
             [&](OpBuilder &bb, Location bl, ValueRange args) -> Value {
               Value dtValue = args[0];
@@ -875,18 +809,20 @@ static Value buildSelectiveScan(OpBuilder &b, Location loc, SelectiveScanOp op,
               return arith::AddFOp::create(bb, bl, kept, input);
             });
         // y[b, t, d] = sum_n C[b, t, n] x[b, d, n].
-        Value yStep = extractAt(nb, nloc, iterArgs[1], uSizes, 1, step);
+        Value yStep = extractSliceAt(nb, nloc, iterArgs[1], uSizes, 1, step);
         yStep = buildGeneric(
             nb, nloc, ValueRange{cStep, newState}, yStep,
-            {dimsMap(ctx, 3, {0, kUnit, 2}), dimsMap(ctx, 3, {0, 1, 2}),
-             dimsMap(ctx, 3, {0, kUnit, 1})},
+            {getDimsMap(ctx, 3, {0, kUnitDim, 2}),
+             getDimsMap(ctx, 3, {0, 1, 2}),
+             getDimsMap(ctx, 3, {0, kUnitDim, 1})},
             getIteratorTypes(3, {2}),
             [&](OpBuilder &bb, Location bl, ValueRange args) -> Value {
               Value cValue = convertScalar(bb, bl, args[0], computeType);
               Value product = arith::MulFOp::create(bb, bl, cValue, args[1]);
               return arith::AddFOp::create(bb, bl, args[2], product);
             });
-        Value newY = insertAt(nb, nloc, yStep, iterArgs[1], uSizes, 1, step);
+        Value newY =
+            insertSliceAt(nb, nloc, yStep, iterArgs[1], uSizes, 1, step);
         scf::YieldOp::create(nb, nloc, ValueRange{newState, newY});
       });
   return loop.getResult(1);
@@ -917,16 +853,16 @@ struct SelectiveScanOpLowering : public OpRewritePattern<SelectiveScanOp> {
     // out = (y + D u) * silu(z), the optional parts left out.
     Value u = op.getInput(), d = op.getD(), z = op.getZ();
     SmallVector<Value> inputs{y, u};
-    SmallVector<AffineMap> maps(2, dimsMap(ctx, 3, {0, 1, 2}));
+    SmallVector<AffineMap> maps(2, getDimsMap(ctx, 3, {0, 1, 2}));
     if (d) {
       inputs.push_back(d);
-      maps.push_back(dimsMap(ctx, 3, {2}));
+      maps.push_back(getDimsMap(ctx, 3, {2}));
     }
     if (z) {
       inputs.push_back(z);
-      maps.push_back(dimsMap(ctx, 3, {0, 1, 2}));
+      maps.push_back(getDimsMap(ctx, 3, {0, 1, 2}));
     }
-    maps.push_back(dimsMap(ctx, 3, {0, 1, 2}));
+    maps.push_back(getDimsMap(ctx, 3, {0, 1, 2}));
     Value init = createEmptyTensor(
         rewriter, loc, tensor::getMixedSizes(rewriter, loc, u), elementType);
     Value result = buildGeneric(

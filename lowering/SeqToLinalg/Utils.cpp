@@ -516,3 +516,61 @@ LogicalResult mlir::seq::emitLoweringError(PatternRewriter &rewriter,
   op->emitOpError("cannot be lowered to linalg: ") << message;
   return rewriter.notifyMatchFailure(op, message);
 }
+
+//===----------------------------------------------------------------------===//
+// Structured ops and slices
+//===----------------------------------------------------------------------===//
+
+AffineMap mlir::seq::getDimsMap(MLIRContext *ctx, unsigned numDims,
+                                ArrayRef<int64_t> targets) {
+  SmallVector<AffineExpr> results;
+  for (int64_t target : targets)
+    results.push_back(target == kUnitDim ? getAffineConstantExpr(0, ctx)
+                                         : getAffineDimExpr(target, ctx));
+  return AffineMap::get(numDims, 0, results, ctx);
+}
+
+Value mlir::seq::buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                              Value init, ArrayRef<AffineMap> maps,
+                              ArrayRef<utils::IteratorType> iterators,
+                              GenericBodyFn body) {
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+             iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+             })
+      .getResult(0);
+}
+
+/// Offsets, sizes and strides of the unit slice at `index` along `dim` of a
+/// tensor of `sizes`.
+static void getUnitSliceAt(OpBuilder &b, ArrayRef<OpFoldResult> sizes,
+                           int64_t dim, Value index,
+                           SmallVectorImpl<OpFoldResult> &offsets,
+                           SmallVectorImpl<OpFoldResult> &sliceSizes,
+                           SmallVectorImpl<OpFoldResult> &strides) {
+  offsets.assign(sizes.size(), b.getIndexAttr(0));
+  sliceSizes.assign(sizes.begin(), sizes.end());
+  strides.assign(sizes.size(), b.getIndexAttr(1));
+  offsets[dim] = index;
+  sliceSizes[dim] = b.getIndexAttr(1);
+}
+
+Value mlir::seq::extractSliceAt(OpBuilder &b, Location loc, Value source,
+                                ArrayRef<OpFoldResult> sizes, int64_t dim,
+                                Value index) {
+  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
+  getUnitSliceAt(b, sizes, dim, index, offsets, sliceSizes, strides);
+  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sliceSizes,
+                                        strides);
+}
+
+Value mlir::seq::insertSliceAt(OpBuilder &b, Location loc, Value slice,
+                               Value dest, ArrayRef<OpFoldResult> sizes,
+                               int64_t dim, Value index) {
+  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
+  getUnitSliceAt(b, sizes, dim, index, offsets, sliceSizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, slice, dest, offsets, sliceSizes,
+                                       strides);
+}

@@ -196,6 +196,40 @@ Value buildMaskPredicate(OpBuilder &b, Location loc, MaskAttr mask, Value i,
 LogicalResult emitLoweringError(PatternRewriter &rewriter, Operation *op,
                                 const Twine &message);
 
+//===----------------------------------------------------------------------===//
+// Structured ops and slices used by the loop-carried lowerings
+//===----------------------------------------------------------------------===//
+
+/// Body of a `linalg.generic`: receives the block arguments (inputs, then the
+/// output) and returns the value to yield.
+using GenericBodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// In `getDimsMap` targets: the result is the constant 0 (a unit dimension).
+constexpr int64_t kUnitDim = -1;
+
+/// `(d0, ..., d{numDims-1}) -> (d{targets[0]}, ...)`, with `kUnitDim` targets
+/// giving 0.
+AffineMap getDimsMap(MLIRContext *ctx, unsigned numDims,
+                     ArrayRef<int64_t> targets);
+
+/// A single-output `linalg.generic` writing into `init`.
+Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
+                   ArrayRef<AffineMap> maps,
+                   ArrayRef<utils::IteratorType> iterators, GenericBodyFn body);
+
+/// The slice of `source` (whose sizes are `sizes`) at `index` along `dim`.
+/// The slice keeps that dimension (of size 1), and the generics reading it
+/// use a constant 0 index (`kUnitDim`): a rank-reducing slice is ambiguous
+/// when another dimension is 1 too (batch 1), and the upstream canonicalizer
+/// then drops the wrong one (LLVM 22 produces an invalid `tensor.cast`).
+Value extractSliceAt(OpBuilder &b, Location loc, Value source,
+                     ArrayRef<OpFoldResult> sizes, int64_t dim, Value index);
+
+/// Inserts `slice` (as `extractSliceAt` returns it) into `dest` at `index`
+/// along `dim`.
+Value insertSliceAt(OpBuilder &b, Location loc, Value slice, Value dest,
+                    ArrayRef<OpFoldResult> sizes, int64_t dim, Value index);
+
 } // namespace seq
 } // namespace mlir
 
