@@ -12,10 +12,15 @@
 // forwards are inlined, their ops located at the callee's source with the
 // call site as caller (a CallSiteLoc), as MLIR's inliner does.
 //
-// The pieces live in separate files: MLIRGen.cpp (declarations, statements,
-// expressions), Shapes.cpp (dimensions, broadcasting, shape matching),
-// Builtins.cpp (builtin functions) and BuiltinModules.cpp (Linear, LayerNorm,
-// MultiHeadAttention, ...).
+// The pieces live in separate files:
+//   MLIRGen.cpp          declarations, hyperparameters, the model's signature
+//   Evaluation.cpp       arguments, calls, statements and expressions
+//   Shapes.cpp           dimensions, broadcasting, shape matching
+//   OpBuilders.cpp       ops shared by operators and builtins
+//   Arguments.cpp        binding the arguments of builtins (ArgReader)
+//   Builtins.cpp         builtins on tensors and numbers
+//   SequenceBuiltins.cpp attention, positions, state-space models, loss
+//   BuiltinModules.cpp   Linear, LayerNorm, MultiHeadAttention, ...
 //
 //===----------------------------------------------------------------------===//
 
@@ -344,6 +349,21 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
+// Builtin functions
+//===----------------------------------------------------------------------===//
+
+/// A builtin function: its name and its implementation.
+struct BuiltinFunction {
+  StringRef name;
+  Val (*fn)(Elaborator &, CallArgs &);
+};
+
+/// The builtins on tensors and numbers (Builtins.cpp).
+ArrayRef<BuiltinFunction> getTensorBuiltins();
+/// The builtins of sequence models (SequenceBuiltins.cpp).
+ArrayRef<BuiltinFunction> getSequenceBuiltins();
+
+//===----------------------------------------------------------------------===//
 // Shape matching
 //===----------------------------------------------------------------------===//
 
@@ -550,6 +570,11 @@ public:
   Val buildSlice(llvm::SMLoc loc, const TensorVal &input, unsigned axis,
                  Value lower, Value upper, Dim size);
   Val buildUnary(llvm::SMLoc loc, StringRef name, const TensorVal &input);
+
+  /// Checks that a causal or windowed `mask` (null: none) compares queries
+  /// and keys over the same positions.
+  LogicalResult checkMaskPositions(llvm::SMLoc loc, Attribute mask,
+                                   const Dim &queries, const Dim &keys);
 
   /// A `#seq.mask`, or a null attribute for the full mask; reports invalid
   /// combinations.

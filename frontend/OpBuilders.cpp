@@ -1,0 +1,260 @@
+//===- OpBuilders.cpp - seq ops shared by operators and builtins ----------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The ops that several constructs build: elementwise arithmetic (operators
+// and maximum/minimum), matrix products (`@`, matmul), transposes, reshapes,
+// slices, unary math, masks and multi-head attention (the builtin function
+// and the MultiHeadAttention module).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Elaborator.h"
+
+#include "dialect/Seq/IR/SeqOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <functional>
+
+using namespace mlir;
+using namespace mlir::seq;
+using namespace mlir::seq::frontend;
+using llvm::SMLoc;
+
+//===----------------------------------------------------------------------===//
+// Shared op builders
+//===----------------------------------------------------------------------===//
+
+Val Elaborator::buildElementwise(SMLoc loc, Elementwise kind, const Val &lhs,
+                                 const Val &rhs, StringRef what) {
+  if (lhs.isPoison() || rhs.isPoison())
+    return Val::poison();
+  auto isOperand = [](const Val &v) {
+    return v.is(Val::Kind::Tensor) || v.isNumber() || v.is(Val::Kind::Index);
+  };
+  if (!isOperand(lhs) || !isOperand(rhs) ||
+      (!lhs.is(Val::Kind::Tensor) && !rhs.is(Val::Kind::Tensor)))
+    return emitError(loc) << "unsupported operands for " << what << ": "
+                          << lhs.describe() << " and " << rhs.describe();
+  if (failed(checkInForward(loc, what)))
+    return Val::poison();
+  FailureOr<TensorVal> a = toTensor(loc, lhs, rhs);
+  FailureOr<TensorVal> b = toTensor(loc, rhs, lhs);
+  if (failed(a) || failed(b))
+    return Val::poison();
+  if (a->getElementType() != b->getElementType())
+    return emitError(loc) << "operands of " << what
+                          << " have different element types: " << a->str()
+                          << " and " << b->str();
+  FailureOr<Shape> shape = broadcast(loc, *a, *b, what);
+  if (failed(shape))
+    return Val::poison();
+  Type type = getTensorType(*shape, a->getElementType());
+  Operation *op;
+  switch (kind) {
+  case Elementwise::Add:
+    op = create<AddOp>(loc, type, a->value, b->value);
+    break;
+  case Elementwise::Sub:
+    op = create<SubOp>(loc, type, a->value, b->value);
+    break;
+  case Elementwise::Mul:
+    op = create<MulOp>(loc, type, a->value, b->value);
+    break;
+  case Elementwise::Div:
+    op = create<DivOp>(loc, type, a->value, b->value);
+    break;
+  case Elementwise::Max:
+    op = create<MaxOp>(loc, type, a->value, b->value);
+    break;
+  case Elementwise::Min:
+    op = create<MinOp>(loc, type, a->value, b->value);
+    break;
+  }
+  return tensorResult(op, std::move(*shape));
+}
+
+Val Elaborator::buildMatmul(SMLoc loc, const Val &lhs, const Val &rhs,
+                            bool transposeRhs) {
+  if (!lhs.is(Val::Kind::Tensor) || !rhs.is(Val::Kind::Tensor))
+    return emitError(loc) << "'@' multiplies tensors, got " << lhs.describe()
+                          << " and " << rhs.describe();
+  if (failed(checkInForward(loc, "'@'")))
+    return Val::poison();
+  const TensorVal &a = lhs.getTensor(), &b = rhs.getTensor();
+  ShapeMatcher matcher(*this, loc, "'@'");
+  Shape lhsBatch, rhsBatch;
+  matcher.bind("lhs", a, {"...", "m", "k"}, &lhsBatch);
+  if (transposeRhs)
+    matcher.bind("rhs^T", b, {"...", "n", "k"}, &rhsBatch);
+  else
+    matcher.bind("rhs", b, {"...", "k", "n"}, &rhsBatch);
+  if (matcher.failed())
+    return Val::poison();
+  FailureOr<Shape> batch =
+      broadcastBatch(loc, lhsBatch, rhsBatch, a, b, "the batch dims of '@'");
+  if (failed(batch))
+    return Val::poison();
+  Shape shape = matcher.result({"m", "n"}, *batch);
+  return tensorResult(
+      create<MatmulOp>(loc, getTensorType(shape, a.getElementType()), a.value,
+                       b.value,
+                       transposeRhs ? builder.getUnitAttr() : UnitAttr()),
+      shape);
+}
+
+Val Elaborator::buildTranspose(SMLoc loc, const TensorVal &input,
+                               ArrayRef<int64_t> permutation) {
+  Shape shape;
+  for (int64_t dim : permutation)
+    shape.push_back(input.shape[dim]);
+  return tensorResult(
+      create<TransposeOp>(loc, getTensorType(shape, input.getElementType()),
+                          input.value,
+                          builder.getDenseI64ArrayAttr(permutation)),
+      shape);
+}
+
+Val Elaborator::buildReshape(SMLoc loc, const TensorVal &input, Shape shape,
+                             ArrayRef<Value> dynamicSizes) {
+  return tensorResult(
+      create<ReshapeOp>(loc, getTensorType(shape, input.getElementType()),
+                        input.value, dynamicSizes),
+      shape);
+}
+
+Val Elaborator::buildSlice(SMLoc loc, const TensorVal &input, unsigned axis,
+                           Value lower, Value upper, Dim size) {
+  Shape shape = input.shape;
+  shape[axis] = size;
+  return tensorResult(
+      create<SliceOp>(loc, getTensorType(shape, input.getElementType()),
+                      input.value, lower, upper,
+                      builder.getI64IntegerAttr(axis)),
+      shape);
+}
+
+Val Elaborator::buildUnary(SMLoc loc, StringRef name, const TensorVal &input) {
+  if (!isa<FloatType>(input.getElementType()))
+    return emitError(loc) << "'" << name << "' needs a float tensor, got "
+                          << input.str();
+  if (failed(checkInForward(loc, "'" + name.str() + "'")))
+    return Val::poison();
+  Value x = input.value;
+  Operation *op =
+      llvm::StringSwitch<std::function<Operation *()>>(name)
+          .Case("exp", [&] { return create<ExpOp>(loc, x); })
+          .Case("log", [&] { return create<LogOp>(loc, x); })
+          .Case("sqrt", [&] { return create<SqrtOp>(loc, x); })
+          .Case("rsqrt", [&] { return create<RsqrtOp>(loc, x); })
+          .Case("abs", [&] { return create<AbsOp>(loc, x); })
+          .Case("tanh", [&] { return create<TanhOp>(loc, x); })
+          .Case("sigmoid", [&] { return create<SigmoidOp>(loc, x); })
+          .Case("relu", [&] { return create<ReluOp>(loc, x); })
+          .Case("silu", [&] { return create<SiluOp>(loc, x); })
+          .Default([&] { return create<NegOp>(loc, x); })();
+  return tensorResult(op, input.shape);
+}
+
+FailureOr<Attribute> Elaborator::getMask(SMLoc loc, bool causal, int64_t window,
+                                         int64_t globalTokens) {
+  if (window < 0)
+    return emitError(loc) << "window must be non-negative, got " << window;
+  if (globalTokens < 0)
+    return emitError(loc) << "global_tokens must be non-negative, got "
+                          << globalTokens;
+  if (globalTokens > 0 && window == 0)
+    return emitError(loc)
+           << "global_tokens needs a sliding window (window > 0)";
+  if (!causal && window == 0)
+    return Attribute();
+  return Attribute(MaskAttr::get(&context, causal, window, globalTokens));
+}
+
+LogicalResult Elaborator::checkMaskPositions(SMLoc loc, Attribute mask,
+                                             const Dim &queries,
+                                             const Dim &keys) {
+  if (!mask)
+    return success();
+  bool conflict =
+      (queries.isStatic() && keys.isStatic() && queries.size != keys.size) ||
+      (!queries.isStatic() && !keys.isStatic() && queries.symbol &&
+       keys.symbol && queries.symbol != keys.symbol);
+  if (!conflict)
+    return success();
+  return emitError(loc)
+         << "a causal or windowed mask compares query and key positions, so "
+            "both must index the same sequence; got "
+         << queries.str() << " queries and " << keys.str() << " keys";
+}
+
+Val Elaborator::buildMultiHeadAttention(SMLoc loc,
+                                        const MultiHeadAttentionOperands &o) {
+  StringRef op = "multi_head_attention";
+  if (o.heads <= 0 || o.kvHeads <= 0 || o.heads % o.kvHeads != 0)
+    return emitError(loc) << "heads = " << o.heads
+                          << " must be a positive multiple of kv_heads = "
+                          << o.kvHeads;
+  if (failed(checkInForward(loc, op)))
+    return Val::poison();
+  ShapeMatcher m(*this, loc, op);
+  m.bind("input", o.input, {"batch", "n", "model_dim"});
+  StringRef kvDim = "model_dim";
+  if (o.kv) {
+    kvDim = "kv_dim";
+    m.bind("kv", *o.kv, {"batch", "n_kv", "kv_dim"});
+  }
+  m.bind("wq", o.wq, {"heads*d", "model_dim"});
+  if (m.failed())
+    return Val::poison();
+  Dim queryDim = m.lookup("heads*d");
+  std::optional<int64_t> headDim;
+  if (queryDim.isStatic()) {
+    if (queryDim.size % o.heads != 0)
+      return emitError(loc)
+             << "'wq' of " << op << " has " << queryDim.size
+             << " rows, which is not a multiple of heads = " << o.heads;
+    headDim = queryDim.size / o.heads;
+    m.define("kv_heads*d", Dim::fixed(o.kvHeads * *headDim),
+             "kv_heads times the head dim of 'wq'");
+  }
+  m.bind("wk", o.wk, {"kv_heads*d", kvDim});
+  m.bind("wv", o.wv, {"kv_heads*d", kvDim});
+  m.bind("wo", o.wo, {"model_dim", "heads*d"});
+  if (!o.biases.empty()) {
+    m.bind("bq", o.biases[0], {"heads*d"});
+    m.bind("bk", o.biases[1], {"kv_heads*d"});
+    m.bind("bv", o.biases[2], {"kv_heads*d"});
+    m.bind("bo", o.biases[3], {"model_dim"});
+  }
+  if (o.lengths)
+    m.bindInteger("lengths", *o.lengths, {"batch"});
+  if (m.failed())
+    return Val::poison();
+  if (o.ropeTheta && headDim && *headDim % 2 != 0)
+    return emitError(loc) << "rotary embeddings rotate pairs of features, so "
+                             "the head dim must be even, got "
+                          << *headDim;
+  if (o.kv &&
+      failed(checkMaskPositions(loc, o.mask, m.lookup("n"), m.lookup("n_kv"))))
+    return Val::poison();
+  Shape shape = m.result({"batch", "n", "model_dim"});
+  SmallVector<Value> biases =
+      llvm::map_to_vector(o.biases, [](const TensorVal &b) { return b.value; });
+  return tensorResult(
+      create<MultiHeadAttentionOp>(
+          loc, getTensorType(shape, m.getElementType()), o.input.value,
+          o.kv ? o.kv->value : Value(), o.wq.value, o.wk.value, o.wv.value,
+          o.wo.value, biases, o.lengths ? o.lengths->value : Value(),
+          builder.getI64IntegerAttr(o.heads),
+          builder.getI64IntegerAttr(o.kvHeads),
+          cast_if_present<MaskAttr>(o.mask),
+          o.ropeTheta ? builder.getF64FloatAttr(*o.ropeTheta) : FloatAttr(),
+          o.alibi ? builder.getUnitAttr() : UnitAttr()),
+      shape);
+}
