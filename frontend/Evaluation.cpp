@@ -470,10 +470,41 @@ const Val *Elaborator::lookupName(StringRef name) {
   return nullptr;
 }
 
+/// "; did you mean 'x'?" for the candidate closest to a misspelled `name`,
+/// when one is close enough to be a likely typo; empty otherwise.
+static std::string suggestName(StringRef name, ArrayRef<StringRef> candidates) {
+  StringRef best;
+  unsigned bestDistance = std::max<unsigned>(1, name.size() / 3) + 1;
+  for (StringRef candidate : candidates) {
+    unsigned distance =
+        name.edit_distance(candidate, /*AllowReplacements=*/true,
+                           /*MaxEditDistance=*/bestDistance);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  if (best.empty())
+    return "";
+  return ("; did you mean '" + best + "'?").str();
+}
+
 Val Elaborator::evalName(const ast::NameExpr &expr) {
   if (const Val *value = lookupName(expr.getName()))
     return *value;
-  return emitError(expr.getLoc()) << "unknown name '" << expr.getName() << "'";
+  // Suggest the closest name in scope, a declaration or a builtin.
+  SmallVector<StringRef> candidates;
+  for (const Scope *s = scope; s; s = s->parent)
+    for (const auto &entry : s->vars)
+      candidates.push_back(entry.getKey());
+  for (const auto &entry : globals)
+    candidates.push_back(entry.getKey());
+  for (ArrayRef<BuiltinFunction> table :
+       {getTensorBuiltins(), getSequenceBuiltins()})
+    for (const BuiltinFunction &builtin : table)
+      candidates.push_back(builtin.name);
+  return emitError(expr.getLoc()) << "unknown name '" << expr.getName() << "'"
+                                  << suggestName(expr.getName(), candidates);
 }
 
 Val Elaborator::evalUnary(const ast::UnaryExpr &expr) {
@@ -699,7 +730,9 @@ Val Elaborator::evalMember(const ast::MemberExpr &expr) {
     return emitError(expr.getLoc())
            << "module " << instance.typeName
            << (instance.path.empty() ? "" : " '" + instance.path + "'")
-           << " has no member '" << expr.getName() << "'";
+           << " has no member '" << expr.getName() << "'"
+           << suggestName(expr.getName(),
+                          llvm::to_vector(instance.scope.vars.keys()));
   return it->second;
 }
 
