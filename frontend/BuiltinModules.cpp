@@ -77,7 +77,7 @@ FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
   Block *entry = &func.getBody().front();
   BlockArgument arg =
       entry->addArgument(getTensorType(dims, elementType), getLoc(loc));
-  params.push_back({path, loc});
+  params.push_back(path);
   return TensorVal{arg, dims};
 }
 

@@ -699,13 +699,8 @@ private:
 
   /// Instances, owned here for the whole elaboration.
   std::deque<std::unique_ptr<Instance>> instances;
-  /// The function's parameters: their names and where they were declared.
-  struct ParamInfo {
-    std::string name;
-    llvm::SMLoc loc;
-  };
-  std::vector<ParamInfo> params;
-  llvm::StringMap<llvm::SMLoc> paramNames;
+  /// The names of the function's parameters, in argument order.
+  std::vector<std::string> params;
   /// Model inputs: names, declared dims (as in the manifest) and ranges.
   struct InputInfo {
     std::string name;

@@ -767,9 +767,9 @@ void Elaborator::finalizeSignature(Instance &model) {
       attrs.push_back(builder.getNamedAttr(kRangeAttr, input.range));
     argAttrs.push_back(builder.getDictionaryAttr(attrs));
   }
-  for (const ParamInfo &param : params)
+  for (const std::string &param : params)
     argAttrs.push_back(builder.getDictionaryAttr(
-        builder.getNamedAttr(kParamAttr, builder.getStringAttr(param.name))));
+        builder.getNamedAttr(kParamAttr, builder.getStringAttr(param))));
   func.setAllArgAttrs(argAttrs);
   SmallVector<Attribute> resultAttrs;
   for (const OutputInfo &output : outputs)
