@@ -1,0 +1,262 @@
+//===- Works.cpp - What bench/ measures -----------------------------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bench/Works.h"
+
+#include <algorithm>
+#include <sstream>
+
+using namespace seqc::bench;
+
+namespace {
+
+using Dims = std::vector<std::pair<std::string, int64_t>>;
+
+/// Query-key pairs a mask lets through for n queries over n keys.
+double visiblePairs(int64_t n, bool causal, int64_t window) {
+  double pairs = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t lo = 0, hi = causal ? i : n - 1;
+    if (window > 0) {
+      lo = std::max<int64_t>(0, i - (window - 1));
+      hi = std::min<int64_t>(hi, i + (window - 1));
+    }
+    pairs += static_cast<double>(hi - lo + 1);
+  }
+  return pairs;
+}
+
+Size attentionSize(int64_t b, int64_t h, int64_t hkv, int64_t d, int64_t nq,
+                   int64_t nk, bool causal, int64_t window, bool quick) {
+  Size s;
+  s.label = nq == 1 ? "nk=" + std::to_string(nk) : "n=" + std::to_string(nq);
+  if (nq == nk)
+    s.dims = {{"b", b}, {"n", nq}};
+  else
+    s.dims = {{"b", b}, {"nq", nq}, {"nk", nk}};
+  double pairs = nq == nk ? visiblePairs(nq, causal, window)
+                          : static_cast<double>(nq) * nk;
+  s.flops = 4.0 * b * h * d * pairs; // QK^T and PV
+  s.bytes = 4.0 * (b * h * nq * d * 2 + b * hkv * nk * d * 2);
+  s.quick = quick;
+  return s;
+}
+
+std::vector<Work> buildWorks() {
+  std::vector<Work> works;
+  const int64_t h = 8, d = 64;
+  auto attention = [&](std::string name, std::string library, std::string what,
+                       int64_t hkv, bool causal, int64_t window,
+                       std::vector<int64_t> ns, int64_t quickN) {
+    Work w{std::move(name), "attention", std::move(library), std::move(what),
+           {{"heads", std::to_string(h)},
+            {"kv_heads", std::to_string(hkv)},
+            {"d", std::to_string(d)},
+            {"causal", causal ? "true" : "false"},
+            {"window", std::to_string(window)}},
+           {}};
+    for (int64_t n : ns)
+      w.sizes.push_back(
+          attentionSize(1, h, hkv, d, n, n, causal, window, n == quickN));
+    works.push_back(std::move(w));
+  };
+  attention("attention_full", "attention_full", "softmax attention, h=8 d=64",
+            h, false, 0, {256, 512, 1024, 2048, 4096}, 1024);
+  {
+    // The smoke test's shape: enough to run every stage of the harness.
+    Size tiny = attentionSize(1, h, h, d, 32, 32, false, 0, false);
+    tiny.smoke = true;
+    works.back().sizes.push_back(tiny);
+  }
+  attention("attention_causal", "attention_causal",
+            "causal softmax attention, h=8 d=64", h, true, 0,
+            {256, 512, 1024, 2048, 4096}, 1024);
+  attention("attention_window", "attention_window",
+            "sliding-window attention (256), h=8 d=64", h, false, 256,
+            {256, 512, 1024, 2048, 4096}, 1024);
+  attention("attention_gqa", "attention_gqa",
+            "grouped-query attention, h=8 kv_heads=2 d=64", 2, false, 0,
+            {1024, 2048}, 1024);
+  {
+    Work w{"attention_decode", "decode", "attention_decode",
+           "decode: one query against nk keys, h=8 d=64",
+           {{"heads", "8"}, {"kv_heads", "8"}, {"d", "64"}},
+           {}};
+    for (int64_t nk : {1024, 4096, 16384})
+      w.sizes.push_back(
+          attentionSize(1, h, h, d, 1, nk, false, 0, nk == 4096));
+    works.push_back(std::move(w));
+  }
+  {
+    Work w{"linear", "matmul", "linear", "x @ W^T, W [1024, 1024]",
+           {{"in_features", "1024"}, {"out_features", "1024"}},
+           {}};
+    for (int64_t m : {128, 512, 2048}) {
+      Size s{"m=" + std::to_string(m), {{"b", 1}, {"m", m}},
+             2.0 * m * 1024 * 1024, 4.0 * (2 * m * 1024 + 1024 * 1024),
+             m == 512};
+      w.sizes.push_back(s);
+    }
+    works.push_back(std::move(w));
+  }
+  {
+    Work w{"bmm", "matmul", "bmm", "batched a @ b^T, 8 x [n, 64] @ [64, n]",
+           {{"kdim", "64"}},
+           {}};
+    for (int64_t n : {512, 1024, 2048})
+      w.sizes.push_back({"n=" + std::to_string(n),
+                         {{"g", 8}, {"m", n}, {"n", n}},
+                         2.0 * 8 * n * n * 64,
+                         4.0 * 8 * (2 * n * 64 + n * n), n == 1024});
+    works.push_back(std::move(w));
+  }
+  auto rowWork = [&](std::string name, std::string what,
+                     std::vector<std::pair<std::string, std::string>> hyper,
+                     std::vector<std::pair<std::string, Dims>> sizes,
+                     auto numel, size_t quickIndex) {
+    Work w{name, "memory", name, std::move(what), std::move(hyper), {}};
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      double elems = numel(sizes[i].second);
+      w.sizes.push_back({sizes[i].first, sizes[i].second, 0, 8.0 * elems,
+                         i == quickIndex});
+    }
+    works.push_back(std::move(w));
+  };
+  rowWork("layer_norm", "LayerNorm over 1024 features", {{"dim", "1024"}},
+          {{"n=512", {{"b", 1}, {"n", 512}}}, {"n=4096", {{"b", 1}, {"n", 4096}}}},
+          [](const Dims &s) { return 1024.0 * s[1].second; }, 1);
+  rowWork("softmax", "row softmax over 4096 rows", {},
+          {{"cols=512", {{"rows", 4096}, {"cols", 512}}},
+           {"cols=2048", {{"rows", 4096}, {"cols", 2048}}}},
+          [](const Dims &s) { return 1.0 * s[0].second * s[1].second; }, 1);
+  rowWork("rope", "RoPE on [1, 8, n, 64]", {{"heads", "8"}, {"d", "64"}},
+          {{"n=512", {{"b", 1}, {"n", 512}}}, {"n=4096", {{"b", 1}, {"n", 4096}}}},
+          [](const Dims &s) { return 8.0 * 64 * s[1].second; }, 1);
+  rowWork("conv1d", "depthwise causal conv1d, 1536 channels, kernel 4",
+          {{"channels", "1536"}, {"kernel", "4"}},
+          {{"L=2048", {{"b", 1}, {"L", 2048}}}, {"L=8192", {{"b", 1}, {"L", 8192}}}},
+          [](const Dims &s) { return 1536.0 * s[1].second; }, 0);
+  auto linearAttention = [&](std::string name, std::string library,
+                             std::string what, bool causal, bool quadratic,
+                             std::vector<int64_t> ns, int64_t quickN) {
+    Work w{std::move(name), "linear_attention", std::move(library),
+           std::move(what),
+           {{"heads", "8"}, {"d", "64"}, {"causal", causal ? "true" : "false"}},
+           {}};
+    for (int64_t n : ns) {
+      double flops = quadratic ? 4.0 * 8 * n * n * 64 + 2.0 * 8 * n * n
+                               : 4.0 * 8 * n * 64 * 64 + 4.0 * 8 * n * 64;
+      w.sizes.push_back({"n=" + std::to_string(n),
+                         {{"b", 1}, {"n", n}},
+                         flops,
+                         4.0 * 4 * 8 * n * 64,
+                         n == quickN});
+    }
+    works.push_back(std::move(w));
+  };
+  linearAttention("linear_attention", "linear_attention",
+                  "linear attention, phi(Q) (phi(K)^T V), h=8 d=64", false,
+                  false, {256, 1024, 4096, 16384}, 4096);
+  linearAttention("linear_attention_quadratic", "linear_attention_quadratic",
+                  "linear attention written (phi(Q) phi(K)^T) V, h=8 d=64",
+                  false, true, {256, 1024, 4096}, 1024);
+  linearAttention("linear_attention_causal", "linear_attention_causal",
+                  "causal linear attention, h=8 d=64", true, false,
+                  {256, 1024, 4096}, 4096);
+  {
+    Work w{"selective_scan", "scan", "selective_scan",
+           "Mamba selective scan, D=1536 N=16, D skip, z gate, softplus",
+           {{"channels", "1536"}, {"state", "16"}},
+           {}};
+    for (int64_t L : {512, 2048, 8192}) {
+      // u, delta, z [L, 1536] and B, C [L, 16] read, y [L, 1536] written.
+      double bytes = 4.0 * L * (4 * 1536 + 2 * 16);
+      w.sizes.push_back({"L=" + std::to_string(L), {{"b", 1}, {"L", L}}, 0,
+                         bytes, L == 2048});
+    }
+    works.push_back(std::move(w));
+  }
+  {
+    Work w{"s4", "scan", "s4", "S4 LTI scan (HiPPO-LegS, zoh), H=256 N=64",
+           {{"channels", "256"}, {"state", "64"}},
+           {}};
+    for (int64_t L : {512, 2048})
+      w.sizes.push_back({"L=" + std::to_string(L), {{"b", 1}, {"L", L}},
+                         2.0 * L * 256 * 64 * (64 + 2), 8.0 * L * 256,
+                         L == 512});
+    works.push_back(std::move(w));
+  }
+  {
+    const int64_t e = 512, hidden = 2048, depth = 6;
+    Work w{"encoder", "model", "encoder",
+           "6-layer Pre-LN encoder, E=512 h=8 FFN 2048 (ReLU)",
+           {{"dim", "512"}, {"heads", "8"}, {"hidden", "2048"}, {"depth", "6"}},
+           {}};
+    for (int64_t n : {128, 512}) {
+      double perLayer = 2.0 * n * e * e * 4 + 2.0 * n * e * hidden * 2 +
+                        4.0 * n * n * e;
+      w.sizes.push_back({"n=" + std::to_string(n), {{"b", 1}, {"n", n}},
+                         perLayer * depth, 0, n == 128});
+    }
+    works.push_back(std::move(w));
+  }
+  // The examples at their default sizes: time only (no FLOP model).
+  for (const char *example :
+       {"attention", "mha", "pre_ln_block", "post_ln_block", "gpt", "alibi",
+        "learned_pos", "longformer", "encoder_decoder", "linear_attention",
+        "s4", "mamba"}) {
+    Work w{std::string("example_") + example, "example",
+           std::string("example_") + example,
+           std::string("examples/") + example + ".seq, default hyperparameters",
+           {},
+           {}};
+    const bool seq2seq = w.name == "example_encoder_decoder";
+    for (int64_t n : {64, 256}) {
+      Dims dims = seq2seq ? Dims{{"b", 1}, {"s", n}, {"t", n}}
+                          : Dims{{"b", 1}, {"n", n}};
+      w.sizes.push_back({"n=" + std::to_string(n), dims, 0, 0, n == 64});
+    }
+    works.push_back(std::move(w));
+  }
+  return works;
+}
+
+} // namespace
+
+const std::vector<Work> &seqc::bench::allWorks() {
+  static const std::vector<Work> works = buildWorks();
+  return works;
+}
+
+std::string seqc::bench::worksToJson() {
+  std::ostringstream os;
+  os.precision(17);
+  os << "[";
+  const auto &works = allWorks();
+  for (size_t i = 0; i < works.size(); ++i) {
+    const Work &w = works[i];
+    os << (i ? ",\n" : "\n") << " {\"name\": \"" << w.name
+       << "\", \"family\": \"" << w.family << "\", \"library\": \""
+       << w.library << "\", \"what\": \"" << w.what << "\", \"hyper\": {";
+    for (size_t j = 0; j < w.hyper.size(); ++j)
+      os << (j ? ", " : "") << "\"" << w.hyper[j].first
+         << "\": " << w.hyper[j].second;
+    os << "}, \"sizes\": [";
+    for (size_t j = 0; j < w.sizes.size(); ++j) {
+      const Size &s = w.sizes[j];
+      os << (j ? ", " : "") << "{\"label\": \"" << s.label << "\", \"dims\": {";
+      for (size_t k = 0; k < s.dims.size(); ++k)
+        os << (k ? ", " : "") << "\"" << s.dims[k].first
+           << "\": " << s.dims[k].second;
+      os << "}, \"flops\": " << s.flops << ", \"bytes\": " << s.bytes
+         << ", \"quick\": " << (s.quick ? "true" : "false")
+         << ", \"smoke\": " << (s.smoke ? "true" : "false") << "}";
+    }
+    os << "]}";
+  }
+  os << "\n]\n";
+  return os.str();
+}

@@ -1,0 +1,348 @@
+//===- Peak.cpp - Measured machine figures --------------------------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The FMA kernels keep 12 (AVX2, 16 ymm registers) or 24 (AVX-512, 32 zmm
+// registers) independent accumulators in flight: enough to cover a 4-cycle
+// FMA latency on two pipes, which is what Zen 3/4/5 and recent Intel cores
+// have. They are compiled with function-level target attributes, so this
+// file needs no -m flags and the binary runs on any x86-64 host; a width the
+// host lacks is skipped at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bench/peak/Peak.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <immintrin.h>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace seqc::bench;
+using Clock = std::chrono::steady_clock;
+
+static double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Each call performs iters * ACC * LANES FMAs and returns a value that
+// depends on all of them, so that nothing is optimized away.
+__attribute__((target("avx2,fma"), noinline)) static float
+fmaLoopAvx2(int64_t iters) {
+  constexpr int kAcc = 12;
+  __m256 acc[kAcc];
+  for (int i = 0; i < kAcc; ++i)
+    acc[i] = _mm256_set1_ps(1.0f + 1e-3f * i);
+  const __m256 m = _mm256_set1_ps(0.999999f), a = _mm256_set1_ps(1e-7f);
+  for (int64_t it = 0; it < iters; ++it) {
+#pragma clang loop unroll(full)
+    for (int i = 0; i < kAcc; ++i)
+      acc[i] = _mm256_fmadd_ps(acc[i], m, a);
+  }
+  __m256 sum = acc[0];
+  for (int i = 1; i < kAcc; ++i)
+    sum = _mm256_add_ps(sum, acc[i]);
+  float out[8];
+  _mm256_storeu_ps(out, sum);
+  return out[0] + out[7];
+}
+
+__attribute__((target("avx512f"), noinline)) static float
+fmaLoopAvx512(int64_t iters) {
+  constexpr int kAcc = 24;
+  __m512 acc[kAcc];
+  for (int i = 0; i < kAcc; ++i)
+    acc[i] = _mm512_set1_ps(1.0f + 1e-3f * i);
+  const __m512 m = _mm512_set1_ps(0.999999f), a = _mm512_set1_ps(1e-7f);
+  for (int64_t it = 0; it < iters; ++it) {
+#pragma clang loop unroll(full)
+    for (int i = 0; i < kAcc; ++i)
+      acc[i] = _mm512_fmadd_ps(acc[i], m, a);
+  }
+  __m512 sum = acc[0];
+  for (int i = 1; i < kAcc; ++i)
+    sum = _mm512_add_ps(sum, acc[i]);
+  return _mm512_reduce_add_ps(sum);
+}
+
+namespace {
+struct FmaKernel {
+  const char *isa;
+  int bits;
+  int accumulators;
+  float (*loop)(int64_t);
+  bool supported;
+};
+} // namespace
+
+static volatile float gSink;
+
+/// Runs `kernel` on `threads` threads at once for about `seconds` each and
+/// returns the best GFLOP/s of `rounds` rounds.
+static double measureFma(const FmaKernel &k, int threads, double seconds,
+                         int rounds) {
+  const int lanes = k.bits / 32;
+  // Calibrate: iterations per second on one thread.
+  int64_t iters = 1 << 16;
+  for (;;) {
+    auto start = Clock::now();
+    gSink = k.loop(iters);
+    double t = secondsSince(start);
+    if (t > 0.02) {
+      iters = static_cast<int64_t>(iters * seconds / t) + 1;
+      break;
+    }
+    iters *= 4;
+  }
+  double best = 0;
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<std::thread> team;
+    auto start = Clock::now();
+    for (int t = 0; t < threads; ++t)
+      team.emplace_back([&] { gSink = k.loop(iters); });
+    for (auto &th : team)
+      th.join();
+    double t = secondsSince(start);
+    double flops = 2.0 * iters * k.accumulators * lanes * threads;
+    best = std::max(best, flops / t * 1e-9);
+  }
+  return best;
+}
+
+/// The running clock: a chain of dependent integer adds retires one per
+/// cycle on every x86-64 core of the last decade.
+static double measureClockGHz(double seconds) {
+  auto run = [](int64_t n) {
+    uint64_t x = 0;
+    int64_t count = n;
+    asm volatile("1:\n\t"
+                 ".rept 32\n\t"
+                 "add $1, %0\n\t"
+                 ".endr\n\t"
+                 "dec %1\n\t"
+                 "jnz 1b"
+                 : "+r"(x), "+r"(count)
+                 :
+                 : "cc");
+    return x;
+  };
+  int64_t n = 1 << 16;
+  double t = 0;
+  for (;;) {
+    auto start = Clock::now();
+    run(n);
+    t = secondsSince(start);
+    if (t > seconds)
+      break;
+    n *= 2;
+  }
+  double best = 0;
+  for (int r = 0; r < 3; ++r) {
+    auto start = Clock::now();
+    run(n);
+    best = std::max(best, 32.0 * n / secondsSince(start) * 1e-9);
+  }
+  return best;
+}
+
+/// STREAM triad a = b + s * c over arrays far larger than the last-level
+/// cache; each thread first-touches and then streams its own slice. Counts
+/// 24 bytes per element (two reads, one write), as STREAM does.
+static double measureTriad(int threads, size_t elems, int rounds) {
+  std::vector<double *> arrays(3);
+  for (auto &p : arrays) {
+    p = static_cast<double *>(std::aligned_alloc(64, elems * sizeof(double)));
+    if (!p) {
+      std::fprintf(stderr, "seqc-peak: out of memory for the triad\n");
+      std::exit(1);
+    }
+  }
+  double *a = arrays[0], *b = arrays[1], *c = arrays[2];
+  auto forSlices = [&](auto &&body) {
+    std::vector<std::thread> team;
+    for (int t = 0; t < threads; ++t)
+      team.emplace_back([&, t] {
+        size_t lo = elems * t / threads, hi = elems * (t + 1) / threads;
+        body(lo, hi);
+      });
+    for (auto &th : team)
+      th.join();
+  };
+  forSlices([&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) {
+      a[i] = 0;
+      b[i] = 1;
+      c[i] = 2;
+    }
+  });
+  double best = 0;
+  const double s = 3.0;
+  for (int r = 0; r < rounds; ++r) {
+    auto start = Clock::now();
+    forSlices([&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i)
+        a[i] = b[i] + s * c[i];
+    });
+    double t = secondsSince(start);
+    best = std::max(best, 24.0 * elems / t * 1e-9);
+  }
+  gSink = static_cast<float>(a[elems / 2]);
+  for (auto *p : arrays)
+    std::free(p);
+  return best;
+}
+
+static std::string readCpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string m = line.substr(colon + 1);
+        m.erase(0, m.find_first_not_of(" \t"));
+        return m;
+      }
+    }
+  }
+  return "unknown";
+}
+
+MachineFigures seqc::bench::measureMachine(bool quick) {
+  MachineFigures fig;
+  fig.cpuModel = readCpuModel();
+  fig.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  __builtin_cpu_init();
+  struct {
+    const char *name;
+    bool present;
+  } isa[] = {{"sse4.2", __builtin_cpu_supports("sse4.2") != 0},
+             {"avx", __builtin_cpu_supports("avx") != 0},
+             {"avx2", __builtin_cpu_supports("avx2") != 0},
+             {"fma", __builtin_cpu_supports("fma") != 0},
+             {"avx512f", __builtin_cpu_supports("avx512f") != 0},
+             {"avx512bw", __builtin_cpu_supports("avx512bw") != 0},
+             {"avx512vl", __builtin_cpu_supports("avx512vl") != 0},
+             {"avx512bf16", __builtin_cpu_supports("avx512bf16") != 0}};
+  for (auto &i : isa)
+    if (i.present)
+      fig.isa.push_back(i.name);
+
+  const double seconds = quick ? 0.05 : 0.25;
+  const int rounds = quick ? 2 : 3;
+  fig.clockGHz = measureClockGHz(quick ? 0.02 : 0.1);
+  FmaKernel kernels[] = {
+      {"avx2", 256, 12, fmaLoopAvx2,
+       __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
+      {"avx512", 512, 24, fmaLoopAvx512,
+       __builtin_cpu_supports("avx512f") != 0}};
+  const int maxThreads = std::min(2, std::max(1, fig.cores));
+  for (const FmaKernel &k : kernels) {
+    if (!k.supported)
+      continue;
+    FmaPeak p;
+    p.isa = k.isa;
+    p.bits = k.bits;
+    p.gflops1 = measureFma(k, 1, seconds, rounds);
+    p.gflops2 = maxThreads >= 2 ? measureFma(k, 2, seconds, rounds) : p.gflops1;
+    fig.fma.push_back(p);
+  }
+  // 3 x 64 MiB (quick: 3 x 16 MiB), well past any L3 of these machines.
+  size_t elems = (quick ? 2u : 8u) << 20;
+  fig.triadGBs1 = measureTriad(1, elems, rounds + 1);
+  fig.triadGBs2 =
+      maxThreads >= 2 ? measureTriad(2, elems, rounds + 1) : fig.triadGBs1;
+  return fig;
+}
+
+double MachineFigures::peakGflops(int threads) const {
+  double best = 0;
+  for (const FmaPeak &p : fma)
+    best = std::max(best, threads >= 2 ? p.gflops2 : p.gflops1);
+  return best;
+}
+
+double MachineFigures::bandwidthGBs(int threads) const {
+  return threads >= 2 ? triadGBs2 : triadGBs1;
+}
+
+static std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20)
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string MachineFigures::toJson() const {
+  std::ostringstream os;
+  os.precision(4);
+  os << std::fixed;
+  os << "{\n  \"cpu\": " << jsonString(cpuModel) << ",\n  \"isa\": [";
+  for (size_t i = 0; i < isa.size(); ++i)
+    os << (i ? ", " : "") << jsonString(isa[i]);
+  os << "],\n  \"cores\": " << cores << ",\n  \"clock_ghz\": " << clockGHz
+     << ",\n  \"fma\": [";
+  for (size_t i = 0; i < fma.size(); ++i)
+    os << (i ? ",\n" : "\n") << "    {\"isa\": " << jsonString(fma[i].isa)
+       << ", \"bits\": " << fma[i].bits
+       << ", \"gflops_1t\": " << fma[i].gflops1
+       << ", \"gflops_2t\": " << fma[i].gflops2 << "}";
+  os << "\n  ],\n  \"peak_gflops_1t\": " << peakGflops(1)
+     << ",\n  \"peak_gflops_2t\": " << peakGflops(2)
+     << ",\n  \"triad_gbs_1t\": " << triadGBs1
+     << ",\n  \"triad_gbs_2t\": " << triadGBs2 << "\n}\n";
+  return os.str();
+}
+
+/// Finds `"key": <number>` in `text`; a deliberately small reader for the
+/// flat figures toJson() writes.
+static bool findNumber(const std::string &text, const std::string &key,
+                       double &out) {
+  size_t at = text.find("\"" + key + "\"");
+  if (at == std::string::npos)
+    return false;
+  at = text.find(':', at);
+  if (at == std::string::npos)
+    return false;
+  char *end = nullptr;
+  out = std::strtod(text.c_str() + at + 1, &end);
+  return end != text.c_str() + at + 1;
+}
+
+bool seqc::bench::readMachineFigures(const std::string &path,
+                                     MachineFigures &out) {
+  std::ifstream in(path);
+  if (!in)
+    return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  FmaPeak best;
+  best.isa = "file";
+  double clock = 0, t1 = 0, t2 = 0;
+  if (!findNumber(text, "peak_gflops_1t", best.gflops1) ||
+      !findNumber(text, "peak_gflops_2t", best.gflops2) ||
+      !findNumber(text, "triad_gbs_1t", t1) ||
+      !findNumber(text, "triad_gbs_2t", t2))
+    return false;
+  findNumber(text, "clock_ghz", clock);
+  out = MachineFigures();
+  out.fma.push_back(best);
+  out.clockGHz = clock;
+  out.triadGBs1 = t1;
+  out.triadGBs2 = t2;
+  return true;
+}

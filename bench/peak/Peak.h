@@ -1,0 +1,56 @@
+//===- Peak.h - Measured machine figures for benchmark reports -*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every performance figure seqc reports is a ratio against what the machine
+// it ran on can do, measured in the same run: the FP32 FMA peak at each
+// vector width the host supports, on 1 and 2 threads; the running clock; and
+// the memory bandwidth of a STREAM-style triad.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_BENCH_PEAK_H
+#define SEQC_BENCH_PEAK_H
+
+#include <string>
+#include <vector>
+
+namespace seqc::bench {
+
+/// FP32 FMA throughput of one vector width.
+struct FmaPeak {
+  std::string isa; // "avx2" (256-bit) or "avx512" (512-bit)
+  int bits = 0;
+  double gflops1 = 0; // one thread
+  double gflops2 = 0; // two threads, one per core where there are two
+};
+
+struct MachineFigures {
+  std::string cpuModel;
+  std::vector<std::string> isa; // the relevant ISA extensions present
+  int cores = 0;                // online CPUs
+  double clockGHz = 0;          // running clock of one busy core
+  std::vector<FmaPeak> fma;     // one entry per supported vector width
+  double triadGBs1 = 0;         // STREAM triad, one thread
+  double triadGBs2 = 0;         // two threads
+
+  /// The best FMA throughput on `threads` (1 or 2) threads over all widths.
+  double peakGflops(int threads) const;
+  /// The triad bandwidth on `threads` threads, in GB/s.
+  double bandwidthGBs(int threads) const;
+  std::string toJson() const;
+};
+
+/// Measures the machine. `quick` shortens every measurement (~0.5 s in all
+/// instead of ~3 s), for the benchmark binary's own reference figures.
+MachineFigures measureMachine(bool quick = false);
+
+/// Reads figures written by toJson() (the output of seqc-peak). Returns false
+/// if the file cannot be read or lacks the peak.
+bool readMachineFigures(const std::string &path, MachineFigures &out);
+
+} // namespace seqc::bench
+
+#endif // SEQC_BENCH_PEAK_H
