@@ -1,6 +1,8 @@
 # seqc: the two entry points of the README, plus the steps they chain.
 #   make demo   compile examples/gpt.seq to a native binary and run it
 #   make test   the whole test suite (lit + ctest)
+#   make bench  the benchmark programs and model libraries (bench/); then
+#               bench/compare runs seqc against its peers (docs/performance.md)
 # Both install what is missing (scripts/bootstrap.sh), configure and build.
 
 BUILD_DIR ?= build
@@ -16,7 +18,7 @@ CMAKE_FLAGS = -G Ninja \
   -DCMAKE_CXX_COMPILER=$(LLVM_PREFIX)/bin/clang++ \
   -DLLVM_USE_LINKER=lld
 
-.PHONY: all bootstrap configure build test check-lit check-unit demo docs clean
+.PHONY: all bootstrap configure build test check-lit check-unit demo docs bench clean
 
 all: build
 
@@ -41,6 +43,12 @@ check-unit: build
 test: build
 	ninja -C $(BUILD_DIR) check-seqc
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# Also what bench/compare's Debian peers need (PyTorch 1.13, OpenBLAS, BLIS,
+# tcmalloc, matplotlib); the PyPI peers come from bench/setup-peers.sh.
+bench: build
+	@bash scripts/bootstrap.sh --bench
+	ninja -C $(BUILD_DIR) bench
 
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)

@@ -4,7 +4,9 @@
 #
 #   scripts/bootstrap.sh            toolchain for building and testing
 #   scripts/bootstrap.sh --golden   also PyTorch, to regenerate test/golden
-#   scripts/bootstrap.sh --bench    also PyTorch and tcmalloc, for bench/
+#   scripts/bootstrap.sh --bench    also what bench/compare's peers need from
+#                                   Debian (PyTorch 1.13, tcmalloc, OpenBLAS,
+#                                   BLIS, matplotlib, venv for setup-peers.sh)
 set -euo pipefail
 
 LLVM_VERSION=22
@@ -21,7 +23,9 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     --golden) packages+=(python3-torch) ;;
-    --bench) packages+=(python3-torch libtcmalloc-minimal4) ;;
+    --bench) packages+=(python3-torch libtcmalloc-minimal4 libopenblas-dev
+                        libblis-dev python3-matplotlib python3-venv
+                        python3-dev) ;;
     *) echo "bootstrap.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done

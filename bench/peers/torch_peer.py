@@ -1,0 +1,236 @@
+"""Eager PyTorch (1.13 from Debian, or 2.x from the bench venv) on one work.
+
+  torch_peer.py --work JSON --size JSON [--threads 2] [--mode eager|sdpa|compile]
+
+eager:   the plain formulation an engineer writes with torch ops (1.13 and
+         2.x); attention materializes the scores.
+sdpa:    2.x only: F.scaled_dot_product_attention (its CPU flash kernel) for
+         attention, nn.TransformerEncoder's fast path for the encoder.
+compile: 2.x only: torch.compile of the eager formulation.
+"""
+
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import parse_args, report, time_runs, unsupported  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def attention_mask(n, causal, window):
+    """Boolean [n, n] mask of allowed (query, key) pairs, or None."""
+    if not causal and window == 0:
+        return None
+    i = torch.arange(n).view(-1, 1)
+    j = torch.arange(n).view(1, -1)
+    allowed = torch.ones(n, n, dtype=torch.bool)
+    if causal:
+        allowed &= j <= i
+    if window > 0:
+        allowed &= (i - j).abs() < window
+    return allowed
+
+
+def make_attention(h, dims, mode):
+    heads, hkv, d = h["heads"], h.get("kv_heads", h["heads"]), h["d"]
+    b = dims["b"]
+    nq = dims.get("nq", dims.get("n"))
+    nk = dims.get("nk", dims.get("n"))
+    causal, window = h.get("causal", False), h.get("window", 0)
+    q = torch.randn(b, heads, nq, d)
+    k = torch.randn(b, hkv, nk, d)
+    v = torch.randn(b, hkv, nk, d)
+    allowed = attention_mask(nq, causal, window) if nq == nk else None
+    scale = 1.0 / math.sqrt(d)
+    groups = heads // hkv
+
+    if mode == "sdpa":
+        if not hasattr(F, "scaled_dot_product_attention"):
+            unsupported("F.scaled_dot_product_attention needs PyTorch >= 2.0")
+        kk, vv = (k, v) if groups == 1 else (k.repeat_interleave(groups, 1), v.repeat_interleave(groups, 1))
+        if causal and window == 0:
+            return lambda: F.scaled_dot_product_attention(q, kk, vv, is_causal=True)
+        return lambda: F.scaled_dot_product_attention(q, kk, vv, attn_mask=allowed)
+
+    def eager():
+        kk, vv = (k, v) if groups == 1 else (k.repeat_interleave(groups, 1), v.repeat_interleave(groups, 1))
+        s = (q @ kk.transpose(-1, -2)) * scale
+        if allowed is not None:
+            s = s.masked_fill(~allowed, float("-inf"))
+        return torch.softmax(s, dim=-1) @ vv
+    return eager
+
+
+def phi(x):
+    return F.elu(x) + 1.0
+
+
+def make_linear_attention(name, h, dims):
+    heads, d, n, b = h["heads"], h["d"], dims["n"], dims["b"]
+    q, k, v = (torch.randn(b, heads, n, d) for _ in range(3))
+    if name == "linear_attention_quadratic":
+        def quadratic():
+            a = phi(q) @ phi(k).transpose(-1, -2)
+            return (a @ v) / (a.sum(-1, keepdim=True) + 1e-6)
+        return quadratic
+    if not h.get("causal", False):
+        def reassociated():
+            fk = phi(k)
+            kv = fk.transpose(-1, -2) @ v
+            z = fk.sum(2, keepdim=True)
+            fq = phi(q)
+            return (fq @ kv) / (fq @ z.transpose(-1, -2) + 1e-6)
+        return reassociated
+    chunk = 64
+
+    def chunked():
+        # Quadratic inside each chunk with the causal mask, the running
+        # phi(K)^T V state and phi(K) sum carried between chunks.
+        fq, fk = phi(q), phi(k)
+        state = torch.zeros(b, heads, d, d)
+        zsum = torch.zeros(b, heads, 1, d)
+        mask = torch.ones(chunk, chunk).tril()
+        out = []
+        for s in range(0, n, chunk):
+            cq, ck, cv = fq[:, :, s:s + chunk], fk[:, :, s:s + chunk], v[:, :, s:s + chunk]
+            c = cq.shape[2]
+            a = (cq @ ck.transpose(-1, -2)) * mask[:c, :c]
+            num = a @ cv + cq @ state
+            den = a.sum(-1, keepdim=True) + cq @ zsum.transpose(-1, -2)
+            out.append(num / (den + 1e-6))
+            state = state + ck.transpose(-1, -2) @ cv
+            zsum = zsum + ck.sum(2, keepdim=True)
+        return torch.cat(out, dim=2)
+    return chunked
+
+
+def make_selective_scan(h, dims):
+    D, N, L, b = h["channels"], h["state"], dims["L"], dims["b"]
+    u, delta, z = (torch.randn(b, L, D) for _ in range(3))
+    B, C = torch.randn(b, L, N), torch.randn(b, L, N)
+    A = -torch.rand(D, N).exp()
+    Dskip, dbias = torch.rand(D), torch.rand(D)
+
+    def scan():
+        # The plain time-major loop (mamba_ssm's selective_scan_ref).
+        dt = F.softplus(delta + dbias)
+        x = torch.zeros(b, D, N)
+        ys = []
+        for t in range(L):
+            dA = torch.exp(dt[:, t, :, None] * A)
+            x = dA * x + (dt[:, t, :, None] * B[:, t, None, :]) * u[:, t, :, None]
+            ys.append((x * C[:, t, None, :]).sum(-1))
+        y = torch.stack(ys, dim=1) + u * Dskip
+        return y * F.silu(z)
+    return scan
+
+
+def make_s4(h, dims):
+    H, N, L, b = h["channels"], h["state"], dims["L"], dims["b"]
+    # HiPPO-LegS A, zero-order hold with step 0.01, per-channel B and C.
+    n = torch.arange(N, dtype=torch.float64)
+    A = -torch.where(n.view(-1, 1) > n.view(1, -1),
+                     torch.sqrt(2 * n.view(-1, 1) + 1) * torch.sqrt(2 * n.view(1, -1) + 1),
+                     torch.diag(n + 1))
+    step = 0.01
+    Ab = torch.matrix_exp(step * A)
+    Bfac = torch.linalg.solve(A, Ab - torch.eye(N, dtype=torch.float64))
+    Bc, Cc, Dc = torch.randn(H, N), torch.randn(H, N), torch.randn(H)
+    Bb = (Bc.double() @ Bfac.T).float()
+    AbT = Ab.T.float().contiguous()
+    u = torch.randn(b, L, H)
+
+    def scan():
+        x = torch.zeros(b, H, N)
+        ys = []
+        for t in range(L):
+            x = x @ AbT + u[:, t, :, None] * Bb
+            ys.append((x * Cc).sum(-1))
+        return torch.stack(ys, 1) + u * Dc
+    return scan
+
+
+def make_encoder(h, dims, mode):
+    e, heads, hidden, depth = h["dim"], h["heads"], h["hidden"], h["depth"]
+    layer = torch.nn.TransformerEncoderLayer(e, heads, hidden, dropout=0.0, activation="relu",
+                                             batch_first=True, norm_first=True)
+    kwargs = {"enable_nested_tensor": False} if "enable_nested_tensor" in \
+        torch.nn.TransformerEncoder.__init__.__code__.co_varnames else {}
+    model = torch.nn.TransformerEncoder(layer, depth, **kwargs).eval()
+    x = torch.randn(dims["b"], dims["n"], e)
+    if mode == "compile":
+        model = torch.compile(model)
+    return lambda: model(x)
+
+
+def make(work, dims, mode):
+    name, h = work["name"], work["hyper"]
+    if name.startswith("attention_"):
+        return make_attention(h, dims, mode)
+    if name == "encoder":
+        return make_encoder(h, dims, mode)
+    if mode == "sdpa":
+        unsupported("sdpa mode applies to attention and the encoder only")
+    if name == "linear":
+        x = torch.randn(dims["b"], dims["m"], h["in_features"])
+        w = torch.randn(h["out_features"], h["in_features"])
+        return lambda: F.linear(x, w)
+    if name == "bmm":
+        a = torch.randn(dims["g"], dims["m"], h["kdim"])
+        bt = torch.randn(dims["g"], dims["n"], h["kdim"])
+        return lambda: torch.bmm(a, bt.transpose(1, 2))
+    if name == "layer_norm":
+        x = torch.randn(dims["b"], dims["n"], h["dim"])
+        wt, bias = torch.ones(h["dim"]), torch.zeros(h["dim"])
+        return lambda: F.layer_norm(x, (h["dim"],), wt, bias)
+    if name == "softmax":
+        x = torch.randn(dims["rows"], dims["cols"])
+        return lambda: torch.softmax(x, dim=-1)
+    if name == "rope":
+        x = torch.randn(dims["b"], h["heads"], dims["n"], h["d"])
+        half = h["d"] // 2
+
+        def rope():
+            inv = 1.0 / (10000.0 ** (torch.arange(0, half, dtype=torch.float32) / half))
+            ang = torch.arange(dims["n"], dtype=torch.float32)[:, None] * inv[None, :]
+            cos, sin = ang.cos().repeat(1, 2), ang.sin().repeat(1, 2)
+            rot = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+            return x * cos + rot * sin
+        return rope
+    if name == "conv1d":
+        C, K = h["channels"], h["kernel"]
+        x = torch.randn(dims["b"], dims["L"], C)
+        w, bias = torch.randn(C, 1, K), torch.randn(C)
+        return lambda: F.conv1d(x.transpose(1, 2), w, bias, padding=K - 1, groups=C)[..., :dims["L"]].transpose(1, 2)
+    if name.startswith("linear_attention"):
+        return make_linear_attention(name, h, dims)
+    if name == "selective_scan":
+        return make_selective_scan(h, dims)
+    if name == "s4":
+        return make_s4(h, dims)
+    unsupported(f"no PyTorch formulation of '{name}'")
+
+
+def main():
+    args = parse_args(__doc__)
+    torch.set_num_threads(args.threads)
+    major = int(torch.__version__.split(".")[0])
+    if args.mode in ("sdpa", "compile") and major < 2:
+        unsupported(f"mode '{args.mode}' needs PyTorch 2.x (this is {torch.__version__})")
+    fn = make(args.work, args.size["dims"], args.mode)
+    if args.mode == "compile" and args.work["name"] != "encoder":
+        fn = torch.compile(fn)
+    note = ""
+    with torch.inference_mode():
+        try:
+            min_ms, med_ms, runs = time_runs(fn, args.min_time)
+        except Exception as e:  # torch.compile failing on this machine, say
+            unsupported(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300])
+    report(min_ms, med_ms, runs, f"torch {torch.__version__}", note)
+
+
+if __name__ == "__main__":
+    main()
