@@ -4,10 +4,12 @@ backend (llvm-cpu, the host's CPU) and run on its local-task driver.
 
   iree_peer.py --work JSON --size JSON [--threads 2]
 
-Attention is given to IREE as its own attention op (iree_linalg_ext.attention,
-which its CPU backend tiles into an online-softmax loop, as it does for
-imported scaled_dot_product_attention); where that does not compile, as the
-plain contraction - softmax - contraction sequence, and the note says so.
+Attention is given to IREE as the plain sequence an importer produces from
+softmax(Q K^T * s [masked]) V: a contraction, linalg.softmax, a contraction;
+IREE fuses and tiles what its pipeline recognizes. (Its own
+iree_linalg_ext.attention op would be the direct route, but in IREE 3.13 its
+textual form rejects the indexing_maps that older IREE tests spell, so the
+harness does not rely on it.)
 """
 
 import os
@@ -52,26 +54,6 @@ func.func @main(%a: {a}, %b: {b}) -> {c} {{
 }}"""
 
 
-def attention_ext_mlir(bh, nq, nk, d, scale):
-    q, k, o = t([bh, nq, d]), t([bh, nk, d]), t([bh, nq, d])
-    return f"""
-func.func @main(%q: {q}, %k: {k}, %v: {k}) -> {o} {{
-  %scale = arith.constant {scale!r} : f32
-  %e = tensor.empty() : {o}
-  %r = iree_linalg_ext.attention {{
-      indexing_maps = [affine_map<(b, m, n, k1, k2) -> (b, m, k1)>,
-                       affine_map<(b, m, n, k1, k2) -> (b, k2, k1)>,
-                       affine_map<(b, m, n, k1, k2) -> (b, k2, n)>,
-                       affine_map<(b, m, n, k1, k2) -> ()>,
-                       affine_map<(b, m, n, k1, k2) -> (b, m, n)>]}}
-      ins(%q, %k, %v, %scale : {q}, {k}, {k}, f32) outs(%e : {o}) {{
-    ^bb0(%s: f32):
-      iree_linalg_ext.yield %s : f32
-  }} -> {o}
-  return %r : {o}
-}}"""
-
-
 def attention_plain_mlir(bh, nq, nk, d, scale, causal, window):
     q, k, o, s = t([bh, nq, d]), t([bh, nk, d]), t([bh, nq, d]), t([bh, nq, nk])
     masked = causal or window > 0
@@ -103,7 +85,8 @@ def attention_plain_mlir(bh, nq, nk, d, scale, causal, window):
       %ninf = arith.constant 0xFF800000 : f32
       %y = arith.select %bad, %ninf, %x : f32
       linalg.yield %y : f32
-  }} -> {s}""" if masked else "\n  %sm = arith.addf %sc, %sc0 : " + s
+  }} -> {s}""" if masked else ""
+    softmax_in = "%sm" if masked else "%sc"
     return f"""
 func.func @main(%q: {q}, %k: {k}, %v: {k}) -> {o} {{
   %zero = arith.constant 0.0 : f32
@@ -122,9 +105,9 @@ func.func @main(%q: {q}, %k: {k}, %v: {k}) -> {o} {{
       %r = arith.addf %acc, %ps : f32
       linalg.yield %r : f32
   }} -> {s}
-  %sc0 = linalg.fill ins(%zero : f32) outs(%es : {s}) -> {s}{mask}
+{mask}
   %ep = tensor.empty() : {s}
-  %p = linalg.softmax dimension(2) ins(%sm : {s}) outs(%ep : {s}) -> {s}
+  %p = linalg.softmax dimension(2) ins({softmax_in} : {s}) outs(%ep : {s}) -> {s}
   %eo = tensor.empty() : {o}
   %fo = linalg.fill ins(%zero : f32) outs(%eo : {o}) -> {o}
   %out = linalg.generic {{
@@ -165,16 +148,8 @@ def main():
         causal, window = h.get("causal", False), h.get("window", 0)
         scale = float(1.0 / np.sqrt(d))
         shapes = [(bh, nq, d), (bh, nk, d), (bh, nk, d)]
-        vmfb = None
-        if not causal and window == 0:
-            try:
-                vmfb = compile_mlir(attention_ext_mlir(bh, nq, nk, d, scale))
-                note = "iree_linalg_ext.attention"
-            except Exception as e:
-                note = f"iree_linalg_ext.attention did not compile ({str(e).splitlines()[0][:80]}); "
-        if vmfb is None:
-            vmfb = compile_mlir(attention_plain_mlir(bh, nq, nk, d, scale, causal, window))
-            note += "linalg contraction + softmax + contraction"
+        vmfb = compile_mlir(attention_plain_mlir(bh, nq, nk, d, scale, causal, window))
+        note = "linalg contraction + softmax + contraction"
     else:
         unsupported(f"no IREE formulation of '{name}' in this harness")
 
@@ -186,9 +161,12 @@ def main():
     inputs = [ireert.asdevicearray(config.device, rng.standard_normal(s, dtype=np.float32))
               for s in shapes]
     min_ms, med_ms, runs = time_runs(lambda: fn(*inputs).to_host(), args.min_time)
-    version = getattr(ireert, "version", None)
-    version = getattr(version, "VERSION", "") if version else ""
-    report(min_ms, med_ms, runs, f"IREE {version}".strip(), note)
+    try:
+        from importlib.metadata import version
+        v = version("iree-base-compiler")
+    except Exception:
+        v = ""
+    report(min_ms, med_ms, runs, f"IREE {v}".strip(), note)
 
 
 if __name__ == "__main__":

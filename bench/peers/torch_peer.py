@@ -216,7 +216,8 @@ def make(work, dims, mode):
 
 def main():
     args = parse_args(__doc__)
-    torch.set_num_threads(args.threads)
+    if args.threads > 0:  # 0: torch's own default
+        torch.set_num_threads(args.threads)
     major = int(torch.__version__.split(".")[0])
     if args.mode in ("sdpa", "compile") and major < 2:
         unsupported(f"mode '{args.mode}' needs PyTorch 2.x (this is {torch.__version__})")
