@@ -404,6 +404,21 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
 // The whole back end
 //===----------------------------------------------------------------------===//
 
+void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
+                                   SeqPipelineOptions &options) {
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  llvm::Triple::ArchType arch = machine.getTargetTriple().getArch();
+  if (arch == llvm::Triple::x86_64 || arch == llvm::Triple::x86) {
+    bool avx512 = info->checkFeatures("+avx512f");
+    bool avx = info->checkFeatures("+avx");
+    options.vectorBits = avx512 ? 512 : avx ? 256 : 128;
+    options.vectorRegisters = avx512 ? 32 : 16;
+  } else if (arch == llvm::Triple::aarch64) {
+    options.vectorBits = 128; // NEON
+    options.vectorRegisters = 32;
+  }
+}
+
 LogicalResult mlir::seq::compileModule(ModuleOp module,
                                        const CompileOptions &options,
                                        llvm::raw_ostream &os) {
@@ -450,7 +465,20 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
                              "to cross-compile");
   }
 
-  if (failed(lowerModule(module, emit, options)))
+  // The register tiles of the generated kernels follow the target's vector
+  // registers; without a machine (--emit=linalg, llvm-mlir), the host's.
+  CompileOptions lowering = options;
+  if (!machine) {
+    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
+        createTargetMachine(options.codegen);
+    if (created)
+      setVectorRegisters(**created, lowering.pipeline);
+    else
+      llvm::consumeError(created.takeError());
+  } else {
+    setVectorRegisters(*machine, lowering.pipeline);
+  }
+  if (failed(lowerModule(module, emit, lowering)))
     return failure();
   if (!needsMachine) {
     module.print(os);

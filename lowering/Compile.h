@@ -118,6 +118,11 @@ struct CompileOptions {
 LogicalResult lowerModule(ModuleOp module, EmitKind emit,
                           const CompileOptions &options);
 
+/// Sets the vector register width and count of `options` from `machine`'s
+/// features (AVX-512: 512 bits and 32 registers; AVX/AVX2: 256 and 16).
+void setVectorRegisters(const llvm::TargetMachine &machine,
+                        SeqPipelineOptions &options);
+
 /// Creates the TargetMachine of `options` (PIC, so that objects go into PIE
 /// executables and shared libraries alike).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>

@@ -73,6 +73,8 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.enableOpenMP = enableOpenMP;
   options.minParallelWork = minParallelWork;
   options.emitEntry = emitEntry;
+  options.vectorBits = vectorBits;
+  options.vectorRegisters = vectorRegisters;
   return options;
 }
 

@@ -49,6 +49,12 @@ struct SeqPipelineOptions {
   /// dynamic trip count are always parallelized.
   int64_t minParallelWork = 4096;
 
+  /// The target's vector registers, for the register tiles of generated
+  /// kernels: width in bits and count. seqc derives them from the target
+  /// machine (AVX-512: 512 and 32, AVX2: 256 and 16).
+  int64_t vectorBits = 256;
+  int64_t vectorRegisters = 16;
+
   /// Build the ABI entry points of docs/abi.md (`seqc_manifest`,
   /// `seqc_invoke`) for the model function the frontend marked. Off for
   /// modules that are libraries of plain functions (most lit tests).
@@ -82,6 +88,14 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("Keep parallel loops with fewer estimated scalar "
                      "iterations sequential"),
       llvm::cl::init(4096)};
+  Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Width of the target's vector registers in bits"),
+      llvm::cl::init(256)};
+  Option<int64_t> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("Number of vector registers of the target"),
+      llvm::cl::init(16)};
   Option<bool> emitEntry{
       *this, "emit-entry",
       llvm::cl::desc("Emit seqc_manifest and seqc_invoke for the model "

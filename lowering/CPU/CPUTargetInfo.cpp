@@ -31,6 +31,14 @@ void CPUTargetInfo::addTensorTransforms(
 void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
                                       const SeqPipelineOptions &options) const {
   pm.addPass(createSeqCPULowerStridedCopies());
+  if (options.optLevel >= 2) {
+    // Contractions become register-tiled vector kernels in blocked
+    // scf.parallel nests (the rest become loops below).
+    SeqCPUVectorizeContractionsOptions vectorize;
+    vectorize.vectorBits = options.vectorBits;
+    vectorize.vectorRegisters = options.vectorRegisters;
+    pm.addPass(createSeqCPUVectorizeContractions(vectorize));
+  }
   if (options.optLevel == 0) {
     // The reference lowering: one sequential loop nest per linalg op, in
     // program order.
@@ -69,6 +77,9 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
   pm.addPass(createSeqCPULowerDynamicExpandShape());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Vector ops of the contraction kernels: loads, masked loads and stores,
+  // FMAs and reductions map to LLVM vector instructions and intrinsics.
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   // Math ops with an LLVM intrinsic first (LLVM can vectorize those), libm
   // calls for the rest (erf, ...): the executables link libm.

@@ -145,4 +145,50 @@ def SeqCPUCheckLowered : Pass<"seq-cpu-check-lowered", "::mlir::ModuleOp"> {
   }];
 }
 
+def SeqCPUVectorizeContractions
+    : Pass<"seq-cpu-vectorize-contractions"> {
+  let summary = "Rewrites f32 contractions on buffers into cache-blocked, "
+                "register-tiled vector FMA kernels";
+  let description = [{
+    Every `linalg` contraction on buffers of the form `C += A * B` over f32
+    (one reduction loop, operands indexed by loop indices: matmul, batched
+    matmul, `x @ W^T`, attention's `Q K^T` and `P V`) becomes a loop nest
+    generated for the target's vector registers:
+
+    - an `scf.parallel` over the batch loops and over blocks of `mc` rows and
+      `nc` columns of the output (the unit of work of the thread team);
+    - inside a block, register tiles: the **dot kernel** when both inputs
+      are contiguous along the reduction (`x @ W^T`, `q @ k^T`): an
+      `mr x nr` tile of accumulator vectors over reduction lanes, `mr + nr`
+      vector loads and `mr * nr` `vector.fma` per step, a masked step for
+      the remainder and one `vector.reduction` per output element at the
+      end; the **broadcast kernel** when the right operand is contiguous
+      along the output's columns (`x @ W`, `P @ V`): an `mr x nv` tile of
+      output vectors, `nv` loads of a row of B and `mr` broadcasts of A per
+      step, a masked vector at the column edge;
+    - edge rows and columns use the same kernels with one row or column.
+
+    The tile comes from `vector-bits` (lanes per register) and
+    `vector-registers` (32 on AVX-512: 4 x 4 dot tiles, 6 x 4 vectors
+    broadcast tiles; 16 on AVX2: 3 x 3 and 6 x 2), so that accumulators and
+    operands stay in registers. Sums are reassociated (lanes of the dot
+    kernel): results differ from the `-O0` loops by rounding only.
+
+    Contractions whose layout neither kernel handles keep the scalar loops;
+    with `remarks`, each says why at its location.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "Width of the target's vector registers in bits">,
+    Option<"vectorRegisters", "vector-registers", "int64_t",
+           /*default=*/"16", "Number of vector registers of the target">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark on every contraction left to the scalar loops">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // SEQC_LOWERING_CPU_PASSES_TD

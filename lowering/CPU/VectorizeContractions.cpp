@@ -1,0 +1,471 @@
+//===- VectorizeContractions.cpp - register-tiled vector contractions -----===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Replaces f32 contractions on buffers (matmul, batched matmul, `x @ W^T`
+// and every linalg.generic of the same shape) by cache-blocked loop nests
+// whose inner kernels keep a register tile of accumulators in vector
+// registers and update it with FMAs. See the pass description in Passes.td.
+//
+// Two kernels cover the layouts of sequence models without copying operands:
+//
+//  - "dot" (both inputs contiguous along the reduction, `x @ W^T`, `q @ k^T`):
+//    an mr x nr tile of accumulators, each a vector of reduction lanes,
+//    loads mr rows of A and nr rows of B per step, mr * nr FMAs; the lanes
+//    are summed once per output element at the end.
+//  - "broadcast" (B contiguous along the output's last dimension, `x @ W`,
+//    `P @ V`): an mr x nv tile of output vectors; per reduction step it
+//    loads nv vectors of a B row and broadcasts mr scalars of A.
+//
+// Tiles at the edges use the same kernels with one row, one column or a
+// masked vector, so any size is handled without padding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/CPU/Passes.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+
+namespace mlir {
+namespace seq {
+#define GEN_PASS_DEF_SEQCPUVECTORIZECONTRACTIONS
+#include "lowering/CPU/Passes.h.inc"
+} // namespace seq
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+enum class KernelKind { Dot, Broadcast };
+
+/// A contraction C[...] += A[...] * B[...] in the form the kernels need.
+struct Contraction {
+  linalg::LinalgOp op;
+  Value a, b, c;
+  AffineMap mapA, mapB, mapC;
+  /// Loop positions: the output's last dimension (n), the one before it (m,
+  /// absent for a matrix-vector product), the reduction (k), and the other
+  /// parallel loops (batch).
+  unsigned n, k;
+  std::optional<unsigned> m;
+  SmallVector<unsigned> batch;
+  KernelKind kind;
+};
+
+/// Register-tile and cache-block sizes for one kernel on one target.
+struct Tiling {
+  int64_t lanes; // f32 elements per vector register
+  int64_t mr, nr; // dot: rows x columns; broadcast: rows x vectors
+  int64_t mc, nc; // rows and columns per parallel block
+};
+
+/// Returns the innermost static stride of `value`'s memref type, if any.
+static bool hasUnitInnerStride(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || type.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+/// Checks that the body is `out + a * b` (in any operand order) over f32.
+static bool isMulAddBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || body->getNumArguments() != 3 ||
+      !llvm::all_of(body->getArgumentTypes(),
+                    [](Type t) { return t.isF32(); }))
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  // mulf, addf, yield.
+  if (!yield || yield.getNumOperands() != 1 ||
+      std::distance(body->begin(), body->end()) != 3)
+    return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value out = body->getArgument(2);
+  Value product = add.getLhs() == out   ? add.getRhs()
+                  : add.getRhs() == out ? add.getLhs()
+                                        : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  Value x = body->getArgument(0), y = body->getArgument(1);
+  return (mul.getLhs() == x && mul.getRhs() == y) ||
+         (mul.getLhs() == y && mul.getRhs() == x);
+}
+
+static bool mapUses(AffineMap map, unsigned dim) {
+  return map.isFunctionOfDim(dim);
+}
+
+static bool lastResultIs(AffineMap map, unsigned dim) {
+  return map.getNumResults() > 0 &&
+         cast<AffineDimExpr>(map.getResults().back()).getPosition() == dim;
+}
+
+/// Matches `op`, or returns why it does not qualify (for the remark).
+static FailureOr<Contraction> matchContraction(linalg::LinalgOp op,
+                                               std::string &why) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return failure(); // not a binary contraction: nothing to report
+  if (op.getNumReductionLoops() != 1)
+    return failure();
+  if (!isMulAddBody(op))
+    return failure();
+  Contraction c;
+  c.op = op;
+  c.a = op.getDpsInputOperand(0)->get();
+  c.b = op.getDpsInputOperand(1)->get();
+  c.c = op.getDpsInitOperand(0)->get();
+  c.mapA = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  c.mapB = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  c.mapC = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (AffineMap map : {c.mapA, c.mapB, c.mapC})
+    if (!map.isProjectedPermutation() || map.getNumResults() == 0) {
+      why = "an operand is indexed by something other than loop indices";
+      return failure();
+    }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned loop = 0; loop < iterators.size(); ++loop)
+    if (iterators[loop] == utils::IteratorType::reduction)
+      c.k = loop;
+  ArrayRef<AffineExpr> outDims = c.mapC.getResults();
+  c.n = cast<AffineDimExpr>(outDims.back()).getPosition();
+  if (outDims.size() >= 2)
+    c.m = cast<AffineDimExpr>(outDims[outDims.size() - 2]).getPosition();
+  for (unsigned loop = 0; loop < iterators.size(); ++loop) {
+    if (loop == c.k || loop == c.n || (c.m && loop == *c.m))
+      continue;
+    if (!mapUses(c.mapC, loop)) {
+      why = "a parallel loop does not index the output";
+      return failure();
+    }
+    c.batch.push_back(loop);
+  }
+  // B is the input that moves with the output's columns.
+  if (mapUses(c.mapA, c.n)) {
+    std::swap(c.a, c.b);
+    std::swap(c.mapA, c.mapB);
+  }
+  if (mapUses(c.mapA, c.n) || !mapUses(c.mapB, c.n)) {
+    why = "both or neither input depend on the output's last dimension";
+    return failure();
+  }
+  if (!mapUses(c.mapA, c.k) || !mapUses(c.mapB, c.k)) {
+    why = "an input does not depend on the reduction";
+    return failure();
+  }
+  if (c.m && mapUses(c.mapB, *c.m)) {
+    why = "the right operand depends on the output's rows";
+    return failure();
+  }
+  if (!hasUnitInnerStride(c.c)) {
+    why = "the output is not contiguous along its last dimension";
+    return failure();
+  }
+  if (lastResultIs(c.mapA, c.k) && lastResultIs(c.mapB, c.k) &&
+      hasUnitInnerStride(c.a) && hasUnitInnerStride(c.b)) {
+    c.kind = KernelKind::Dot;
+    return c;
+  }
+  if (lastResultIs(c.mapB, c.n) && hasUnitInnerStride(c.b)) {
+    c.kind = KernelKind::Broadcast;
+    return c;
+  }
+  why = "no input layout the vector kernels handle (the right operand is "
+        "contiguous neither along the reduction with the left one, nor along "
+        "the output's columns)";
+  return failure();
+}
+
+/// Emits the loop nest of one contraction.
+class ContractionEmitter {
+public:
+  ContractionEmitter(Contraction c, const Tiling &t, OpBuilder &b)
+      : c(c), t(t), b(b), loc(c.op.getLoc()),
+        vecType(VectorType::get({t.lanes}, b.getF32Type())),
+        maskType(VectorType::get({t.lanes}, b.getI1Type())) {}
+
+  void emit() {
+    SmallVector<Range> ranges = c.op.createLoopRanges(b, loc);
+    auto size = [&](unsigned loop) {
+      return getValueOrCreateConstantIndexOp(b, loc, ranges[loop].size);
+    };
+    extent.assign(ranges.size(), Value());
+    for (unsigned loop = 0; loop < ranges.size(); ++loop)
+      extent[loop] = size(loop);
+    Value zero = idx(0), one = idx(1);
+
+    SmallVector<Value> lbs, ubs, steps;
+    for (unsigned loop : c.batch) {
+      lbs.push_back(zero);
+      ubs.push_back(extent[loop]);
+      steps.push_back(one);
+    }
+    Value rows = c.m ? extent[*c.m] : one;
+    lbs.append({zero, zero});
+    ubs.append({rows, extent[c.n]});
+    steps.append({idx(t.mc), idx(t.nc)});
+    scf::ParallelOp::create(
+        b, loc, lbs, ubs, steps,
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          iv.assign(extent.size(), Value());
+          for (auto [loop, value] : llvm::zip(c.batch, ivs))
+            iv[loop] = value;
+          Value m0 = ivs[c.batch.size()], n0 = ivs[c.batch.size() + 1];
+          Value mEnd = min(add(m0, idx(t.mc)), rows);
+          Value nEnd = min(add(n0, idx(t.nc)), extent[c.n]);
+          emitBlock(m0, mEnd, n0, nEnd);
+        });
+  }
+
+private:
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  /// lo + floor((hi - lo) / step) * step: the end of the full steps.
+  Value fullEnd(Value lo, Value hi, int64_t step) {
+    Value count = arith::DivUIOp::create(b, loc, sub(hi, lo), idx(step));
+    return add(lo, arith::MulIOp::create(b, loc, count, idx(step)));
+  }
+
+  /// `for (x = lo; x < hi; x += step) body(x)`, with iv bound by `body`.
+  void loop(Value lo, Value hi, int64_t step,
+            llvm::function_ref<void(Value)> body) {
+    auto forOp = scf::ForOp::create(b, loc, lo, hi, idx(step));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    body(forOp.getInductionVar());
+  }
+
+  /// The indices of `value` (indexed by `map`) at the current loop values.
+  SmallVector<Value> indices(AffineMap map) {
+    SmallVector<Value> result;
+    for (AffineExpr e : map.getResults())
+      result.push_back(iv[cast<AffineDimExpr>(e).getPosition()]);
+    return result;
+  }
+
+  void emitBlock(Value m0, Value mEnd, Value n0, Value nEnd) {
+    Value mFull = fullEnd(m0, mEnd, t.mr);
+    auto rows = [&](int64_t mr) {
+      return [&, mr](Value m1) {
+        if (c.kind == KernelKind::Dot) {
+          Value nFull = fullEnd(n0, nEnd, t.nr);
+          loop(n0, nFull, t.nr, [&](Value n1) { dotKernel(mr, t.nr, m1, n1); });
+          loop(nFull, nEnd, 1, [&](Value n1) { dotKernel(mr, 1, m1, n1); });
+        } else {
+          int64_t width = t.nr * t.lanes;
+          Value nFull = fullEnd(n0, nEnd, width);
+          loop(n0, nFull, width, [&](Value n1) {
+            broadcastKernel(mr, t.nr, m1, n1, Value());
+          });
+          loop(nFull, nEnd, t.lanes, [&](Value n1) {
+            broadcastKernel(mr, 1, m1, n1, min(sub(nEnd, n1), idx(t.lanes)));
+          });
+        }
+      };
+    };
+    loop(m0, mFull, t.mr, rows(t.mr));
+    loop(mFull, mEnd, 1, rows(1));
+  }
+
+  void setRow(Value m1, int64_t i) {
+    if (c.m)
+      iv[*c.m] = i == 0 ? m1 : add(m1, idx(i));
+  }
+
+  /// C[m1 + i, n1 + j] += sum_k A[m1 + i, k] B[n1 + j, k], for i < mr, j < nr.
+  void dotKernel(int64_t mr, int64_t nr, Value m1, Value n1) {
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
+    SmallVector<Value> init(mr * nr, zeros);
+    Value kSize = extent[c.k];
+    Value kFull = fullEnd(idx(0), kSize, t.lanes);
+    // One step of the reduction at k: full vectors, or masked ones.
+    auto step = [&](Value k, ValueRange acc, Value mask) {
+      iv[c.k] = k;
+      auto load = [&](Value memref, AffineMap map) -> Value {
+        if (mask)
+          return vector::MaskedLoadOp::create(b, loc, vecType, memref,
+                                              indices(map), mask, zeros);
+        return vector::LoadOp::create(b, loc, vecType, memref, indices(map));
+      };
+      SmallVector<Value> as, bs;
+      for (int64_t i = 0; i < mr; ++i) {
+        setRow(m1, i);
+        as.push_back(load(c.a, c.mapA));
+      }
+      for (int64_t j = 0; j < nr; ++j) {
+        iv[c.n] = j == 0 ? n1 : add(n1, idx(j));
+        bs.push_back(load(c.b, c.mapB));
+      }
+      SmallVector<Value> next;
+      for (int64_t i = 0; i < mr; ++i)
+        for (int64_t j = 0; j < nr; ++j)
+          next.push_back(
+              vector::FMAOp::create(b, loc, as[i], bs[j], acc[i * nr + j]));
+      return next;
+    };
+    auto forOp = scf::ForOp::create(
+        b, loc, idx(0), kFull, idx(t.lanes), init,
+        [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          scf::YieldOp::create(b, loc, step(k, acc, Value()));
+        });
+    // The remainder of the reduction as one masked step (all lanes off when
+    // the size is a multiple of the vector).
+    Value mask = vector::CreateMaskOp::create(b, loc, maskType,
+                                              ValueRange{sub(kSize, kFull)});
+    SmallVector<Value> acc = step(kFull, forOp.getResults(), mask);
+    for (int64_t i = 0; i < mr; ++i) {
+      setRow(m1, i);
+      for (int64_t j = 0; j < nr; ++j) {
+        iv[c.n] = j == 0 ? n1 : add(n1, idx(j));
+        Value sum = vector::ReductionOp::create(
+            b, loc, vector::CombiningKind::ADD, acc[i * nr + j]);
+        SmallVector<Value> at = indices(c.mapC);
+        Value old = memref::LoadOp::create(b, loc, c.c, at);
+        memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
+                                c.c, at);
+      }
+    }
+  }
+
+  /// C[m1 + i, n1 + v * lanes + l] += sum_k A[m1 + i, k] B[k, n1 + ...], for
+  /// i < mr, v < nv; `count` (nv == 1 only) masks the last vector.
+  void broadcastKernel(int64_t mr, int64_t nv, Value m1, Value n1,
+                       Value count) {
+    Value mask = count ? vector::CreateMaskOp::create(b, loc, maskType,
+                                                      ValueRange{count})
+                       : Value();
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
+    auto column = [&](int64_t v) {
+      iv[c.n] = v == 0 ? n1 : add(n1, idx(v * t.lanes));
+    };
+    auto load = [&](Value memref, AffineMap map) -> Value {
+      if (mask)
+        return vector::MaskedLoadOp::create(b, loc, vecType, memref,
+                                            indices(map), mask, zeros);
+      return vector::LoadOp::create(b, loc, vecType, memref, indices(map));
+    };
+    // The output tile starts from C: the contraction accumulates into it.
+    SmallVector<Value> init;
+    iv[c.k] = idx(0);
+    for (int64_t i = 0; i < mr; ++i) {
+      setRow(m1, i);
+      for (int64_t v = 0; v < nv; ++v) {
+        column(v);
+        init.push_back(load(c.c, c.mapC));
+      }
+    }
+    auto forOp = scf::ForOp::create(
+        b, loc, idx(0), extent[c.k], idx(1), init,
+        [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          iv[c.k] = k;
+          SmallVector<Value> bs;
+          for (int64_t v = 0; v < nv; ++v) {
+            column(v);
+            bs.push_back(load(c.b, c.mapB));
+          }
+          SmallVector<Value> next;
+          for (int64_t i = 0; i < mr; ++i) {
+            setRow(m1, i);
+            Value s = memref::LoadOp::create(b, loc, c.a, indices(c.mapA));
+            Value splat = vector::BroadcastOp::create(b, loc, vecType, s);
+            for (int64_t v = 0; v < nv; ++v)
+              next.push_back(vector::FMAOp::create(b, loc, splat, bs[v],
+                                                   acc[i * nv + v]));
+          }
+          scf::YieldOp::create(b, loc, next);
+        });
+    for (int64_t i = 0; i < mr; ++i) {
+      setRow(m1, i);
+      for (int64_t v = 0; v < nv; ++v) {
+        column(v);
+        Value value = forOp.getResult(i * nv + v);
+        if (mask)
+          vector::MaskedStoreOp::create(b, loc, c.c, indices(c.mapC), mask,
+                                        value);
+        else
+          vector::StoreOp::create(b, loc, value, c.c, indices(c.mapC));
+      }
+    }
+  }
+
+  Contraction c;
+  const Tiling &t;
+  OpBuilder &b;
+  Location loc;
+  VectorType vecType, maskType;
+  /// Per loop: its extent, and its value at the point being emitted.
+  SmallVector<Value> extent, iv;
+};
+
+struct SeqCPUVectorizeContractionsPass
+    : public mlir::seq::impl::SeqCPUVectorizeContractionsBase<
+          SeqCPUVectorizeContractionsPass> {
+  using Base::Base;
+
+  /// The register tile for the target's vector registers: the accumulators
+  /// plus one row of operands must fit.
+  Tiling tilingFor(KernelKind kind) const {
+    Tiling t;
+    t.lanes = std::max<int64_t>(1, vectorBits / 32);
+    bool wide = vectorRegisters >= 32;
+    if (kind == KernelKind::Dot) {
+      // mr * nr accumulators + mr + nr operand vectors.
+      t.mr = wide ? 4 : 3;
+      t.nr = wide ? 4 : 3;
+      t.mc = 64;
+      t.nc = 64;
+    } else {
+      // mr * nv accumulators + nv row vectors + one broadcast.
+      t.mr = 6;
+      t.nr = wide ? 4 : 2;
+      t.mc = 48;
+      t.nc = 4 * t.nr * t.lanes;
+    }
+    return t;
+  }
+
+  void runOnOperation() override {
+    SmallVector<Contraction> found;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      std::string why;
+      FailureOr<Contraction> c = matchContraction(op, why);
+      if (succeeded(c))
+        found.push_back(*c);
+      else if (!why.empty() && remarks)
+        op.emitRemark("contraction left to the scalar loops: ") << why;
+    });
+    for (const Contraction &c : found) {
+      OpBuilder b(c.op);
+      Tiling t = tilingFor(c.kind);
+      ContractionEmitter(c, t, b).emit();
+      c.op->erase();
+    }
+  }
+};
+
+} // namespace

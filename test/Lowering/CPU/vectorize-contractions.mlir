@@ -1,0 +1,142 @@
+// RUN: seq-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --seq-cpu-vectorize-contractions="vector-bits=512 vector-registers=32 remarks=true" --canonicalize --cse \
+// RUN:   | FileCheck %s
+// RUN: seq-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --seq-cpu-vectorize-contractions="vector-bits=256 vector-registers=16 remarks=true" --canonicalize --cse \
+// RUN:   | FileCheck %s --check-prefix=AVX2
+
+// x @ W^T: both inputs contiguous along the reduction, the dot kernel. The
+// blocks of the output are the parallel loop; 4 x 4 tiles of 16-lane
+// accumulators, a masked step for the reduction's remainder, one reduction
+// per output element.
+
+#x = affine_map<(b, m, n, k) -> (b, m, k)>
+#w = affine_map<(b, m, n, k) -> (n, k)>
+#y = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @linear(%x: memref<?x?x67xf32>, %w: memref<45x67xf32>, %y: memref<?x?x45xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x?x67xf32>, memref<45x67xf32>) outs(%y : memref<?x?x45xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @linear
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %{{.*}}) step (%c1, %c64)
+//       CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4 {
+//       CHECK:       scf.for %{{.*}} = %c0 to %c44 step %c4 {
+//       CHECK:         scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args(
+//  CHECK-COUNT-8:        vector.load {{.*}} : memref<{{.*}}>, vector<16xf32>
+// CHECK-COUNT-16:        vector.fma {{.*}} : vector<16xf32>
+//       CHECK:         vector.constant_mask [3] : vector<16xi1>
+//       CHECK:         vector.maskedload
+//       CHECK:         vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
+//       CHECK:         memref.store
+// The AVX2 tile: 3 x 3 accumulators of 8 lanes.
+// AVX2-LABEL: func.func @linear
+//       AVX2:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c3 {
+//       AVX2:     scf.for %{{.*}} = %c0 to %c45 step %c3 {
+//       AVX2:       scf.for %{{.*}} = %c0 to %c64 step %c8 iter_args(
+// AVX2-COUNT-9:       vector.fma {{.*}} : vector<8xf32>
+
+// -----
+
+// P @ V (batched, the right operand contiguous along the output's columns):
+// the broadcast kernel, 6 rows x 4 vectors of 16, then a masked vector at
+// the column edge (columns 64 to 69; both column loops have one iteration
+// here, so the canonicalizer unrolls them). The named op is handled like its generic form.
+func.func @pv(%p: memref<8x?x?xf32>, %v: memref<8x?x70xf32>, %o: memref<8x?x70xf32>) {
+  linalg.batch_matmul ins(%p, %v : memref<8x?x?xf32>, memref<8x?x70xf32>)
+                      outs(%o : memref<8x?x70xf32>)
+  return
+}
+// CHECK-LABEL: func.func @pv
+//       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c8, %{{.*}}) step (%c1, %c48)
+//       CHECK:     scf.for %{{.*}} step %c6 {
+//       CHECK:       scf.for {{.*}} iter_args(
+//       CHECK:         vector.load
+//       CHECK:         memref.load
+//       CHECK:         vector.broadcast %{{.*}} : f32 to vector<16xf32>
+//       CHECK:         vector.fma
+//       CHECK:       vector.store
+//       CHECK:       vector.constant_mask [6] : vector<16xi1>
+//       CHECK:       vector.maskedload
+//       CHECK:       scf.for {{.*}} iter_args(
+//       CHECK:         vector.maskedload
+//       CHECK:       vector.maskedstore
+
+// -----
+
+// A^T @ B with A [k, m]: the broadcast kernel loads A one scalar at a time,
+// so the left operand's layout does not matter.
+#at = affine_map<(m, n, k) -> (k, m)>
+#bt = affine_map<(m, n, k) -> (k, n)>
+#ct = affine_map<(m, n, k) -> (m, n)>
+func.func @transposed_lhs(%a: memref<33x20xf32>, %b: memref<33x40xf32>, %c: memref<20x40xf32>) {
+  linalg.generic {indexing_maps = [#at, #bt, #ct],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<33x20xf32>, memref<33x40xf32>) outs(%c : memref<20x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %y, %x : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @transposed_lhs
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   vector.broadcast
+
+// -----
+
+// The right operand is contiguous neither along the reduction nor along the
+// output's columns: the scalar loops stay, with a remark.
+#a2 = affine_map<(m, n, k) -> (m, k)>
+#b2 = affine_map<(m, n, k) -> (n, k)>
+#c2 = affine_map<(m, n, k) -> (m, n)>
+func.func @strided(%a: memref<16x32xf32>, %b: memref<64x32xf32, strided<[1, 64]>>, %c: memref<16x64xf32>) {
+  // expected-remark @below {{contraction left to the scalar loops: no input layout the vector kernels handle}}
+  linalg.generic {indexing_maps = [#a2, #b2, #c2],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<16x32xf32>, memref<64x32xf32, strided<[1, 64]>>) outs(%c : memref<16x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @strided
+//       CHECK:   linalg.generic
+
+// -----
+
+// Not contractions in the pass's sense: a max-plus product, f64, and a
+// contraction on tensors (the pass runs after bufferization).
+#a3 = affine_map<(m, n, k) -> (m, k)>
+#b3 = affine_map<(m, n, k) -> (k, n)>
+#c3 = affine_map<(m, n, k) -> (m, n)>
+func.func @others(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4xf32>,
+                  %d: memref<4x8xf64>, %e: memref<8x4xf64>, %f: memref<4x4xf64>,
+                  %ta: tensor<4x8xf32>, %tb: tensor<8x4xf32>, %tc: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  linalg.generic {indexing_maps = [#a3, #b3, #c3],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x8xf32>, memref<8x4xf32>) outs(%c : memref<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.addf %x, %y : f32
+    %s = arith.maximumf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.matmul ins(%d, %e : memref<4x8xf64>, memref<8x4xf64>) outs(%f : memref<4x4xf64>)
+  %r = linalg.matmul ins(%ta, %tb : tensor<4x8xf32>, tensor<8x4xf32>) outs(%tc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+// CHECK-LABEL: func.func @others
+//       CHECK:   linalg.generic
+//       CHECK:   linalg.matmul ins({{.*}}f64
+//       CHECK:   linalg.matmul ins({{.*}}tensor
+//   CHECK-NOT:   vector.
