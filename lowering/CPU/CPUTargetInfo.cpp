@@ -33,11 +33,15 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
   pm.addPass(createSeqCPULowerStridedCopies());
   if (options.optLevel >= 2) {
     // Contractions become register-tiled vector kernels in blocked
-    // scf.parallel nests (the rest become loops below).
+    // scf.parallel nests, row reductions vector loops with lane-parallel
+    // partial results (the rest become loops below).
     SeqCPUVectorizeContractionsOptions vectorize;
     vectorize.vectorBits = options.vectorBits;
     vectorize.vectorRegisters = options.vectorRegisters;
     pm.addPass(createSeqCPUVectorizeContractions(vectorize));
+    SeqCPUVectorizeReductionsOptions reductions;
+    reductions.vectorBits = options.vectorBits;
+    pm.addPass(createSeqCPUVectorizeReductions(reductions));
   }
   if (options.optLevel == 0) {
     // The reference lowering: one sequential loop nest per linalg op, in
@@ -81,6 +85,10 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
   // FMAs and reductions map to LLVM vector instructions and intrinsics.
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // At -O2 and above, exp, tanh, erf... become polynomials that vectorize
+  // (-O0 keeps the libm calls, the reference).
+  if (options.optLevel >= 2)
+    pm.addPass(createSeqCPUApproximateMath());
   // Math ops with an LLVM intrinsic first (LLVM can vectorize those), libm
   // calls for the rest (erf, ...): the executables link libm.
   pm.addPass(createConvertMathToLLVMPass());

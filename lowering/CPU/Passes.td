@@ -145,6 +145,59 @@ def SeqCPUCheckLowered : Pass<"seq-cpu-check-lowered", "::mlir::ModuleOp"> {
   }];
 }
 
+def SeqCPUApproximateMath : Pass<"seq-cpu-approximate-math"> {
+  let summary = "Replaces f32 transcendental math ops by polynomial "
+                "approximations that vectorize";
+  let description = [{
+    `math.exp`, `math.log`, `math.tanh`, `math.erf`, `math.sin`, `math.cos`
+    and the other functions MLIR approximates become sequences of `arith`
+    ops (range reduction, a minimax polynomial, exponent manipulation) on
+    f32. LLVM lowers the original ops to libm calls, one element at a time,
+    which keeps softmax, GELU, SiLU and the scans' `exp` from vectorizing;
+    the approximations vectorize like any other arithmetic. Their error is a
+    few ulp (MLIR's `math` polynomial approximation patterns), well inside
+    the tolerance seqc's numerical tests hold every level to against the
+    `-O0` lowering, which keeps the libm calls.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def SeqCPUVectorizeReductions : Pass<"seq-cpu-vectorize-reductions"> {
+  let summary = "Rewrites row reductions on buffers into vector loops with "
+                "lane-parallel partial results";
+  let description = [{
+    A `linalg.generic` on buffers with one reduction loop, whose body is
+    `out = combine(f(inputs...), out)` with `combine` one of `arith.addf`,
+    `arith.maximumf`, `arith.minimumf` and `f` elementwise `arith`/`math` on
+    f32, and whose inputs that move with the reduction are contiguous along
+    it (softmax's row max and row sum, layer norm's mean and variance,
+    RMSNorm's sum of squares, a loss's log-sum-exp), becomes:
+
+    - an `scf.parallel` over the other loops (the rows);
+    - per row, a loop over vectors of the row that evaluates `f` on vectors
+      (inputs that do not move with the reduction are broadcast) and
+      combines into a vector of partial results, then one masked step for
+      the rest of the row, whose lanes past the end contribute the
+      combiner's neutral value (0, -inf, +inf);
+    - one `vector.reduction` of the partial results, combined with the
+      output's initial value.
+
+    Without it the loops add into one scalar, a chain LLVM may not
+    reassociate and so does not vectorize. Sums are reassociated (lanes):
+    results differ from the `-O0` loops by rounding only.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "Width of the target's vector registers in bits">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def SeqCPUVectorizeContractions
     : Pass<"seq-cpu-vectorize-contractions"> {
   let summary = "Rewrites f32 contractions on buffers into cache-blocked, "

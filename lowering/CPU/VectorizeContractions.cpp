@@ -339,7 +339,8 @@ private:
       for (int64_t j = 0; j < nr; ++j) {
         iv[c.n] = j == 0 ? n1 : add(n1, idx(j));
         Value sum = vector::ReductionOp::create(
-            b, loc, vector::CombiningKind::ADD, acc[i * nr + j]);
+            b, loc, vector::CombiningKind::ADD, acc[i * nr + j],
+            arith::FastMathFlags::reassoc);
         SmallVector<Value> at = indices(c.mapC);
         Value old = memref::LoadOp::create(b, loc, c.c, at);
         memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),

@@ -20,6 +20,6 @@ for i, dims in enumerate(sys.argv[2:]):
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
         outs[exe] = out
     for exe in ("o2", "avx2"):
-        r = subprocess.run([sys.executable, os.path.join(here, "compare_npy.py"),
+        r = subprocess.run([sys.executable, os.path.join(here, "..", "..", "..", "Inputs", "compare_npy.py"),
                             outs["ref"], outs[exe]] + names, capture_output=True, text=True)
         print(f"{dims} {exe}: {r.stdout.strip() or r.stderr.strip()}")

@@ -1,0 +1,91 @@
+// RUN: seq-opt %s --split-input-file \
+// RUN:   --seq-cpu-vectorize-reductions="vector-bits=512" --canonicalize --cse \
+// RUN:   | FileCheck %s
+
+// softmax's row sum of exp(x - max): the rows are the parallel loop; each row
+// is evaluated 16 lanes at a time into a vector of partial sums, the rest of
+// the row in one masked step whose dead lanes add 0, then one reduction.
+
+#x = affine_map<(r, c) -> (r, c)>
+#row = affine_map<(r, c) -> (r)>
+func.func @sum_exp(%x: memref<?x?xf32>, %max: memref<?xf32>, %sum: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#x, #row, #row],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : memref<?x?xf32>, memref<?xf32>) outs(%sum : memref<?xf32>) {
+  ^bb0(%in: f32, %m: f32, %acc: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %e, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @sum_exp
+//   CHECK-DAG:   %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+//       CHECK:   scf.parallel (%[[R:.*]]) =
+//       CHECK:     %[[ACC:.*]] = scf.for %[[C:.*]] = %c0 to %{{.*}} step %c16 iter_args(%[[A:.*]] = %[[ZEROS]]) -> (vector<16xf32>) {
+//       CHECK:       vector.load %{{.*}}[%[[R]], %[[C]]] : memref<?x?xf32>, vector<16xf32>
+//       CHECK:       %[[M:.*]] = memref.load %{{.*}}[%[[R]]]
+//       CHECK:       vector.broadcast %[[M]] : f32 to vector<16xf32>
+//       CHECK:       arith.subf {{.*}} : vector<16xf32>
+//       CHECK:       math.exp {{.*}} : vector<16xf32>
+//       CHECK:       arith.addf
+//       CHECK:     vector.create_mask
+//       CHECK:     vector.maskedload
+//       CHECK:     arith.select
+//       CHECK:     vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+//       CHECK:     memref.store
+
+// -----
+
+// A row max starts from -inf lanes and masks with -inf.
+#x2 = affine_map<(r, c) -> (r, c)>
+#row2 = affine_map<(r, c) -> (r)>
+func.func @row_max(%x: memref<8x100xf32>, %out: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#x2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x100xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @row_max
+//       CHECK:   arith.constant dense<0xFF800000> : vector<16xf32>
+//       CHECK:   scf.parallel
+//       CHECK:     scf.for %{{.*}} = %c0 to %c96 step %c16
+//       CHECK:       arith.maximumf {{.*}} : vector<16xf32>
+//       CHECK:     vector.constant_mask [4] : vector<16xi1>
+//       CHECK:     vector.reduction <maximumf>
+
+// -----
+
+// Left alone: a reduction over a strided dimension (column sums), a product
+// reduction, and a row reduction of f64.
+#t = affine_map<(c, r) -> (r, c)>
+#col = affine_map<(c, r) -> (c)>
+func.func @others(%x: memref<8x100xf32>, %cols: memref<100xf32>, %y: memref<8x100xf64>, %rows: memref<8xf64>) {
+  linalg.generic {indexing_maps = [#t, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x100xf32>) outs(%cols : memref<100xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#t, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x100xf32>) outs(%cols : memref<100xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.mulf %in, %acc : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%y : memref<8x100xf64>) outs(%rows : memref<8xf64>) {
+  ^bb0(%in: f64, %acc: f64):
+    %s = arith.addf %in, %acc : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+// CHECK-LABEL: func.func @others
+// CHECK-COUNT-3: linalg.generic
+//   CHECK-NOT:   vector.
