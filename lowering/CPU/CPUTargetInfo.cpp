@@ -33,15 +33,15 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
   pm.addPass(createSeqCPULowerStridedCopies());
   if (options.optLevel >= 2) {
     // Contractions become register-tiled vector kernels in blocked
-    // scf.parallel nests, row reductions vector loops with lane-parallel
-    // partial results (the rest become loops below).
+    // scf.parallel nests; elementwise ops and row reductions loops over
+    // vectors of their rows (the rest become loops below).
     SeqCPUVectorizeContractionsOptions vectorize;
     vectorize.vectorBits = options.vectorBits;
     vectorize.vectorRegisters = options.vectorRegisters;
     pm.addPass(createSeqCPUVectorizeContractions(vectorize));
-    SeqCPUVectorizeReductionsOptions reductions;
-    reductions.vectorBits = options.vectorBits;
-    pm.addPass(createSeqCPUVectorizeReductions(reductions));
+    SeqCPUVectorizeRowsOptions rows;
+    rows.vectorBits = options.vectorBits;
+    pm.addPass(createSeqCPUVectorizeRows(rows));
   }
   if (options.optLevel == 0) {
     // The reference lowering: one sequential loop nest per linalg op, in

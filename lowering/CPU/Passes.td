@@ -164,29 +164,35 @@ def SeqCPUApproximateMath : Pass<"seq-cpu-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
-def SeqCPUVectorizeReductions : Pass<"seq-cpu-vectorize-reductions"> {
-  let summary = "Rewrites row reductions on buffers into vector loops with "
-                "lane-parallel partial results";
+def SeqCPUVectorizeRows : Pass<"seq-cpu-vectorize-rows"> {
+  let summary = "Rewrites f32 elementwise ops and row reductions on buffers "
+                "into loops over vectors of their contiguous innermost loop";
   let description = [{
-    A `linalg.generic` on buffers with one reduction loop, whose body is
-    `out = combine(f(inputs...), out)` with `combine` one of `arith.addf`,
-    `arith.maximumf`, `arith.minimumf` and `f` elementwise `arith`/`math` on
-    f32, and whose inputs that move with the reduction are contiguous along
-    it (softmax's row max and row sum, layer norm's mean and variance,
-    RMSNorm's sum of squares, a loss's log-sum-exp), becomes:
+    Two kinds of `linalg.generic` on f32 buffers, whose body is elementwise
+    `arith`/`math` and whose operands either run contiguously along the
+    vectorized loop or do not depend on it (those are loaded once and
+    broadcast):
 
-    - an `scf.parallel` over the other loops (the rows);
-    - per row, a loop over vectors of the row that evaluates `f` on vectors
-      (inputs that do not move with the reduction are broadcast) and
-      combines into a vector of partial results, then one masked step for
-      the rest of the row, whose lanes past the end contribute the
-      combiner's neutral value (0, -inf, +inf);
-    - one `vector.reduction` of the partial results, combined with the
-      output's initial value.
+    - **elementwise** ops (all loops parallel), vectorized along the
+      output's innermost loop: activations, residual adds, softmax's
+      normalization, layer norm's scale and shift;
+    - **row reductions** (one reduction loop) of the form
+      `out = combine(f(inputs...), out)`, `combine` one of `arith.addf`,
+      `arith.maximumf`, `arith.minimumf`, vectorized along the reduction:
+      softmax's row max and sum, layer norm's mean and variance, RMSNorm's
+      sum of squares.
 
-    Without it the loops add into one scalar, a chain LLVM may not
-    reassociate and so does not vectorize. Sums are reassociated (lanes):
-    results differ from the `-O0` loops by rounding only.
+    Each becomes an `scf.parallel` over the other loops (the rows) and, per
+    row, a loop over full vectors followed by one masked step: an
+    elementwise op stores the last vector with a mask; a reduction combines
+    vectors into a vector of partial results, masked lanes contributing the
+    combiner's neutral value (0, -inf, +inf), then reduces it once and
+    combines that with the output's initial value.
+
+    LLVM's loop vectorizer handles neither reliably here: the reductions
+    add into one scalar, a chain it may not reassociate, and the loops reach
+    it through OpenMP outlining and descriptor arithmetic. Sums are
+    reassociated (lanes): results differ from the `-O0` loops by rounding.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",

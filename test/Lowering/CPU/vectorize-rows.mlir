@@ -1,5 +1,5 @@
 // RUN: seq-opt %s --split-input-file \
-// RUN:   --seq-cpu-vectorize-reductions="vector-bits=512" --canonicalize --cse \
+// RUN:   --seq-cpu-vectorize-rows="vector-bits=512" --canonicalize --cse \
 // RUN:   | FileCheck %s
 
 // softmax's row sum of exp(x - max): the rows are the parallel loop; each row

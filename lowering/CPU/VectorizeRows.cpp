@@ -1,14 +1,20 @@
-//===- VectorizeReductions.cpp - row reductions with vector accumulators --===//
+//===- VectorizeRows.cpp - elementwise and row-reduction vector loops -----===//
 //
 // Part of the seqc project.
 //
 //===----------------------------------------------------------------------===//
 //
-// Rewrites linalg reductions on buffers whose reduced inputs are contiguous
-// along the reduction (the row max and row sum of softmax, the mean and
-// variance of layer norm, the sum of squares of RMSNorm) into loops that
-// evaluate the body on vectors and combine into a vector of partial results,
-// reduced once per output element. See the pass description in Passes.td.
+// Rewrites f32 linalg.generic ops on buffers whose innermost loop runs along
+// contiguous memory into loops over vectors of that loop:
+//
+//  - elementwise ops (activations, residual adds, softmax's normalization,
+//    layer norm's scale and shift): the body evaluated on vectors, stored
+//    with a masked vector at the end of each row;
+//  - row reductions (softmax's row max and sum, layer norm's mean and
+//    variance, RMSNorm's sum of squares): the body evaluated on vectors and
+//    combined into a vector of partial results, reduced once per row.
+//
+// See the pass description in Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +27,7 @@
 
 namespace mlir {
 namespace seq {
-#define GEN_PASS_DEF_SEQCPUVECTORIZEREDUCTIONS
+#define GEN_PASS_DEF_SEQCPUVECTORIZEROWS
 #include "lowering/CPU/Passes.h.inc"
 } // namespace seq
 } // namespace mlir
@@ -36,12 +42,15 @@ struct Combiner {
   float neutral;
 };
 
-/// A reduction `out = combine(f(ins...), out)` over one contiguous loop.
-struct Reduction {
+/// An op of one of the two kinds, vectorized along `loop`.
+struct Row {
   linalg::GenericOp op;
-  unsigned loop;            // the reduction loop
-  Operation *combine;       // the op that folds f(...) into out
-  Value partial;            // f(...), the combined value inside the body
+  /// The vectorized loop: the reduction, or the output's innermost loop.
+  unsigned loop;
+  /// Reductions `out = combine(f(ins...), out)` only.
+  bool reduction = false;
+  Operation *combine = nullptr; // the op that folds f(...) into out
+  Value partial;                // f(...), the combined value in the body
   Combiner combiner;
 };
 
@@ -74,41 +83,71 @@ static bool isVectorizableBodyOp(Operation &op) {
          llvm::all_of(op.getResultTypes(), scalar);
 }
 
-static FailureOr<Reduction> matchReduction(linalg::GenericOp op) {
+static bool isF32Body(Block *body) {
+  return llvm::all_of(body->getArgumentTypes(),
+                      [](Type t) { return t.isF32(); });
+}
+
+/// Inputs that move with `loop` must be contiguous along it; the others are
+/// the same for the whole row and are broadcast.
+static bool inputsContiguousAlong(linalg::GenericOp op, unsigned loop) {
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.isFunctionOfDim(loop) &&
+        !isContiguousAlong(input->get(), map, loop))
+      return false;
+  }
+  return true;
+}
+
+static FailureOr<Row> matchRow(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 1 || op.getNumDpsInputs() == 0)
+      op.getNumReductionLoops() > 1 || op.getNumLoops() == 0)
     return failure();
-  Reduction r;
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (!map.isProjectedPermutation())
+      return failure();
+  Block *body = op.getBlock();
+  if (!isF32Body(body))
+    return failure();
+  Row r;
   r.op = op;
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap initMap = op.getMatchingIndexingMap(init);
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  Value out = body->getArgument(body->getNumArguments() - 1);
+
+  if (op.getNumReductionLoops() == 0) {
+    // Elementwise: along the output's innermost loop, which every operand
+    // must either follow contiguously or not depend on.
+    if (initMap.getNumResults() == 0 ||
+        initMap.getNumResults() != op.getNumLoops())
+      return failure();
+    r.loop = cast<AffineDimExpr>(initMap.getResults().back()).getPosition();
+    if (!isContiguousAlong(init->get(), initMap, r.loop) ||
+        !inputsContiguousAlong(op, r.loop))
+      return failure();
+    for (Operation &inner : body->without_terminator())
+      if (!isVectorizableBodyOp(inner))
+        return failure();
+    // A body that only copies or broadcasts is left to the copy lowering.
+    if (body->without_terminator().empty())
+      return failure();
+    return r;
+  }
+
+  r.reduction = true;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned l = 0; l < iterators.size(); ++l)
     if (iterators[l] == utils::IteratorType::reduction)
       r.loop = l;
-  for (AffineMap map : op.getIndexingMapsArray())
-    if (!map.isProjectedPermutation())
-      return failure();
-  OpOperand *init = op.getDpsInitOperand(0);
-  if (op.getMatchingIndexingMap(init).isFunctionOfDim(r.loop))
+  if (initMap.isFunctionOfDim(r.loop) || op.getNumDpsInputs() == 0 ||
+      !inputsContiguousAlong(op, r.loop))
     return failure();
-  // Inputs that move with the reduction must be contiguous along it; the
-  // others are the same for the whole row and are broadcast.
-  bool anyMoving = false;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    if (!map.isFunctionOfDim(r.loop))
-      continue;
-    if (!isContiguousAlong(input->get(), map, r.loop))
-      return failure();
-    anyMoving = true;
-  }
-  if (!anyMoving)
+  if (llvm::none_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+        return op.getMatchingIndexingMap(input).isFunctionOfDim(r.loop);
+      }))
     return failure();
-
-  Block *body = op.getBlock();
-  if (!llvm::all_of(body->getArgumentTypes(), [](Type t) { return t.isF32(); }))
-    return failure();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  Value out = body->getArgument(body->getNumArguments() - 1);
   Operation *combine = yield.getOperand(0).getDefiningOp();
   if (!combine || combine->getNumOperands() != 2 || !out.hasOneUse() ||
       *out.getUsers().begin() != combine)
@@ -133,9 +172,9 @@ static FailureOr<Reduction> matchReduction(linalg::GenericOp op) {
   return r;
 }
 
-class ReductionEmitter {
+class RowEmitter {
 public:
-  ReductionEmitter(Reduction r, int64_t lanes, OpBuilder &b)
+  RowEmitter(Row r, int64_t lanes, OpBuilder &b)
       : r(r), lanes(lanes), b(b), loc(r.op.getLoc()) {}
 
   void emit() {
@@ -157,7 +196,12 @@ public:
       steps.push_back(one);
     }
     iv.assign(extent.size(), Value());
-    auto rowBody = [&]() { emitRow(extent[r.loop]); };
+    auto rowBody = [&]() {
+      if (r.reduction)
+        emitReductionRow(extent[r.loop]);
+      else
+        emitElementwiseRow(extent[r.loop]);
+    };
     if (outer.empty()) {
       rowBody();
       return;
@@ -184,16 +228,24 @@ private:
     return result;
   }
 
-  /// f(ins...) on one vector of the row at iv[loop] (masked: lanes off give
-  /// the combiner's neutral value).
+  /// The body on one vector of the row at iv[loop]: f(ins...) for a
+  /// reduction (masked: lanes off give the combiner's neutral value), the
+  /// yielded value for an elementwise op (masked lanes are not stored).
   Value evaluate(Value mask) {
     linalg::GenericOp op = r.op;
     Block *body = op.getBlock();
     VectorType f32Vec = VectorType::get({lanes}, b.getF32Type());
     Value neutral = arith::ConstantOp::create(
-        b, loc, f32Vec, DenseElementsAttr::get(f32Vec, r.combiner.neutral));
+        b, loc, f32Vec,
+        DenseElementsAttr::get(f32Vec,
+                               r.reduction ? r.combiner.neutral : 0.0f));
     IRMapping map;
-    for (OpOperand *input : op.getDpsInputOperands()) {
+    SmallVector<OpOperand *> operands = op.getDpsInputOperands();
+    // An elementwise body may read the output's old value.
+    Value outArg = body->getArgument(body->getNumArguments() - 1);
+    if (!r.reduction && !outArg.use_empty())
+      operands.push_back(op.getDpsInitOperand(0));
+    for (OpOperand *input : operands) {
       AffineMap m = op.getMatchingIndexingMap(input);
       Value v;
       if (!m.isFunctionOfDim(r.loop)) {
@@ -231,6 +283,12 @@ private:
       for (OpResult result : clone->getResults())
         result.setType(VectorType::get({lanes}, result.getType()));
     }
+    if (!r.reduction) {
+      Value result = cast<linalg::YieldOp>(body->getTerminator()).getOperand(0);
+      if (result.getParentBlock() != body && !map.contains(result))
+        return vector::BroadcastOp::create(b, loc, f32Vec, result);
+      return map.lookupOrDefault(result);
+    }
     Value partial = map.lookupOrDefault(r.partial);
     if (mask)
       partial = arith::SelectOp::create(b, loc, mask, partial, neutral);
@@ -248,7 +306,31 @@ private:
     }
   }
 
-  void emitRow(Value size) {
+  /// One row of an elementwise op: full vectors, then one masked vector.
+  void emitElementwiseRow(Value size) {
+    OpOperand *init = r.op.getDpsInitOperand(0);
+    AffineMap initMap = r.op.getMatchingIndexingMap(init);
+    Value count = arith::DivUIOp::create(b, loc, size, idx(lanes));
+    Value full = arith::MulIOp::create(b, loc, count, idx(lanes));
+    auto forOp = scf::ForOp::create(b, loc, idx(0), full, idx(lanes));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(forOp.getBody()->getTerminator());
+      iv[r.loop] = forOp.getInductionVar();
+      vector::StoreOp::create(b, loc, evaluate(Value()), init->get(),
+                              indices(initMap));
+    }
+    iv[r.loop] = full;
+    Value mask = vector::CreateMaskOp::create(
+        b, loc, VectorType::get({lanes}, b.getI1Type()),
+        ValueRange{arith::SubIOp::create(b, loc, size, full)});
+    vector::MaskedStoreOp::create(b, loc, init->get(), indices(initMap), mask,
+                                  evaluate(mask));
+  }
+
+  /// One row of a reduction: partial results in a vector, then one
+  /// reduction combined into the output.
+  void emitReductionRow(Value size) {
     VectorType f32Vec = VectorType::get({lanes}, b.getF32Type());
     Value neutral = arith::ConstantOp::create(
         b, loc, f32Vec, DenseElementsAttr::get(f32Vec, r.combiner.neutral));
@@ -278,29 +360,29 @@ private:
     memref::StoreOp::create(b, loc, combine(total, old), init->get(), at);
   }
 
-  Reduction r;
+  Row r;
   int64_t lanes;
   OpBuilder &b;
   Location loc;
   SmallVector<Value> iv;
 };
 
-struct SeqCPUVectorizeReductionsPass
-    : public mlir::seq::impl::SeqCPUVectorizeReductionsBase<
-          SeqCPUVectorizeReductionsPass> {
+struct SeqCPUVectorizeRowsPass
+    : public mlir::seq::impl::SeqCPUVectorizeRowsBase<
+          SeqCPUVectorizeRowsPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<Reduction> found;
+    SmallVector<Row> found;
     getOperation()->walk([&](linalg::GenericOp op) {
-      FailureOr<Reduction> r = matchReduction(op);
+      FailureOr<Row> r = matchRow(op);
       if (succeeded(r))
         found.push_back(*r);
     });
     int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
-    for (const Reduction &r : found) {
+    for (const Row &r : found) {
       OpBuilder b(r.op);
-      ReductionEmitter(r, lanes, b).emit();
+      RowEmitter(r, lanes, b).emit();
       r.op->erase();
     }
   }
