@@ -55,17 +55,33 @@ struct SeqPipelineOptions {
   bool emitEntry = true;
 };
 
+/// Rejects optimization levels above kMaxOptLevel while parsing, so that a
+/// bad level is reported as a bad option instead of being clamped.
+struct OptLevelParser : public llvm::cl::parser<unsigned> {
+  using llvm::cl::parser<unsigned>::parser;
+  bool parse(llvm::cl::Option &option, llvm::StringRef argName,
+             llvm::StringRef arg, unsigned &value);
+};
+
+/// Textual form of the SeqPipelineOptions that the seq-to-linalg stages read,
+/// for `seq-opt --seq-lower-to-linalg=...`.
+struct SeqLowerToLinalgPipelineOptions
+    : public PassPipelineOptions<SeqLowerToLinalgPipelineOptions> {
+  Option<unsigned, OptLevelParser> optLevel{
+      *this, "opt-level", llvm::cl::desc("Optimization level, 0 to 3"),
+      llvm::cl::init(2)};
+  Option<SeqTarget> target{
+      *this, "target", llvm::cl::desc("Device to generate code for"),
+      llvm::cl::init(SeqTarget::CPU),
+      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"))};
+
+  /// The options as the pipeline builders take them (defaults elsewhere).
+  SeqPipelineOptions toOptions() const;
+};
+
 /// Textual form of SeqPipelineOptions, for `seq-opt --seq-lower-to-llvm=...`.
 struct SeqLowerToLLVMPipelineOptions
     : public PassPipelineOptions<SeqLowerToLLVMPipelineOptions> {
-  /// Rejects optimization levels above kMaxOptLevel while parsing, so that a
-  /// bad level is reported as a bad option instead of being clamped.
-  struct OptLevelParser : public llvm::cl::parser<unsigned> {
-    using llvm::cl::parser<unsigned>::parser;
-    bool parse(llvm::cl::Option &option, llvm::StringRef argName,
-               llvm::StringRef arg, unsigned &value);
-  };
-
   Option<unsigned, OptLevelParser> optLevel{
       *this, "opt-level", llvm::cl::desc("Optimization level, 0 to 3"),
       llvm::cl::init(2)};
@@ -92,8 +108,12 @@ struct SeqLowerToLLVMPipelineOptions
   SeqPipelineOptions toOptions() const;
 };
 
-/// seq -> primitive seq ops -> linalg, tensor, arith, math and scf on tensors.
-void buildSeqToLinalgPipeline(OpPassManager &pm);
+/// Stage 2 and the conversion of stage 3 of buildSeqToLLVMPipeline: the
+/// seq-level stage (composite ops into primitive seq ops; at -O1 and above,
+/// CSE and the target's seq transforms, TargetInfoBase::addSeqTransforms),
+/// then the conversion to linalg, tensor, arith, math and scf on tensors.
+void buildSeqToLinalgPipeline(OpPassManager &pm,
+                              const SeqPipelineOptions &options);
 
 /// Stages 2 to 4 of buildSeqToLLVMPipeline: seq to linalg on tensors, fused
 /// at -O1 and above, then the target's tensor transforms. This is what
@@ -104,8 +124,10 @@ void buildSeqToTensorPipeline(OpPassManager &pm,
 /// The whole lowering of a module of `seq` ops to the LLVM dialect; `pm` must
 /// be anchored on builtin.module. Stages, in order:
 ///   1. (emitEntry) record the model's manifest, mark its C interface;
-///   2. seq-decompose, convert-seq-to-linalg;
-///   3. (-O1+) elementwise fusion, canonicalize, CSE;
+///   2. the seq-level stage: seq-decompose; (-O1+) CSE and the target's
+///      seq-to-seq transforms, while `seq` ops and `#seq.mask` still exist;
+///   3. convert-seq-to-linalg, canonicalize, CSE; (-O1+) elementwise fusion,
+///      canonicalize, CSE;
 ///   4. target tensor transforms;
 ///   5. one-shot bufferization across function boundaries (identity layouts
 ///      at the boundaries), ownership-based buffer deallocation;
