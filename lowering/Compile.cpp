@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Compile.h"
-#include "lowering/Entry.h"
+#include "lowering/Entry/Entry.h"
 
 #include "dialect/Seq/IR/SeqDialect.h"
 

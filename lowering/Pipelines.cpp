@@ -13,8 +13,8 @@
 #include "lowering/Pipelines.h"
 #include "lowering/CPU/CPUTargetInfo.h"
 #include "lowering/CPU/Passes.h"
-#include "lowering/Entry.h"
-#include "lowering/Passes.h"
+#include "lowering/Entry/Entry.h"
+#include "lowering/SeqToLinalg/Passes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -32,8 +32,6 @@ using namespace mlir::seq;
 //===----------------------------------------------------------------------===//
 // Targets
 //===----------------------------------------------------------------------===//
-
-TargetInfoBase::~TargetInfoBase() = default;
 
 const TargetInfoBase &mlir::seq::getTargetInfo(SeqTarget target) {
   switch (target) {

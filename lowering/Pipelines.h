@@ -19,41 +19,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
-#include <cstdint>
-
 namespace mlir {
 namespace seq {
-
-/// The highest optimization level; levels are 0 to kMaxOptLevel.
-constexpr unsigned kMaxOptLevel = 3;
-
-/// What a compilation asks of the seq-to-LLVM pipeline.
-struct SeqPipelineOptions {
-  /// 0: the reference lowering (sequential loops, no fusion, no cleanup beyond
-  /// what correctness needs); every other level is checked against it.
-  /// 1 and above: elementwise fusion, CSE, parallel loops and OpenMP.
-  /// Levels 2 and 3 currently differ only in the LLVM optimization they ask
-  /// the code generator for.
-  unsigned optLevel = 2;
-
-  /// The device the tensor program runs on.
-  SeqTarget target = SeqTarget::CPU;
-
-  /// At -O1 and above, run the outermost parallel loop of each op on all
-  /// cores with OpenMP. Without it, parallel loops run sequentially.
-  bool enableOpenMP = true;
-
-  /// Parallel loops whose estimated number of scalar loop iterations is below
-  /// this stay sequential: a fork/join of the OpenMP team costs a few
-  /// microseconds, more than a small op takes on one core. Loops with a
-  /// dynamic trip count are always parallelized.
-  int64_t minParallelWork = 4096;
-
-  /// Build the ABI entry points of docs/abi.md (`seqc_manifest`,
-  /// `seqc_invoke`) for the model function the frontend marked. Off for
-  /// modules that are libraries of plain functions (most lit tests).
-  bool emitEntry = true;
-};
 
 /// Rejects optimization levels above kMaxOptLevel while parsing, so that a
 /// bad level is reported as a bad option instead of being clamped.

@@ -19,6 +19,8 @@
 #ifndef SEQC_LOWERING_TARGETINFO_H
 #define SEQC_LOWERING_TARGETINFO_H
 
+#include "lowering/PipelineOptions.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -27,20 +29,11 @@
 namespace mlir {
 namespace seq {
 
-struct SeqPipelineOptions;
-
-/// The devices seqc generates code for. The enumerators double as the values
-/// of the `target=` pipeline option and of `seqc --target`.
-enum class SeqTarget {
-  /// The host CPU: scalar loops, OpenMP across cores, LLVM's vectorizers.
-  CPU,
-};
-
 /// The target-specific steps of the seq-to-LLVM pipeline. Implementations are
 /// stateless; the options of one compilation arrive as arguments.
 class TargetInfoBase {
 public:
-  virtual ~TargetInfoBase();
+  virtual ~TargetInfoBase() = default;
 
   /// A short lowercase name ("cpu") used in diagnostics and documentation.
   virtual llvm::StringRef getName() const = 0;

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
-#include "lowering/Passes.h"
+#include "lowering/SeqToLinalg/Passes.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -15,7 +15,7 @@
 namespace mlir {
 namespace seq {
 #define GEN_PASS_DEF_CONVERTSEQTOLINALG
-#include "lowering/Passes.h.inc"
+#include "lowering/SeqToLinalg/Passes.h.inc"
 } // namespace seq
 } // namespace mlir
 

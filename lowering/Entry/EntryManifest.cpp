@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lowering/Entry.h"
+#include "lowering/Entry/Entry.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -21,7 +21,7 @@
 namespace mlir {
 namespace seq {
 #define GEN_PASS_DEF_SEQBUILDMANIFEST
-#include "lowering/EntryPasses.h.inc"
+#include "lowering/Entry/Passes.h.inc"
 } // namespace seq
 } // namespace mlir
 

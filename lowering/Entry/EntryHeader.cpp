@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lowering/Entry.h"
+#include "lowering/Entry/Entry.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"

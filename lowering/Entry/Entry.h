@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQC_LOWERING_ENTRY_H
-#define SEQC_LOWERING_ENTRY_H
+#ifndef SEQC_LOWERING_ENTRY_ENTRY_H
+#define SEQC_LOWERING_ENTRY_ENTRY_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -29,10 +29,10 @@ namespace mlir {
 namespace seq {
 
 #define GEN_PASS_DECL
-#include "lowering/EntryPasses.h.inc"
+#include "lowering/Entry/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
-#include "lowering/EntryPasses.h.inc"
+#include "lowering/Entry/Passes.h.inc"
 
 /// The symbols of docs/abi.md.
 constexpr llvm::StringLiteral kManifestSymbol = "seqc_manifest";
@@ -91,4 +91,4 @@ void writeModelHeader(const ModelManifest &manifest, llvm::StringRef sourceName,
 } // namespace seq
 } // namespace mlir
 
-#endif // SEQC_LOWERING_ENTRY_H
+#endif // SEQC_LOWERING_ENTRY_ENTRY_H
