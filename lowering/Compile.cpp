@@ -420,13 +420,10 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
                                 "library to stdout; use -o <file>");
 
   if (emit == EmitKind::Header) {
-    FailureOr<func::FuncOp> model = findModelFunction(module);
-    if (failed(model))
+    FailureOr<ModelSignature> signature = readModelSignature(module);
+    if (failed(signature))
       return failure();
-    FailureOr<ModelManifest> manifest = readModelManifest(*model);
-    if (failed(manifest))
-      return failure();
-    writeModelHeader(*manifest, options.sourceName, os);
+    writeModelHeader(*signature, options.sourceName, os);
     return success();
   }
 
