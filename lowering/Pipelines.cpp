@@ -53,9 +53,8 @@ std::optional<SeqTarget> mlir::seq::parseSeqTarget(llvm::StringRef name) {
 // Options
 //===----------------------------------------------------------------------===//
 
-bool OptLevelParser::parse(
-    llvm::cl::Option &option, llvm::StringRef argName, llvm::StringRef arg,
-    unsigned &value) {
+bool OptLevelParser::parse(llvm::cl::Option &option, llvm::StringRef argName,
+                           llvm::StringRef arg, unsigned &value) {
   if (llvm::cl::parser<unsigned>::parse(option, argName, arg, value))
     return true;
   if (value > kMaxOptLevel)
