@@ -32,6 +32,7 @@ void mlir::seq::populateSeqToLinalgPatterns(RewritePatternSet &patterns) {
   populateLossToLinalgPatterns(patterns);
   populateLinearAttentionToLinalgPatterns(patterns);
   populateStateSpaceToLinalgPatterns(patterns);
+  populateConv1dToLinalgPatterns(patterns);
 }
 
 namespace {
