@@ -31,6 +31,8 @@
 #include "frontend/ImportDSL.h"
 #include "frontend/SourceLocations.h"
 
+#include "dialect/Seq/IR/SeqShapes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -79,6 +81,32 @@ struct Dim {
 };
 
 using Shape = SmallVector<Dim, 4>;
+
+/// Two dynamic dimensions with different names come from different inputs of
+/// the model: combining them is almost certainly a mistake, even though the
+/// verifier (which sees only `?`) cannot tell.
+inline bool areDistinctSymbols(const Dim &a, const Dim &b) {
+  return !a.isStatic() && !b.isStatic() && a.symbol && b.symbol &&
+         a.symbol != b.symbol;
+}
+} // namespace mlir::seq::frontend
+
+/// The verifier's binding rules on sizes (SeqShapes.h), plus names: two
+/// differently named dynamic dimensions conflict, and a static size or a
+/// name refines an anonymous dynamic dimension.
+template <> struct mlir::seq::DimTraits<mlir::seq::frontend::Dim> {
+  using Dim = mlir::seq::frontend::Dim;
+  static Dim unknown() { return Dim::unknown(); }
+  static bool conflicts(const Dim &bound, const Dim &dim) {
+    return (bound.isStatic() && dim.isStatic() && bound.size != dim.size) ||
+           frontend::areDistinctSymbols(bound, dim);
+  }
+  static bool refines(const Dim &bound, const Dim &dim) {
+    return !bound.isStatic() && (dim.isStatic() || !bound.symbol);
+  }
+};
+
+namespace mlir::seq::frontend {
 
 /// A tensor value and the shape the frontend tracks for it.
 struct TensorVal {
@@ -367,11 +395,11 @@ ArrayRef<BuiltinFunction> getSequenceBuiltins();
 // Shape matching
 //===----------------------------------------------------------------------===//
 
-/// Checks operands against symbolic shapes like `[batch, heads, n, d]`, the
-/// way the seq verifiers do (dialect/Seq/IR/SeqOps.cpp), so that the frontend
-/// reports shape errors in the user's terms before building an op, and
-/// computes the exact result type the verifier expects: a dimension is static
-/// when any operand makes it so.
+/// Checks operands against symbolic shapes like `[batch, heads, n, d]` with
+/// the binding rules the seq verifiers use (dialect/Seq/IR/SeqShapes.h), so
+/// that the frontend reports shape errors in the user's terms before building
+/// an op, and computes the exact result type the verifier expects: a
+/// dimension is static when any operand makes it so.
 class ShapeMatcher {
 public:
   ShapeMatcher(Elaborator &elab, llvm::SMLoc loc, StringRef op)
@@ -395,14 +423,10 @@ public:
   bool failed() const { return bad; }
 
 private:
-  struct Binding {
-    Dim dim;
-    std::string origin;
-  };
   Elaborator &elab;
   llvm::SMLoc loc;
   StringRef op;
-  llvm::StringMap<Binding> bindings;
+  ShapeBindings<Dim> bindings;
   Type elementType;
   std::string elementTypeOrigin;
   bool bad = false;

@@ -65,9 +65,6 @@ OwningOpRef<ModuleOp> importSeqSource(llvm::SourceMgr &sourceMgr,
                                       MLIRContext &context,
                                       const FrontendOptions &options = {});
 
-/// Registers `--import-seq` with mlir-translate style tools.
-void registerImportSeqTranslation();
-
 } // namespace seq
 } // namespace mlir
 

@@ -16,8 +16,8 @@
 #include "frontend/MLIRGen.h"
 
 #include "frontend/Elaborator.h"
-#include "frontend/ModelSignature.h"
 
+#include "dialect/Seq/IR/ModelSignature.h"
 #include "dialect/Seq/IR/SeqOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -807,7 +807,7 @@ OwningOpRef<ModuleOp> Elaborator::run() {
   OwningOpRef<ModuleOp> owner = ModuleOp::create(modelLoc);
   module = *owner;
   builder.setInsertionPointToEnd(module.getBody());
-  func = func::FuncOp::create(builder, modelLoc, kEntryFunctionName,
+  func = func::FuncOp::create(builder, modelLoc, kModelFunctionName,
                               builder.getFunctionType({}, {}));
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToEnd(entry);

@@ -6,16 +6,17 @@
 //
 // The frontend tracks a name for every dynamic dimension that comes from the
 // model's signature, so that errors say `n` where the IR says `?` and so that
-// two differently named dimensions are never silently combined. The static
-// part of every rule mirrors the seq verifiers exactly: the result types the
-// frontend computes are the ones they require.
+// two differently named dimensions are never silently combined. Shape
+// matching binds symbols with the verifiers' own ShapeBindings
+// (dialect/Seq/IR/SeqShapes.h) over these named dimensions, so the result
+// types the frontend computes are the ones the verifiers require.
+// Broadcasting follows the cases of the verifier's broadcastShapes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontend/Elaborator.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::seq::frontend;
@@ -60,14 +61,6 @@ RankedTensorType mlir::seq::frontend::getTensorType(ArrayRef<Dim> shape,
 //===----------------------------------------------------------------------===//
 // Broadcasting
 //===----------------------------------------------------------------------===//
-
-/// Two dynamic dimensions with different names come from different inputs of
-/// the model: combining them is almost certainly a mistake, even though the
-/// verifier (which sees only `?`) cannot tell.
-static bool areDistinctSymbols(const Dim &a, const Dim &b) {
-  return !a.isStatic() && !b.isStatic() && a.symbol && b.symbol &&
-         a.symbol != b.symbol;
-}
 
 FailureOr<Shape> Elaborator::broadcastBatch(llvm::SMLoc loc, ArrayRef<Dim> lhs,
                                             ArrayRef<Dim> rhs,
@@ -156,45 +149,30 @@ ShapeMatcher &ShapeMatcher::bind(StringRef label, const TensorVal &value,
     }
   }
 
-  bool variadic = !symbols.empty() && symbols.front() == "...";
-  ArrayRef<StringRef> named = variadic ? symbols.drop_front() : symbols;
+  ShapePattern pattern(symbols);
   int64_t rank = value.getRank();
-  int64_t numNamed = named.size();
-  std::string expected = "[" + llvm::join(symbols, ", ") + "]";
-  if (variadic ? rank < numNamed : rank != numNamed) {
+  if (!pattern.matchesRank(rank)) {
     bad = true;
     elab.emitError(loc) << "'" << label << "' of " << op << " must have rank "
-                        << (variadic ? "at least " : "") << numNamed << " "
-                        << expected << ", got " << value.str();
+                        << (pattern.isVariadic() ? "at least " : "")
+                        << pattern.getNumNamed() << " " << pattern.str()
+                        << ", got " << value.str();
     return *this;
   }
-  int64_t offset = rank - numNamed;
   if (leading)
-    leading->assign(value.shape.begin(), value.shape.begin() + offset);
-  for (auto [i, symbol] : llvm::enumerate(named)) {
-    const Dim &dim = value.shape[offset + i];
-    std::string where =
-        ("dim " + Twine(offset + i) + " of '" + label + "'").str();
-    auto it = bindings.find(symbol);
-    if (it == bindings.end()) {
-      bindings[symbol] = {dim, where};
-      continue;
-    }
-    Binding &binding = it->second;
-    bool conflict = (binding.dim.isStatic() && dim.isStatic() &&
-                     binding.dim.size != dim.size) ||
-                    areDistinctSymbols(binding.dim, dim);
-    if (conflict) {
-      bad = true;
-      elab.emitError(loc) << "'" << label << "' of " << op
-                          << " must have shape " << expected << " with "
-                          << symbol << " = " << binding.dim.str() << " ("
-                          << binding.origin << "), got " << value.str();
-      return *this;
-    }
-    // The verifier's refinement: a later static size makes the symbol static.
-    if (!binding.dim.isStatic() && (dim.isStatic() || !binding.dim.symbol))
-      binding = {dim, where};
+    leading->assign(value.shape.begin(),
+                    value.shape.begin() + pattern.getNumLeading(rank));
+  auto where = [&](int64_t dim) {
+    return ("dim " + Twine(dim) + " of '" + label + "'").str();
+  };
+  if (auto conflict =
+          bindings.bind(pattern, ArrayRef<Dim>(value.shape), where)) {
+    bad = true;
+    elab.emitError(loc) << "'" << label << "' of " << op << " must have shape "
+                        << pattern.str() << " with " << conflict->symbol
+                        << " = " << conflict->binding->dim.str() << " ("
+                        << conflict->binding->origin << "), got "
+                        << value.str();
   }
   return *this;
 }
@@ -214,12 +192,11 @@ ShapeMatcher &ShapeMatcher::bindInteger(StringRef label, const TensorVal &value,
 }
 
 void ShapeMatcher::define(StringRef symbol, Dim dim, StringRef origin) {
-  bindings[symbol] = {dim, origin.str()};
+  bindings.define(symbol, dim, origin.str());
 }
 
 Dim ShapeMatcher::lookup(StringRef symbol) const {
-  auto it = bindings.find(symbol);
-  return it == bindings.end() ? Dim::unknown() : it->second.dim;
+  return bindings.lookup(symbol);
 }
 
 Shape ShapeMatcher::result(ArrayRef<StringRef> symbols,

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Compile.h"
-#include "lowering/Entry.h"
+#include "lowering/Entry/Entry.h"
 
 #include "dialect/Seq/IR/SeqDialect.h"
 
@@ -17,7 +17,6 @@
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -42,24 +41,8 @@ using namespace mlir;
 using namespace mlir::seq;
 
 //===----------------------------------------------------------------------===//
-// Emit kinds
+// Errors
 //===----------------------------------------------------------------------===//
-
-std::optional<EmitKind> mlir::seq::parseEmitKind(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<EmitKind>>(name)
-      .Case("seq", EmitKind::Seq)
-      .Case("linalg", EmitKind::Linalg)
-      .Case("llvm-mlir", EmitKind::LLVMMLIR)
-      .Case("llvm-ir", EmitKind::LLVMIR)
-      .Case("asm", EmitKind::Assembly)
-      .Case("obj", EmitKind::Object)
-      .Case("header", EmitKind::Header)
-      .Default(std::nullopt);
-}
-
-llvm::StringRef mlir::seq::getEmitKindNames() {
-  return "seq, linalg, llvm-mlir, llvm-ir, asm, obj, header";
-}
 
 /// Prints "<tool>: error: <message>" on stderr and returns failure.
 static LogicalResult reportError(const CompileOptions &options,
@@ -435,13 +418,10 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
                                 "library to stdout; use -o <file>");
 
   if (emit == EmitKind::Header) {
-    FailureOr<func::FuncOp> model = findModelFunction(module);
-    if (failed(model))
+    FailureOr<ModelSignature> signature = readModelSignature(module);
+    if (failed(signature))
       return failure();
-    FailureOr<ModelManifest> manifest = readModelManifest(*model);
-    if (failed(manifest))
-      return failure();
-    writeModelHeader(*manifest, options.sourceName, os);
+    writeModelHeader(*signature, options.sourceName, os);
     return success();
   }
 

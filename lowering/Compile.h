@@ -64,14 +64,6 @@ enum class EmitKind {
   SharedLibrary,
 };
 
-/// Parses a `--emit=` value: seq, linalg, llvm-mlir, llvm-ir, asm, obj or
-/// header. Executables and shared libraries are not `--emit` values; they
-/// follow from `-o`.
-std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
-
-/// The `--emit=` spellings, for help texts and error messages.
-llvm::StringRef getEmitKindNames();
-
 /// Options of LLVM code generation.
 struct CodegenOptions {
   /// Architecture (`--march`, as llc spells it: x86-64, aarch64, ...);

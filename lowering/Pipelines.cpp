@@ -13,8 +13,8 @@
 #include "lowering/Pipelines.h"
 #include "lowering/CPU/CPUTargetInfo.h"
 #include "lowering/CPU/Passes.h"
-#include "lowering/Entry.h"
-#include "lowering/Passes.h"
+#include "lowering/Entry/Entry.h"
+#include "lowering/SeqToLinalg/Passes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -32,8 +32,6 @@ using namespace mlir::seq;
 //===----------------------------------------------------------------------===//
 // Targets
 //===----------------------------------------------------------------------===//
-
-TargetInfoBase::~TargetInfoBase() = default;
 
 const TargetInfoBase &mlir::seq::getTargetInfo(SeqTarget target) {
   switch (target) {
@@ -55,15 +53,21 @@ std::optional<SeqTarget> mlir::seq::parseSeqTarget(llvm::StringRef name) {
 // Options
 //===----------------------------------------------------------------------===//
 
-bool SeqLowerToLLVMPipelineOptions::OptLevelParser::parse(
-    llvm::cl::Option &option, llvm::StringRef argName, llvm::StringRef arg,
-    unsigned &value) {
+bool OptLevelParser::parse(llvm::cl::Option &option, llvm::StringRef argName,
+                           llvm::StringRef arg, unsigned &value) {
   if (llvm::cl::parser<unsigned>::parse(option, argName, arg, value))
     return true;
   if (value > kMaxOptLevel)
     return option.error("'" + arg + "' is not an optimization level (0 to " +
                         llvm::Twine(kMaxOptLevel) + ")");
   return false;
+}
+
+SeqPipelineOptions SeqLowerToLinalgPipelineOptions::toOptions() const {
+  SeqPipelineOptions options;
+  options.optLevel = optLevel;
+  options.target = target;
+  return options;
 }
 
 SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
@@ -82,9 +86,20 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
 // Pipelines
 //===----------------------------------------------------------------------===//
 
-void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm) {
+void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
+                                         const SeqPipelineOptions &options) {
+  // The seq-level stage. Composite ops become primitive seq ops at every
+  // level: the conversion only knows those.
   pm.addPass(seq::createSeqDecompose());
   pm.addPass(createCanonicalizerPass());
+  if (options.optLevel >= 1) {
+    // Models repeat subexpressions (linear attention's feature map applied
+    // twice to the same queries); merged while they are still seq ops, they
+    // are converted once and the target's transforms see each one once.
+    pm.addPass(createCSEPass());
+    getTargetInfo(options.target).addSeqTransforms(pm, options);
+  }
+
   pm.addPass(seq::createConvertSeqToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -121,7 +136,7 @@ void mlir::seq::buildSeqBufferizationPipeline(
 
 void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
                                          const SeqPipelineOptions &options) {
-  buildSeqToLinalgPipeline(pm);
+  buildSeqToLinalgPipeline(pm, options);
   if (options.optLevel >= 1) {
     // Producer-consumer fusion of elementwise linalg.generic ops: chains of
     // activations, residual adds and scalings become one loop nest each.
@@ -159,10 +174,13 @@ void mlir::seq::registerLoweringPipelines() {
   registerSeqCPUPasses();
   registerSeqEntryPasses();
 
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<SeqLowerToLinalgPipelineOptions>(
       "seq-lower-to-linalg",
-      "Decompose seq ops and lower them to linalg on tensors",
-      buildSeqToLinalgPipeline);
+      "Decompose seq ops, run the seq-level transforms of the opt-level and "
+      "target, and lower them to linalg on tensors",
+      [](OpPassManager &pm, const SeqLowerToLinalgPipelineOptions &options) {
+        buildSeqToLinalgPipeline(pm, options.toOptions());
+      });
   PassPipelineRegistration<SeqLowerToLLVMPipelineOptions>(
       "seq-lower-to-llvm",
       "Lower a module of seq ops to the LLVM dialect: linalg, bufferization, "

@@ -19,59 +19,36 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
-#include <cstdint>
-
 namespace mlir {
 namespace seq {
 
-/// The highest optimization level; levels are 0 to kMaxOptLevel.
-constexpr unsigned kMaxOptLevel = 3;
+/// Rejects optimization levels above kMaxOptLevel while parsing, so that a
+/// bad level is reported as a bad option instead of being clamped.
+struct OptLevelParser : public llvm::cl::parser<unsigned> {
+  using llvm::cl::parser<unsigned>::parser;
+  bool parse(llvm::cl::Option &option, llvm::StringRef argName,
+             llvm::StringRef arg, unsigned &value);
+};
 
-/// What a compilation asks of the seq-to-LLVM pipeline.
-struct SeqPipelineOptions {
-  /// 0: the reference lowering (sequential loops, no fusion, no cleanup beyond
-  /// what correctness needs); every other level is checked against it.
-  /// 1 and above: elementwise fusion, CSE, parallel loops and OpenMP.
-  /// Levels 2 and 3 currently differ only in the LLVM optimization they ask
-  /// the code generator for.
-  unsigned optLevel = 2;
+/// Textual form of the SeqPipelineOptions that the seq-to-linalg stages read,
+/// for `seq-opt --seq-lower-to-linalg=...`.
+struct SeqLowerToLinalgPipelineOptions
+    : public PassPipelineOptions<SeqLowerToLinalgPipelineOptions> {
+  Option<unsigned, OptLevelParser> optLevel{
+      *this, "opt-level", llvm::cl::desc("Optimization level, 0 to 3"),
+      llvm::cl::init(2)};
+  Option<SeqTarget> target{
+      *this, "target", llvm::cl::desc("Device to generate code for"),
+      llvm::cl::init(SeqTarget::CPU),
+      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"))};
 
-  /// The device the tensor program runs on.
-  SeqTarget target = SeqTarget::CPU;
-
-  /// At -O1 and above, run the outermost parallel loop of each op on all
-  /// cores with OpenMP. Without it, parallel loops run sequentially.
-  bool enableOpenMP = true;
-
-  /// Parallel loops whose estimated number of scalar loop iterations is below
-  /// this stay sequential: a fork/join of the OpenMP team costs a few
-  /// microseconds, more than a small op takes on one core. Loops with a
-  /// dynamic trip count are always parallelized.
-  int64_t minParallelWork = 4096;
-
-  /// The target's vector registers, for the register tiles of generated
-  /// kernels: width in bits and count. seqc derives them from the target
-  /// machine (AVX-512: 512 and 32, AVX2: 256 and 16).
-  int64_t vectorBits = 256;
-  int64_t vectorRegisters = 16;
-
-  /// Build the ABI entry points of docs/abi.md (`seqc_manifest`,
-  /// `seqc_invoke`) for the model function the frontend marked. Off for
-  /// modules that are libraries of plain functions (most lit tests).
-  bool emitEntry = true;
+  /// The options as the pipeline builders take them (defaults elsewhere).
+  SeqPipelineOptions toOptions() const;
 };
 
 /// Textual form of SeqPipelineOptions, for `seq-opt --seq-lower-to-llvm=...`.
 struct SeqLowerToLLVMPipelineOptions
     : public PassPipelineOptions<SeqLowerToLLVMPipelineOptions> {
-  /// Rejects optimization levels above kMaxOptLevel while parsing, so that a
-  /// bad level is reported as a bad option instead of being clamped.
-  struct OptLevelParser : public llvm::cl::parser<unsigned> {
-    using llvm::cl::parser<unsigned>::parser;
-    bool parse(llvm::cl::Option &option, llvm::StringRef argName,
-               llvm::StringRef arg, unsigned &value);
-  };
-
   Option<unsigned, OptLevelParser> optLevel{
       *this, "opt-level", llvm::cl::desc("Optimization level, 0 to 3"),
       llvm::cl::init(2)};
@@ -106,8 +83,12 @@ struct SeqLowerToLLVMPipelineOptions
   SeqPipelineOptions toOptions() const;
 };
 
-/// seq -> primitive seq ops -> linalg, tensor, arith, math and scf on tensors.
-void buildSeqToLinalgPipeline(OpPassManager &pm);
+/// Stage 2 and the conversion of stage 3 of buildSeqToLLVMPipeline: the
+/// seq-level stage (composite ops into primitive seq ops; at -O1 and above,
+/// CSE and the target's seq transforms, TargetInfoBase::addSeqTransforms),
+/// then the conversion to linalg, tensor, arith, math and scf on tensors.
+void buildSeqToLinalgPipeline(OpPassManager &pm,
+                              const SeqPipelineOptions &options);
 
 /// Stages 2 to 4 of buildSeqToLLVMPipeline: seq to linalg on tensors, fused
 /// at -O1 and above, then the target's tensor transforms. This is what
@@ -118,8 +99,10 @@ void buildSeqToTensorPipeline(OpPassManager &pm,
 /// The whole lowering of a module of `seq` ops to the LLVM dialect; `pm` must
 /// be anchored on builtin.module. Stages, in order:
 ///   1. (emitEntry) record the model's manifest, mark its C interface;
-///   2. seq-decompose, convert-seq-to-linalg;
-///   3. (-O1+) elementwise fusion, canonicalize, CSE;
+///   2. the seq-level stage: seq-decompose; (-O1+) CSE and the target's
+///      seq-to-seq transforms, while `seq` ops and `#seq.mask` still exist;
+///   3. convert-seq-to-linalg, canonicalize, CSE; (-O1+) elementwise fusion,
+///      canonicalize, CSE;
 ///   4. target tensor transforms;
 ///   5. one-shot bufferization across function boundaries (identity layouts
 ///      at the boundaries), ownership-based buffer deallocation;

@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // The lowering from `seq` to the LLVM dialect is one pipeline with a few
-// target-specific steps. Everything down to linalg on tensors, and the
-// bufferization that follows, is shared; how the tensor program is tiled,
-// how buffers become loops (host threads, GPU blocks) and which conversions
-// reach the LLVM dialect differ per target. Those steps are the virtual hooks
+// target-specific steps. The conversion to linalg on tensors, and the
+// bufferization that follows, is shared; which seq-level rewrites pay (and
+// with which tile sizes), how the tensor program is tiled, how buffers become
+// loops (host threads, GPU blocks) and which conversions reach the LLVM
+// dialect differ per target. Those steps are the virtual hooks
 // of TargetInfoBase, in the spirit of triton's TargetInfoBase: the pipeline
 // in Pipelines.cpp calls them in a fixed order and never inspects the target
 // itself.
@@ -18,6 +19,8 @@
 #ifndef SEQC_LOWERING_TARGETINFO_H
 #define SEQC_LOWERING_TARGETINFO_H
 
+#include "lowering/PipelineOptions.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -26,23 +29,25 @@
 namespace mlir {
 namespace seq {
 
-struct SeqPipelineOptions;
-
-/// The devices seqc generates code for. The enumerators double as the values
-/// of the `target=` pipeline option and of `seqc --target`.
-enum class SeqTarget {
-  /// The host CPU: scalar loops, OpenMP across cores, LLVM's vectorizers.
-  CPU,
-};
-
 /// The target-specific steps of the seq-to-LLVM pipeline. Implementations are
 /// stateless; the options of one compilation arrive as arguments.
 class TargetInfoBase {
 public:
-  virtual ~TargetInfoBase();
+  virtual ~TargetInfoBase() = default;
 
   /// A short lowercase name ("cpu") used in diagnostics and documentation.
   virtual llvm::StringRef getName() const = 0;
+
+  /// Transformations of `seq` ops into `seq` ops, after seq-decompose and
+  /// before convert-seq-to-linalg; only called at -O1 and above. This is
+  /// where rewrites that need the ops' structure run: attention fusion, the
+  /// classification of `#seq.mask` tiles and the reassociation of linear
+  /// attention exist only here, since after the conversion a mask is an arith
+  /// predicate inside a linalg.generic. The target chooses the strategy (which
+  /// transforms, which tile sizes) and passes it to transforms that apply what
+  /// they are given (passes/Transforms.h).
+  virtual void addSeqTransforms(OpPassManager &pm,
+                                const SeqPipelineOptions &options) const = 0;
 
   /// Transformations on linalg-on-tensors after fusion and before
   /// bufferization: tiling, packing and distribution decisions are made here,

@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Transformations on the `seq` dialect: decompositions of composite ops,
-// attention fusion and mask specialization. Each pass is a thin driver over
-// the pattern sets and functions declared in Transforms.h.
+// Transformations on the `seq` dialect; so far the decomposition of
+// composite ops (seq-decompose). Each pass is a thin driver over the pattern
+// sets and functions declared in Transforms.h; the pipelines run them in the
+// seq-level stage (lowering/Pipelines.h).
 //
 //===----------------------------------------------------------------------===//
 

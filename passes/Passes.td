@@ -14,8 +14,8 @@ def SeqDecompose : Pass<"seq-decompose"> {
   let description = [{
     Rewrites `seq.multi_head_attention` into the projections, head splitting,
     rotary embedding, ALiBi slopes, `seq.attention`, head merging and output
-    projection it stands for. Later stages (attention fusion, lowering) work
-    on the primitive ops only.
+    projection it stands for. Later stages (the target's seq-level
+    transforms, convert-seq-to-linalg) work on the primitive ops only.
   }];
   let dependentDialects = ["::mlir::seq::SeqDialect"];
 }

@@ -18,6 +18,8 @@ namespace seq {
 class CPUTargetInfo final : public TargetInfoBase {
 public:
   llvm::StringRef getName() const override { return "cpu"; }
+  void addSeqTransforms(OpPassManager &pm,
+                        const SeqPipelineOptions &options) const override;
   void addTensorTransforms(OpPassManager &pm,
                            const SeqPipelineOptions &options) const override;
   void addBufferLowering(OpPassManager &pm,

@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // The reference lowering of attention: simple, materializing the
-// `n_q x n_k` scores, and obviously right. The fused, tiled online-softmax
-// form is a separate pass on `seq.attention`; this lowering is what it is
-// checked against.
+// `n_q x n_k` scores, and obviously right. It is the only lowering of
+// `seq.attention` so far; a fused, tiled online-softmax form belongs in the
+// seq-level stage of the pipeline (passes/, chosen by the target's
+// addSeqTransforms) and is to be checked against this one.
 //
 //   1. scores[b, h, i, j] = sum_d q[b, h, i, d] k[b, h / g, j, d]
 //   2. scores = scores * scale + bias - slope[h] |i - j|, then -inf where

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
-#include "lowering/Passes.h"
+#include "lowering/SeqToLinalg/Passes.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -15,7 +15,7 @@
 namespace mlir {
 namespace seq {
 #define GEN_PASS_DEF_CONVERTSEQTOLINALG
-#include "lowering/Passes.h.inc"
+#include "lowering/SeqToLinalg/Passes.h.inc"
 } // namespace seq
 } // namespace mlir
 
@@ -32,6 +32,7 @@ void mlir::seq::populateSeqToLinalgPatterns(RewritePatternSet &patterns) {
   populateLossToLinalgPatterns(patterns);
   populateLinearAttentionToLinalgPatterns(patterns);
   populateStateSpaceToLinalgPatterns(patterns);
+  populateConv1dToLinalgPatterns(patterns);
 }
 
 namespace {

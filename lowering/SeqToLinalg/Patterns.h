@@ -34,8 +34,11 @@ void populatePositionEncodingToLinalgPatterns(RewritePatternSet &patterns);
 void populateLossToLinalgPatterns(RewritePatternSet &patterns);
 /// Linear attention (LinearAttention.cpp).
 void populateLinearAttentionToLinalgPatterns(RewritePatternSet &patterns);
-/// HiPPO, LTI SSM, selective scan, causal depthwise conv1d (StateSpace.cpp).
+/// HiPPO, LTI SSM (discretized by Discretization.cpp), selective scan
+/// (StateSpace.cpp).
 void populateStateSpaceToLinalgPatterns(RewritePatternSet &patterns);
+/// Causal depthwise conv1d (Conv1d.cpp).
+void populateConv1dToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateSeqToLinalgPatterns(RewritePatternSet &patterns);

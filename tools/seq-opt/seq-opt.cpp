@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqDialect.h"
-#include "lowering/Passes.h"
+#include "lowering/SeqToLinalg/Passes.h"
 #include "lowering/Pipelines.h"
 #include "passes/Passes.h"
 
@@ -24,7 +24,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::seq::registerSeqPasses();
-  mlir::seq::registerSeqLoweringPasses();
+  mlir::seq::registerSeqToLinalgPasses();
   mlir::seq::registerLoweringPipelines();
 
   mlir::DialectRegistry registry;

@@ -17,8 +17,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/ImportDSL.h"
-#include "frontend/ModelSignature.h"
 
+#include "dialect/Seq/IR/ModelSignature.h"
 #include "dialect/Seq/IR/SeqDialect.h"
 #include "lowering/Compile.h"
 
@@ -210,7 +210,7 @@ static LogicalResult compile(llvm::SourceMgr &sourceMgr, MLIRContext &context,
       return failure();
     if (listParams)
       return printParams(*signature, os);
-    os << llvm::formatv("{0:2}", seq::toManifestJSON(*signature)) << "\n";
+    os << seq::toManifestJSON(*signature) << "\n";
     return success();
   }
 

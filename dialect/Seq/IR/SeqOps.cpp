@@ -26,13 +26,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/IR/SeqShapes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -72,16 +72,6 @@ static std::string formatList(ArrayRef<int64_t> values) {
   llvm::raw_string_ostream os(str);
   os << '[';
   llvm::interleaveComma(values, os);
-  os << ']';
-  return str;
-}
-
-/// Renders a symbolic shape as `[batch, heads, n_q, d]`.
-static std::string formatSymbols(ArrayRef<StringRef> symbols) {
-  std::string str;
-  llvm::raw_string_ostream os(str);
-  os << '[';
-  llvm::interleaveComma(symbols, os);
   os << ']';
   return str;
 }
@@ -146,10 +136,11 @@ static DenseElementsAttr getFloatElements(RankedTensorType type,
 
 namespace {
 /// Checks operand shapes against symbolic shapes such as
-/// `[batch, heads, n_q, d]`, the way an einsum binds its indices: the first
-/// static size seen for a symbol binds it and every later occurrence must be
-/// compatible with it. Every op states its shape rules through this one
-/// class, so all ops report mismatches the same way, e.g.
+/// `[batch, heads, n_q, d]` with the binding rules of SeqShapes.h, which the
+/// frontend applies too: the first size seen for a symbol binds it and every
+/// later occurrence must be compatible with it. Every op states its shape
+/// rules through this one class, so all ops report mismatches the same way,
+/// e.g.
 ///
 ///   'weight' expected shape [out, in] with in = 64 (last dim of 'input'),
 ///   got 'tensor<128x32xf32>'
@@ -172,27 +163,22 @@ public:
   /// Binds `symbol` to `size`, a size known from an attribute or derived from
   /// other dimensions; `origin` says where it comes from in messages.
   void define(StringRef symbol, int64_t size, const Twine &origin) {
-    bindings[symbol] = {size, origin.str()};
+    bindings.define(symbol, size, origin.str());
   }
 
   /// Makes a dynamic `symbol` static when `size` is; the caller has checked
   /// that they are compatible.
   void refine(StringRef symbol, int64_t size, const Twine &origin) {
-    auto it = bindings.find(symbol);
-    if (it == bindings.end() || ShapedType::isDynamic(it->second.size))
-      define(symbol, size, origin);
+    bindings.refine(symbol, size, origin.str());
   }
 
   /// The size bound to `symbol`; dynamic when nothing determines it.
-  int64_t lookup(StringRef symbol) const {
-    auto it = bindings.find(symbol);
-    return it == bindings.end() ? ShapedType::kDynamic : it->second.size;
-  }
+  int64_t lookup(StringRef symbol) const { return bindings.lookup(symbol); }
 
   /// Where the size of `symbol` comes from, for messages.
   StringRef origin(StringRef symbol) const {
-    auto it = bindings.find(symbol);
-    return it == bindings.end() ? StringRef() : StringRef(it->second.origin);
+    const auto *binding = bindings.find(symbol);
+    return binding ? StringRef(binding->origin) : StringRef();
   }
 
   /// Makes the element type of `type`, the type of the operand called
@@ -218,13 +204,8 @@ public:
                                   const Twine &why, StringRef label = "result");
 
 private:
-  struct Binding {
-    int64_t size;
-    std::string origin;
-  };
-
   Operation *op;
-  llvm::StringMap<Binding> bindings;
+  ShapeBindings<int64_t> bindings;
   Type elementType;
   std::string elementTypeOrigin;
 };
@@ -251,40 +232,30 @@ LogicalResult ShapeBinder::bind(StringRef label, Type type,
   if (sameElementType && failed(expectElementType(label, tensor)))
     return failure();
 
-  bool variadic = !symbols.empty() && symbols.front() == "...";
-  ArrayRef<StringRef> named = variadic ? symbols.drop_front() : symbols;
+  ShapePattern pattern(symbols);
   int64_t rank = tensor.getRank();
-  int64_t numNamed = named.size();
-  if (variadic ? rank < numNamed : rank != numNamed)
+  if (!pattern.matchesRank(rank))
     return op->emitOpError()
-           << label << " expected rank " << (variadic ? ">= " : "") << numNamed
-           << " (" << formatSymbols(symbols) << "), got " << tensor;
+           << label << " expected rank " << (pattern.isVariadic() ? ">= " : "")
+           << pattern.getNumNamed() << " (" << pattern.str() << "), got "
+           << tensor;
 
-  int64_t offset = rank - numNamed;
   if (leading)
     leading->assign(tensor.getShape().begin(),
-                    tensor.getShape().begin() + offset);
-  for (auto [i, symbol] : llvm::enumerate(named)) {
-    int64_t dim = offset + i;
-    int64_t size = tensor.getDimSize(dim);
+                    tensor.getShape().begin() + pattern.getNumLeading(rank));
+  auto where = [&](int64_t dim) {
     // Operands with leading batch dimensions are described from the end,
     // as their descriptions do (`[..., in]`).
-    std::string where =
-        (variadic && dim == rank - 1 ? Twine("last dim of ") + label
-                                     : "dim " + Twine(dim) + " of " + label)
-            .str();
-    auto it = bindings.find(symbol);
-    if (it == bindings.end()) {
-      define(symbol, size, where);
-      continue;
-    }
-    if (!areCompatible(it->second.size, size))
-      return op->emitOpError()
-             << label << " expected shape " << formatSymbols(symbols)
-             << " with " << symbol << " = " << it->second.size << " ("
-             << it->second.origin << "), got " << tensor;
-    refine(symbol, size, where);
-  }
+    return (pattern.isVariadic() && dim == rank - 1
+                ? Twine("last dim of ") + label
+                : "dim " + Twine(dim) + " of " + label)
+        .str();
+  };
+  if (auto conflict = bindings.bind(pattern, tensor.getShape(), where))
+    return op->emitOpError()
+           << label << " expected shape " << pattern.str() << " with "
+           << conflict->symbol << " = " << conflict->binding->dim << " ("
+           << conflict->binding->origin << "), got " << tensor;
   return success();
 }
 
@@ -295,7 +266,7 @@ LogicalResult ShapeBinder::expectResult(Type type, ArrayRef<StringRef> symbols,
   for (StringRef symbol : symbols)
     if (symbol != "...")
       shape.push_back(lookup(symbol));
-  return expectResultShape(type, shape, formatSymbols(symbols), label);
+  return expectResultShape(type, shape, ShapePattern(symbols).str(), label);
 }
 
 LogicalResult ShapeBinder::expectResultShape(Type type, ArrayRef<int64_t> shape,

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lowering/Entry.h"
+#include "lowering/Entry/Entry.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -18,7 +18,7 @@
 namespace mlir {
 namespace seq {
 #define GEN_PASS_DEF_SEQEMITINVOKE
-#include "lowering/EntryPasses.h.inc"
+#include "lowering/Entry/Passes.h.inc"
 } // namespace seq
 } // namespace mlir
 

@@ -1,11 +1,11 @@
-//===- Passes.td - seq lowering passes ---------------------*- tablegen -*-===//
+//===- Passes.td - seq to linalg conversion pass -----------*- tablegen -*-===//
 //
 // Part of the seqc project.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQC_LOWERING_PASSES_TD
-#define SEQC_LOWERING_PASSES_TD
+#ifndef SEQC_LOWERING_SEQTOLINALG_PASSES_TD
+#define SEQC_LOWERING_SEQTOLINALG_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
@@ -28,4 +28,4 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
   ];
 }
 
-#endif // SEQC_LOWERING_PASSES_TD
+#endif // SEQC_LOWERING_SEQTOLINALG_PASSES_TD

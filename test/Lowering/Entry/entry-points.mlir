@@ -1,12 +1,13 @@
 // RUN: seq-opt %s --seq-lower-to-llvm -split-input-file | FileCheck %s
 
 // The ABI entry points of docs/abi.md, built from the frontend's attributes:
-// the manifest as a constant NUL-terminated global, and seqc_invoke, which
+// the manifest as a constant NUL-terminated global (the text that
+// `seqc --emit=manifest` prints: keys sorted, indented), and seqc_invoke, which
 // forwards args[k] to the k-th parameter of the C interface.
 
 // CHECK-LABEL: module attributes
 // CHECK-SAME:    seqc.entry = @forward
-// CHECK:       llvm.mlir.global external constant @seqc_manifest("{\22model\22:\22tiny\22,\22inputs\22:[{\22name\22:\22x\22,\22dtype\22:\22f32\22,\22shape\22:[\22n\22,4]},{\22name\22:\22tokens\22,\22dtype\22:\22i32\22,\22shape\22:[\22n\22],\22range\22:[0,\22n\22]}],\22outputs\22:[{\22name\22:\22y\22,\22dtype\22:\22f32\22,\22shape\22:[\22n\22,4]}],\22params\22:[{\22name\22:\22w\22,\22dtype\22:\22f32\22,\22shape\22:[4,4]}],\22hyper\22:{\22dim\22:4,\22eps\22:1.0000000000000001e-05,\22tied\22:true}}\00")
+// CHECK:       llvm.mlir.global external constant @seqc_manifest("{\0A  \22hyper\22: {\0A    \22dim\22: 4,\0A    \22eps\22: 1.0000000000000001e-05,\0A    \22tied\22: true\0A  },\0A  \22inputs\22: [\0A    {\0A      \22dtype\22: \22f32\22,\0A      \22name\22: \22x\22,\0A      \22shape\22: [\0A        \22n\22,\0A        4\0A      ]\0A    },\0A    {\0A      \22dtype\22: \22i32\22,\0A      \22name\22: \22tokens\22,\0A      \22range\22: [\0A        0,\0A        \22n\22\0A      ],\0A      \22shape\22: [\0A        \22n\22\0A      ]\0A    }\0A  ],\0A  \22model\22: \22tiny\22,\0A  \22outputs\22: [\0A    {\0A      \22dtype\22: \22f32\22,\0A      \22name\22: \22y\22,\0A      \22shape\22: [\0A        \22n\22,\0A        4\0A      ]\0A    }\0A  ],\0A  \22params\22: [\0A    {\0A      \22dtype\22: \22f32\22,\0A      \22name\22: \22w\22,\0A      \22shape\22: [\0A        4,\0A        4\0A      ]\0A    }\0A  ]\0A}\00")
 // The frontend's argument and result attributes are consumed.
 // CHECK-NOT:   seq.input
 // CHECK-LABEL: llvm.func internal @forward(

@@ -1,4 +1,4 @@
-//===- EntryPasses.td - model entry points of the ABI ------*- tablegen -*-===//
+//===- Passes.td - model entry points of the ABI -----------*- tablegen -*-===//
 //
 // Part of the seqc project.
 //
@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQC_LOWERING_ENTRYPASSES_TD
-#define SEQC_LOWERING_ENTRYPASSES_TD
+#ifndef SEQC_LOWERING_ENTRY_PASSES_TD
+#define SEQC_LOWERING_ENTRY_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
@@ -66,4 +66,4 @@ def SeqEmitInvoke : Pass<"seq-emit-invoke", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
-#endif // SEQC_LOWERING_ENTRYPASSES_TD
+#endif // SEQC_LOWERING_ENTRY_PASSES_TD

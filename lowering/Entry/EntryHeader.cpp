@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lowering/Entry.h"
+#include "lowering/Entry/Entry.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -67,7 +67,7 @@ static void writeCDouble(llvm::raw_ostream &os, double value) {
   os << text;
 }
 
-static void writeDim(llvm::raw_ostream &os, const ManifestDim &dim) {
+static void writeDim(llvm::raw_ostream &os, const DimSpec &dim) {
   if (const auto *size = std::get_if<int64_t>(&dim))
     os << *size;
   else
@@ -75,12 +75,12 @@ static void writeDim(llvm::raw_ostream &os, const ManifestDim &dim) {
 }
 
 /// "f32[b, n, 256]"
-static std::string formatType(const ManifestValue &value) {
+static std::string formatType(const TensorSpec &value) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << value.dtype << '[';
   llvm::interleaveComma(value.shape, os,
-                        [&](const ManifestDim &dim) { writeDim(os, dim); });
+                        [&](const DimSpec &dim) { writeDim(os, dim); });
   os << ']';
   return text;
 }
@@ -88,13 +88,13 @@ static std::string formatType(const ManifestValue &value) {
 /// Writes one " *   name  type  [extra]" comment line per value, the columns
 /// aligned.
 static void writeValueTable(llvm::raw_ostream &os,
-                            ArrayRef<ManifestValue> values) {
+                            ArrayRef<TensorSpec> values) {
   size_t nameWidth = 0, typeWidth = 0;
-  for (const ManifestValue &value : values) {
+  for (const TensorSpec &value : values) {
     nameWidth = std::max(nameWidth, value.name.size());
     typeWidth = std::max(typeWidth, formatType(value).size());
   }
-  for (const ManifestValue &value : values) {
+  for (const TensorSpec &value : values) {
     os << " *   " << llvm::left_justify(commentSafe(value.name), nameWidth)
        << "  ";
     if (!value.range) {
@@ -110,18 +110,18 @@ static void writeValueTable(llvm::raw_ostream &os,
 }
 
 /// Number of elements of a static shape (parameters are static).
-static int64_t getNumElements(const ManifestValue &value) {
+static int64_t getNumElements(const TensorSpec &value) {
   int64_t count = 1;
-  for (const ManifestDim &dim : value.shape)
+  for (const DimSpec &dim : value.shape)
     if (const auto *size = std::get_if<int64_t>(&dim))
       count *= *size;
   return count;
 }
 
-void mlir::seq::writeModelHeader(const ModelManifest &manifest,
+void mlir::seq::writeModelHeader(const ModelSignature &signature,
                                  llvm::StringRef sourceName,
                                  llvm::raw_ostream &os) {
-  std::string prefix = toMacroFragment(manifest.model);
+  std::string prefix = toMacroFragment(signature.model);
   // Header-guard and macro names must not collide when two value names only
   // differ in punctuation ("a.b" and "a_b"): later ones get an index suffix.
   llvm::StringSet<> macros;
@@ -132,7 +132,7 @@ void mlir::seq::writeModelHeader(const ModelManifest &manifest,
     return candidate;
   };
 
-  os << "/* " << commentSafe(manifest.model) << ": a model compiled by seqc";
+  os << "/* " << commentSafe(signature.model) << ": a model compiled by seqc";
   if (!sourceName.empty())
     os << " from " << commentSafe(sourceName);
   os << ".\n"
@@ -146,23 +146,23 @@ void mlir::seq::writeModelHeader(const ModelManifest &manifest,
      << " *\n";
 
   os << " * Inputs (seqc_model_set_input), in order:\n";
-  writeValueTable(os, manifest.inputs);
+  writeValueTable(os, signature.inputs);
   os << " * Outputs (seqc_model_get_output):\n";
-  writeValueTable(os, manifest.outputs);
+  writeValueTable(os, signature.outputs);
 
   int64_t totalParams = 0;
-  for (const ManifestValue &param : manifest.params)
+  for (const TensorSpec &param : signature.params)
     totalParams += getNumElements(param);
   os << " * Parameters (safetensors keys for seqc_model_load_weights): "
-     << manifest.params.size()
-     << (manifest.params.size() == 1 ? " tensor, " : " tensors, ")
+     << signature.params.size()
+     << (signature.params.size() == 1 ? " tensor, " : " tensors, ")
      << totalParams << (totalParams == 1 ? " value\n" : " values\n");
-  writeValueTable(os, manifest.params);
+  writeValueTable(os, signature.params);
 
   // The symbolic dimensions are what seqc_model_set_dim accepts.
   llvm::SetVector<llvm::StringRef> symbols;
-  for (const ManifestValue &input : manifest.inputs)
-    for (const ManifestDim &dim : input.shape)
+  for (const TensorSpec &input : signature.inputs)
+    for (const DimSpec &dim : input.shape)
       if (const auto *name = std::get_if<std::string>(&dim))
         symbols.insert(*name);
   if (!symbols.empty()) {
@@ -178,18 +178,18 @@ void mlir::seq::writeModelHeader(const ModelManifest &manifest,
      << "#include \"seqc_runtime.h\"\n\n";
 
   os << "#define " << uniqueMacro(prefix + "_MODEL_NAME") << ' ';
-  writeCString(os, manifest.model);
+  writeCString(os, signature.model);
   os << "\n#define " << uniqueMacro(prefix + "_NUM_INPUTS") << ' '
-     << manifest.inputs.size() << "\n#define "
-     << uniqueMacro(prefix + "_NUM_OUTPUTS") << ' ' << manifest.outputs.size()
+     << signature.inputs.size() << "\n#define "
+     << uniqueMacro(prefix + "_NUM_OUTPUTS") << ' ' << signature.outputs.size()
      << "\n#define " << uniqueMacro(prefix + "_NUM_PARAMS") << ' '
-     << manifest.params.size() << "\n\n";
+     << signature.params.size() << "\n\n";
 
-  auto writeNames = [&](llvm::StringRef kind, ArrayRef<ManifestValue> values) {
+  auto writeNames = [&](llvm::StringRef kind, ArrayRef<TensorSpec> values) {
     if (values.empty())
       return;
     os << "/* " << kind << " names and ranks. */\n";
-    for (const ManifestValue &value : values) {
+    for (const TensorSpec &value : values) {
       std::string macro = uniqueMacro(prefix + "_" + kind.upper() + "_" +
                                       toMacroFragment(value.name));
       os << "#define " << macro << ' ';
@@ -199,12 +199,12 @@ void mlir::seq::writeModelHeader(const ModelManifest &manifest,
     }
     os << '\n';
   };
-  writeNames("Input", manifest.inputs);
-  writeNames("Output", manifest.outputs);
+  writeNames("Input", signature.inputs);
+  writeNames("Output", signature.outputs);
 
-  if (!manifest.hyper.empty()) {
+  if (!signature.hyper.empty()) {
     os << "/* Hyperparameters the model was compiled with. */\n";
-    for (const auto &[name, value] : manifest.hyper) {
+    for (const auto &[name, value] : signature.hyper) {
       os << "#define "
          << uniqueMacro(prefix + "_HYPER_" + toMacroFragment(name)) << ' ';
       if (auto boolean = dyn_cast<BoolAttr>(value))

@@ -1,11 +1,11 @@
-//===- Passes.h - seq lowering passes ---------------------------*- C++ -*-===//
+//===- Passes.h - seq to linalg conversion pass -----------------*- C++ -*-===//
 //
 // Part of the seqc project.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SEQC_LOWERING_PASSES_H
-#define SEQC_LOWERING_PASSES_H
+#ifndef SEQC_LOWERING_SEQTOLINALG_PASSES_H
+#define SEQC_LOWERING_SEQTOLINALG_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -19,12 +19,12 @@ namespace mlir {
 namespace seq {
 
 #define GEN_PASS_DECL
-#include "lowering/Passes.h.inc"
+#include "lowering/SeqToLinalg/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
-#include "lowering/Passes.h.inc"
+#include "lowering/SeqToLinalg/Passes.h.inc"
 
 } // namespace seq
 } // namespace mlir
 
-#endif // SEQC_LOWERING_PASSES_H
+#endif // SEQC_LOWERING_SEQTOLINALG_PASSES_H

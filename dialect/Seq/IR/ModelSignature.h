@@ -1,0 +1,109 @@
+//===- ModelSignature.h - IR conventions of a compiled model ----*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A seqc model is a module of `seq` IR whose `func.func @forward` takes the
+// model's inputs, then its parameters, and returns its outputs. Attributes on
+// the module and on @forward name them and record what the function type
+// cannot say: symbolic dimensions, value ranges, hyperparameters
+// (docs/language.md, "IR conventions"). This header is the one owner of those
+// conventions: the frontend writes the attributes under these names, and
+// everything that reads them (the manifest and header of lowering/Entry/,
+// `seqc --emit=manifest` and `--list-params`) reads them through
+// readModelSignature and writes the manifest of docs/abi.md through
+// toManifestJSON, so that the manifest a binary embeds and the one
+// `--emit=manifest` prints are the same text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_DIALECT_SEQ_IR_MODELSIGNATURE_H
+#define SEQC_DIALECT_SEQ_IR_MODELSIGNATURE_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace mlir::seq {
+
+/// Module attribute: the model's name (StringAttr).
+constexpr llvm::StringLiteral kModelNameAttr = "seq.model";
+/// Module attribute: hyperparameter values (DictionaryAttr of integer, float,
+/// bool and string attributes).
+constexpr llvm::StringLiteral kHyperAttr = "seq.hyper";
+/// The model function.
+constexpr llvm::StringLiteral kModelFunctionName = "forward";
+/// Argument attribute of an input: its name (StringAttr). Every argument has
+/// exactly one of `seq.input` and `seq.param`, and inputs come first.
+constexpr llvm::StringLiteral kInputAttr = "seq.input";
+/// Argument attribute of a parameter: its safetensors key (StringAttr).
+constexpr llvm::StringLiteral kParamAttr = "seq.param";
+/// Result attribute of an output: its name (StringAttr).
+constexpr llvm::StringLiteral kOutputAttr = "seq.output";
+/// Argument and result attribute: the declared shape, one entry per
+/// dimension, an IntegerAttr for a static size or a StringAttr naming a
+/// symbolic one. Required where the tensor type has dynamic sizes.
+constexpr llvm::StringLiteral kDimsAttr = "seq.dims";
+/// Argument attribute of an integer input: the inclusive value range
+/// [lo, hi], each an IntegerAttr or the name of a symbolic dimension.
+constexpr llvm::StringLiteral kRangeAttr = "seq.range";
+
+/// A static size or the name of a symbolic dimension.
+using DimSpec = std::variant<int64_t, std::string>;
+
+/// One input, output or parameter of a model.
+struct TensorSpec {
+  std::string name;
+  /// Manifest spelling: f32, f64, f16, bf16, i32 or i64.
+  std::string dtype;
+  SmallVector<DimSpec> shape;
+  /// Inputs only: the inclusive range of integer values.
+  std::optional<std::pair<DimSpec, DimSpec>> range;
+};
+
+/// Everything the manifest of docs/abi.md describes, in argument order.
+struct ModelSignature {
+  std::string model;
+  SmallVector<TensorSpec> inputs;
+  SmallVector<TensorSpec> outputs;
+  /// Parameters have static shapes.
+  SmallVector<TensorSpec> params;
+  /// Hyperparameters by name (sorted); values are integer, float, bool or
+  /// string attributes.
+  SmallVector<std::pair<std::string, Attribute>> hyper;
+};
+
+/// Returns the model function of `module`: `@forward` in a module carrying
+/// `seq.model`. Emits an error on `module` when either is missing.
+FailureOr<func::FuncOp> findModelFunction(ModuleOp module);
+
+/// Reads the signature of `model` (a function found by findModelFunction)
+/// from its type and attributes. Emits an error at the offending function,
+/// argument or attribute when the attributes are missing or malformed,
+/// disagree with the function type (an argument's rank or static sizes), use
+/// an element type the runtime does not support, put an input after a
+/// parameter, give a parameter a symbolic dimension or reuse a name.
+FailureOr<ModelSignature> readModelSignature(func::FuncOp model);
+
+/// findModelFunction, then readModelSignature of the function.
+FailureOr<ModelSignature> readModelSignature(ModuleOp module);
+
+/// The manifest of docs/abi.md as JSON text: keys sorted, indented by two
+/// spaces, no trailing newline. `seqc_manifest` holds exactly this text.
+std::string toManifestJSON(const ModelSignature &signature);
+
+/// The JSON array of {name, shape, dtype} that `seqc --list-params --json`
+/// prints.
+llvm::json::Value toParamsJSON(const ModelSignature &signature);
+
+} // namespace mlir::seq
+
+#endif // SEQC_DIALECT_SEQ_IR_MODELSIGNATURE_H

@@ -1,0 +1,52 @@
+//===- Entry.h - model manifest and ABI entry points ------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What a compiled model exports besides its code (docs/abi.md): the JSON
+// manifest `seqc_manifest`, the packed entry point `seqc_invoke`, and, for
+// shared libraries, a C header documenting both. Both describe the model's
+// signature, read from the frontend's attributes by
+// dialect/Seq/IR/ModelSignature.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_ENTRY_ENTRY_H
+#define SEQC_LOWERING_ENTRY_ENTRY_H
+
+#include "dialect/Seq/IR/ModelSignature.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir {
+namespace seq {
+
+#define GEN_PASS_DECL
+#include "lowering/Entry/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lowering/Entry/Passes.h.inc"
+
+/// The symbols of docs/abi.md.
+constexpr llvm::StringLiteral kManifestSymbol = "seqc_manifest";
+constexpr llvm::StringLiteral kInvokeSymbol = "seqc_invoke";
+/// Module attribute naming the model function, set by seq-build-manifest and
+/// read by seq-emit-invoke.
+constexpr llvm::StringLiteral kEntryAttrName = "seqc.entry";
+
+/// Writes a C header for a shared library built from the model: it includes
+/// the runtime API and documents, as comments and constants, the model's
+/// inputs, outputs, parameters and hyperparameters. `sourceName` (may be
+/// empty) is mentioned in the banner.
+void writeModelHeader(const ModelSignature &signature,
+                      llvm::StringRef sourceName, llvm::raw_ostream &os);
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_ENTRY_ENTRY_H

@@ -1,0 +1,69 @@
+//===- PipelineOptions.h - options of the seq pipelines ---------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What one compilation asks of the seq pipelines. The pipeline builders
+// (Pipelines.h) and the target hooks (TargetInfo.h) read these; the targets'
+// libraries include this header without depending on the pipelines'.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_PIPELINEOPTIONS_H
+#define SEQC_LOWERING_PIPELINEOPTIONS_H
+
+#include <cstdint>
+
+namespace mlir {
+namespace seq {
+
+/// The devices seqc generates code for. The enumerators double as the values
+/// of the `target=` pipeline option (parseSeqTarget).
+enum class SeqTarget {
+  /// The host CPU: scalar loops, OpenMP across cores, LLVM's vectorizers.
+  CPU,
+};
+
+/// The highest optimization level; levels are 0 to kMaxOptLevel.
+constexpr unsigned kMaxOptLevel = 3;
+
+/// What a compilation asks of the seq-to-LLVM pipeline.
+struct SeqPipelineOptions {
+  /// 0: the reference lowering (sequential loops, no fusion, no cleanup beyond
+  /// what correctness needs); every other level is checked against it.
+  /// 1 and above: CSE and the target's transforms on seq ops, elementwise
+  /// fusion, CSE, parallel loops and OpenMP.
+  /// Levels 2 and 3 currently differ only in the LLVM optimization they ask
+  /// the code generator for.
+  unsigned optLevel = 2;
+
+  /// The device the tensor program runs on.
+  SeqTarget target = SeqTarget::CPU;
+
+  /// At -O1 and above, run the outermost parallel loop of each op on all
+  /// cores with OpenMP. Without it, parallel loops run sequentially.
+  bool enableOpenMP = true;
+
+  /// Parallel loops whose estimated number of scalar loop iterations is below
+  /// this stay sequential: a fork/join of the OpenMP team costs a few
+  /// microseconds, more than a small op takes on one core. Loops with a
+  /// dynamic trip count are always parallelized.
+  int64_t minParallelWork = 4096;
+
+  /// The target's vector registers, for the register tiles of generated
+  /// kernels: width in bits and count. seqc derives them from the target
+  /// machine (AVX-512: 512 and 32, AVX2: 256 and 16).
+  int64_t vectorBits = 256;
+  int64_t vectorRegisters = 16;
+
+  /// Build the ABI entry points of docs/abi.md (`seqc_manifest`,
+  /// `seqc_invoke`) for the model function the frontend marked. Off for
+  /// modules that are libraries of plain functions (most lit tests).
+  bool emitEntry = true;
+};
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_PIPELINEOPTIONS_H

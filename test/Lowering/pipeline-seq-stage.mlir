@@ -1,0 +1,48 @@
+// The seq-level stage of the pipelines: after seq-decompose and before
+// convert-seq-to-linalg, passes rewrite seq ops into seq ops. -O0 runs only
+// the decomposition the conversion needs; -O1 and above add CSE and the
+// target's seq transforms (TargetInfoBase::addSeqTransforms; none on the CPU
+// yet).
+
+// RUN: seq-opt %s --seq-lower-to-linalg="opt-level=0" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=O0
+// O0:      builtin.module(
+// O0-NEXT:   seq-decompose,
+// O0-NEXT:   canonicalize{{.*}},
+// O0-NEXT:   convert-seq-to-linalg,
+
+// RUN: seq-opt %s --seq-lower-to-linalg="opt-level=2" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=O2
+// O2:      builtin.module(
+// O2-NEXT:   seq-decompose,
+// O2-NEXT:   canonicalize{{.*}},
+// O2-NEXT:   cse,
+// O2-NEXT:   convert-seq-to-linalg,
+
+// The whole pipeline has the same stage, between the manifest and the
+// conversion.
+// RUN: seq-opt %s --seq-lower-to-llvm="opt-level=1 emit-entry=false" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=LLVM
+// LLVM:      seq-decompose,
+// LLVM-NEXT: canonicalize{{.*}},
+// LLVM-NEXT: cse,
+// LLVM-NEXT: convert-seq-to-linalg,
+
+// The stage sees seq ops: CSE merges the two seq.elu before they are
+// converted, so the conversion emits one linalg.generic.
+// RUN: seq-opt %s --seq-lower-to-linalg="opt-level=2" --mlir-print-ir-after-all -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=IR
+// IR-LABEL: IR Dump After CSE (cse)
+// IR:         func.func @twice(%[[X:.+]]: tensor<4x8xf32>)
+// IR-NEXT:      %[[E:.+]] = seq.elu %[[X]] : tensor<4x8xf32>
+// IR-NEXT:      return %[[E]], %[[E]]
+// IR-LABEL: IR Dump After ConvertSeqToLinalg (convert-seq-to-linalg)
+// IR:           linalg.generic
+// IR-NOT:       linalg.generic
+// IR:         return
+
+func.func @twice(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %a = seq.elu %x : tensor<4x8xf32>
+  %b = seq.elu %x : tensor<4x8xf32>
+  return %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
+}
