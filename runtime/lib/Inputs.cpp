@@ -95,6 +95,124 @@ seqc_status *evalRangeBound(const seqc_model *model, const ValueSpec &spec,
   return nullptr;
 }
 
+//===----------------------------------------------------------------------===//
+// Value ranges
+//===----------------------------------------------------------------------===//
+
+/// The evaluated range of an input: each bound's value when known.
+struct EvaluatedRange {
+  bool known[2] = {false, false};
+  int64_t value[2] = {0, 0};
+  /// "n = 5 from input 'tokens'" for each symbolic bound that is known,
+  /// "n has no size yet" for one that is not; empty for constant ranges.
+  std::string symbols;
+
+  bool complete() const { return known[0] && known[1]; }
+};
+
+/// Evaluates the range of input `index`. A symbolic bound takes its size from
+/// seqc_model_set_dim, from a bound input other than `index`, or from
+/// `ownShape` (the shape being bound to `index`; NULL when it is bound).
+EvaluatedRange evaluateRange(const seqc_model *model, size_t index,
+                             const int64_t *ownShape) {
+  const ValueSpec &spec = model->manifest.values[SEQC_VALUE_INPUT][index];
+  EvaluatedRange range;
+  for (int b = 0; b < 2; ++b) {
+    const RangeBound &bound = spec.range[b];
+    if (bound.symbol.empty()) {
+      range.known[b] = true;
+      range.value[b] = bound.value;
+      continue;
+    }
+    if (b == 1 && bound.symbol == spec.range[0].symbol) {
+      range.known[1] = range.known[0];
+      range.value[1] = range.value[0];
+      continue; // [n, n]: described once.
+    }
+    std::string source;
+    range.known[b] = model->lookupDim(bound.symbol, ownShape ? index : SIZE_MAX,
+                                      &range.value[b], &source);
+    for (int d = 0; d < spec.rank && !range.known[b] && ownShape; ++d) {
+      if (spec.dimNames[d] == bound.symbol) {
+        range.known[b] = true;
+        range.value[b] = ownShape[d];
+        source = "(from dim " + std::to_string(d) + " of the same input)";
+      }
+    }
+    if (!range.symbols.empty())
+      range.symbols += ", ";
+    if (range.known[b])
+      // The source reads "(from ...)"; here it follows a comma.
+      range.symbols += bound.symbol + " = " + std::to_string(range.value[b]) +
+                       " " + source.substr(1, source.size() - 2);
+    else
+      range.symbols += bound.symbol + " has no size yet";
+  }
+  return range;
+}
+
+/// Formats element `linear` of a row-major tensor of `shape` as "[0, 2]".
+std::string formatIndex(int64_t linear, const int64_t *shape, int rank) {
+  int64_t index[SEQC_MAX_RANK] = {};
+  for (int d = rank - 1; d >= 0; --d) {
+    if (shape[d] > 0) {
+      index[d] = linear % shape[d];
+      linear /= shape[d];
+    }
+  }
+  return formatShape(index, rank);
+}
+
+/// Checks the values of integer input `index` (`shape`, `data`) against the
+/// known bounds of `range`; an unknown bound does not limit.
+seqc_status *checkValues(const seqc_model *model, size_t index,
+                         const EvaluatedRange &range, const int64_t *shape,
+                         const void *data) {
+  const ValueSpec &spec = model->manifest.values[SEQC_VALUE_INPUT][index];
+  int64_t numel;
+  if (!checkedNumel(shape, spec.rank, &numel))
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "input '%s': shape %s is too large", spec.name.c_str(),
+                      formatShape(shape, spec.rank).c_str());
+  int64_t lo =
+      range.known[0] ? range.value[0] : std::numeric_limits<int64_t>::min();
+  int64_t hi =
+      range.known[1] ? range.value[1] : std::numeric_limits<int64_t>::max();
+  int64_t bad = -1, value = 0;
+  if (spec.dtype == SEQC_DTYPE_I32) {
+    const int32_t *values = static_cast<const int32_t *>(data);
+    for (int64_t i = 0; i < numel && bad < 0; ++i)
+      if (values[i] < lo || values[i] > hi)
+        bad = i, value = values[i];
+  } else if (spec.dtype == SEQC_DTYPE_I64) {
+    const int64_t *values = static_cast<const int64_t *>(data);
+    for (int64_t i = 0; i < numel && bad < 0; ++i)
+      if (values[i] < lo || values[i] > hi)
+        bad = i, value = values[i];
+  }
+  if (bad < 0)
+    return nullptr;
+  auto boundText = [&](int b) {
+    return range.known[b] ? std::to_string(range.value[b])
+                          : spec.range[b].symbol;
+  };
+  std::string evaluated = "[" + boundText(0) + ", " + boundText(1) + "]";
+  // Symbolic bounds: say what they evaluated to and where that came from.
+  std::string declared;
+  if (!range.symbols.empty())
+    declared = evaluated == spec.rangeText()
+                   ? " (" + range.symbols + ")"
+                   : " (the range " + spec.rangeText() + " with " +
+                         range.symbols + ")";
+  std::string element = spec.rank == 0
+                            ? std::string("the value")
+                            : "element " + formatIndex(bad, shape, spec.rank);
+  return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                    "input '%s': %s is %lld, outside %s%s", spec.name.c_str(),
+                    element.c_str(), static_cast<long long>(value),
+                    evaluated.c_str(), declared.c_str());
+}
+
 /// Generates the random value of input `index` (all its dims must be known).
 seqc_status *generateInput(const seqc_model *model, size_t index, uint64_t seed,
                            BoundValue *out) {
@@ -147,6 +265,11 @@ seqc_status *generateInput(const seqc_model *model, size_t index, uint64_t seed,
                         static_cast<long long>(hi));
     fillIntRange(rng, spec.dtype, static_cast<size_t>(numel), lo, hi,
                  out->buffer.data);
+    if (spec.hasRange) {
+      out->rangeVerified = true;
+      out->verifiedRange[0] = lo;
+      out->verifiedRange[1] = hi;
+    }
   }
   out->bound = true;
   return nullptr;
@@ -220,6 +343,17 @@ extern "C" seqc_status *seqc_model_set_input(seqc_model *model,
   SEQC_RETURN_IF_ERROR(checkTensor(tensor, what.c_str(), &bytes));
   SEQC_RETURN_IF_ERROR(checkInputShape(model, index, tensor));
   BoundValue value;
+  const ValueSpec &spec = model->manifest.values[SEQC_VALUE_INPUT][index];
+  if (spec.hasRange) {
+    // Check against every bound known now; seqc_model_run checks again once
+    // all are (docs/runtime.md, "Value ranges").
+    EvaluatedRange range = evaluateRange(model, index, tensor->shape);
+    SEQC_RETURN_IF_ERROR(
+        checkValues(model, index, range, tensor->shape, tensor->data));
+    value.rangeVerified = range.complete();
+    value.verifiedRange[0] = range.value[0];
+    value.verifiedRange[1] = range.value[1];
+  }
   SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, &value.buffer));
   if (bytes)
     std::memcpy(value.buffer.data, tensor->data, bytes);
@@ -257,4 +391,34 @@ extern "C" void seqc_model_reset_inputs(seqc_model *model) {
   for (BoundValue &input : model->inputs)
     input = BoundValue();
   model->explicitDims.clear();
+}
+
+seqc_status *seqc::checkInputRanges(seqc_model *model) {
+  const std::vector<ValueSpec> &specs =
+      model->manifest.values[SEQC_VALUE_INPUT];
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ValueSpec &spec = specs[i];
+    BoundValue &input = model->inputs[i];
+    if (!spec.hasRange || !input.bound)
+      continue;
+    EvaluatedRange range = evaluateRange(model, i, nullptr);
+    for (int b = 0; b < 2; ++b)
+      if (!range.known[b])
+        return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                          "input '%s': its range %s names dimension '%s', "
+                          "which has no size (set it with seqc_model_set_dim "
+                          "or --dim %s=SIZE)",
+                          spec.name.c_str(), spec.rangeText().c_str(),
+                          spec.range[b].symbol.c_str(),
+                          spec.range[b].symbol.c_str());
+    if (input.rangeVerified && input.verifiedRange[0] == range.value[0] &&
+        input.verifiedRange[1] == range.value[1])
+      continue;
+    SEQC_RETURN_IF_ERROR(
+        checkValues(model, i, range, input.shape, input.buffer.data));
+    input.rangeVerified = true;
+    input.verifiedRange[0] = range.value[0];
+    input.verifiedRange[1] = range.value[1];
+  }
+  return nullptr;
 }

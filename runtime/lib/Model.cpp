@@ -326,6 +326,8 @@ extern "C" seqc_status *seqc_model_run(seqc_model *model) {
                         "parameter '%s' is not bound (load or generate "
                         "weights first)",
                         paramSpecs[i].name.c_str());
+  // No value outside its declared range reaches the model.
+  SEQC_RETURN_IF_ERROR(checkInputRanges(model));
 
   // Argument descriptors: inputs, then parameters, packed in one vector
   // whose addresses are taken only once it is complete.

@@ -23,6 +23,8 @@
 #include <unordered_map>
 #include <vector>
 
+struct seqc_model;
+
 namespace seqc {
 
 /// A value bound to an input or parameter.
@@ -30,6 +32,10 @@ struct BoundValue {
   bool bound = false;
   int64_t shape[SEQC_MAX_RANK] = {};
   Buffer buffer;
+  /// For an integer input with a range: the values are known to lie within
+  /// verifiedRange, the range as evaluated when they were last checked.
+  bool rangeVerified = false;
+  int64_t verifiedRange[2] = {0, 0};
 };
 
 /// An output of the last run, in contiguous storage.
@@ -42,6 +48,12 @@ struct OutputValue {
 /// `what` ("input 'x'") prefixes the message. Sets *bytes to its size.
 seqc_status *checkTensor(const seqc_tensor *tensor, const char *what,
                          size_t *bytes);
+
+/// Checks every bound input with a declared range against it, now that all
+/// symbolic bounds must be known (Inputs.cpp): INVALID_ARGUMENT naming the
+/// first element outside it, FAILED_PRECONDITION for a bound without a
+/// size. seqc_model_run calls it before invoking the model.
+seqc_status *checkInputRanges(seqc_model *model);
 
 } // namespace seqc
 
