@@ -49,6 +49,12 @@ bool isValidKind(seqc_value_kind kind) {
 
 const ValueSpec *Manifest::find(seqc_value_kind kind, const char *valueName,
                                 size_t *index) const {
+  return find(kind, std::string(valueName), index);
+}
+
+const ValueSpec *Manifest::find(seqc_value_kind kind,
+                                const std::string &valueName,
+                                size_t *index) const {
   auto it = indices[kind].find(valueName);
   if (it == indices[kind].end())
     return nullptr;
@@ -81,6 +87,13 @@ bool Manifest::isSymbol(const std::string &symbol) const {
 
 namespace {
 
+bool hasControlCharacter(const std::string &text) {
+  for (char c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      return true;
+  return false;
+}
+
 /// "invalid manifest: <where> <problem>".
 seqc_status *manifestError(const std::string &where,
                            const std::string &problem) {
@@ -96,13 +109,17 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
   if (!name || !name->isString() || name->string.empty())
     return manifestError(where, "needs a non-empty string \"name\"");
   out->name = name->string;
-  std::string at = where + " ('" + out->name + "')";
+  std::string at = where + " ('" + printableText(out->name) + "')";
+  // Values are looked up by NUL-terminated name, and names go into messages.
+  if (hasControlCharacter(out->name))
+    return manifestError(at, "has a NUL or control character in its name");
 
   const JsonValue *dtype = entry.find("dtype");
   if (!dtype || !dtype->isString())
     return manifestError(at, "needs a string \"dtype\"");
   if (!parseManifestDType(dtype->string, &out->dtype))
-    return manifestError(at, "has unknown dtype '" + dtype->string + "'");
+    return manifestError(at, "has unknown dtype '" +
+                                 printableText(dtype->string) + "'");
 
   const JsonValue *shape = entry.find("shape");
   if (!shape || !shape->isArray())
@@ -114,6 +131,9 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
     const JsonValue &dim = shape->items[static_cast<size_t>(d)];
     if (dim.isNumber() && dim.isInteger && dim.integer >= 0) {
       out->shape[d] = dim.integer;
+    } else if (dim.isString() && hasControlCharacter(dim.string)) {
+      return manifestError(at + ":", "dimension names must not contain NUL "
+                                     "or control characters");
     } else if (dim.isString() && !dim.string.empty() &&
                kind != SEQC_VALUE_PARAM) {
       out->shape[d] = -1;
@@ -138,6 +158,9 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
       const JsonValue &bound = range->items[static_cast<size_t>(b)];
       if (bound.isNumber() && bound.isInteger)
         out->range[b].value = bound.integer;
+      else if (bound.isString() && hasControlCharacter(bound.string))
+        return manifestError(at + ":", "dimension names must not contain NUL "
+                                       "or control characters");
       else if (bound.isString() && !bound.string.empty())
         out->range[b].symbol = bound.string;
       else
@@ -190,7 +213,7 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
         return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
                           "invalid manifest: duplicate %s name '%s'",
                           kindNoun(static_cast<seqc_value_kind>(kind)),
-                          spec.name.c_str());
+                          printableText(spec.name).c_str());
       out->values[kind].push_back(std::move(spec));
     }
   }

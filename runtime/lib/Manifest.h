@@ -66,6 +66,10 @@ struct Manifest {
   /// The entry of `kind` named `valueName` and its index, or NULL.
   const ValueSpec *find(seqc_value_kind kind, const char *valueName,
                         size_t *index) const;
+  /// The same for a name that may contain NUL characters (from a file),
+  /// which then matches nothing.
+  const ValueSpec *find(seqc_value_kind kind, const std::string &valueName,
+                        size_t *index) const;
 
   /// NOT_FOUND naming the known values, for typos on the command line.
   seqc_status *notFound(seqc_value_kind kind, const char *valueName) const;

@@ -54,11 +54,11 @@ extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
   for (const SafetensorsTensor &tensor : file.tensors) {
     size_t index;
     const ValueSpec *spec =
-        model->manifest.find(SEQC_VALUE_PARAM, tensor.name.c_str(), &index);
+        model->manifest.find(SEQC_VALUE_PARAM, tensor.name, &index);
     if (!spec)
       return makeStatus(SEQC_STATUS_INVALID_FILE,
                         "'%s': tensor '%s' is not a parameter of the model",
-                        path, tensor.name.c_str());
+                        path, printableText(tensor.name).c_str());
     if (tensor.dtype != spec->dtype)
       return makeStatus(SEQC_STATUS_INVALID_FILE,
                         "'%s': parameter '%s' is %s in the file but the "
