@@ -142,7 +142,7 @@ EvaluatedRange evaluateRange(const seqc_model *model, size_t index,
     if (!range.symbols.empty())
       range.symbols += ", ";
     if (range.known[b])
-      // The source reads "(from ...)"; here it follows a comma.
+      // lookupDim's source reads "(from ...)": drop the parentheses.
       range.symbols += bound.symbol + " = " + std::to_string(range.value[b]) +
                        " " + source.substr(1, source.size() - 2);
     else
