@@ -50,6 +50,31 @@ bench: build
 	@bash scripts/bootstrap.sh --bench
 	ninja -C $(BUILD_DIR) bench
 
+# The compiler, runtime and tests built with AddressSanitizer and
+# UndefinedBehaviorSanitizer in $(ASAN_BUILD_DIR), then lit and ctest there;
+# compiled models link the sanitized runtime through bin/seqc-sanitized-cxx.
+# Only our code is instrumented (Debian's libMLIR.so/libLLVM.so are not);
+# ASan still intercepts their allocations. See docs/runtime.md.
+ASAN_BUILD_DIR ?= build-asan
+SANITIZE_ENV = \
+  SEQC_CXX=$(abspath $(ASAN_BUILD_DIR))/bin/seqc-sanitized-cxx \
+  ASAN_OPTIONS=$(SANITIZE_ASAN_OPTIONS) \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+SANITIZE_ASAN_OPTIONS = detect_leaks=1:allow_user_poisoning=0:verify_asan_link_order=0
+
+$(ASAN_BUILD_DIR)/build.ninja: | bootstrap
+	cmake -S . -B $(ASAN_BUILD_DIR) $(CMAKE_FLAGS) \
+	  "-DLLVM_USE_SANITIZER=Address;Undefined" \
+	  "-DLLVM_UBSAN_FLAGS=-fsanitize=undefined -fno-sanitize=vptr,function -fno-sanitize-recover=all" \
+	  -DSEQC_ENABLE_FUZZER=OFF
+
+# The fuzzers, sanitized in the ordinary build already, are not built here.
+.PHONY: test-sanitize
+test-sanitize: bootstrap $(ASAN_BUILD_DIR)/build.ninja
+	ninja -C $(ASAN_BUILD_DIR) -j $(JOBS)
+	$(SANITIZE_ENV) ninja -C $(ASAN_BUILD_DIR) check-seqc
+	$(SANITIZE_ENV) ctest --test-dir $(ASAN_BUILD_DIR) --output-on-failure -j $(JOBS)
+
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)
 

@@ -21,7 +21,9 @@ config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
 # Debian's torch/numpy live under the system interpreter, not pyenv's.
 config.substitutions.append(("%python", "/usr/bin/python3"))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# SEQC_CXX: the sanitized build links models through a wrapper (runtime/).
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "SEQC_CXX"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.seqc_tools_dir, config.llvm_tools_dir]

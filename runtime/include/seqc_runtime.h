@@ -231,6 +231,12 @@ seqc_status *seqc_model_save_weights(const seqc_model *model, const char *path);
 /// the manifest, static sizes must be equal and a symbolic size must agree
 /// with seqc_model_set_dim and with every other bound input using the same
 /// name; a mismatch names the input, the dimension and both sizes.
+/// An integer input with a declared "range" [lo, hi] (inclusive) is checked
+/// against every bound known now (constants, dimensions fixed by
+/// seqc_model_set_dim, by other bound inputs or by `tensor`'s own shape);
+/// SEQC_STATUS_INVALID_ARGUMENT names the first element outside it:
+///   input 'tokens': element [0, 2] is 300, outside [0, 255]
+/// A bound not known yet is checked by seqc_model_run.
 seqc_status *seqc_model_set_input(seqc_model *model, const char *name,
                                   const seqc_tensor *tensor);
 
@@ -247,10 +253,14 @@ void seqc_model_reset_inputs(seqc_model *model);
 
 /*--- Running --------------------------------------------------------------*/
 
-/// Runs the model on the bound weights and inputs. The outputs are checked
-/// against the manifest (rank, static and symbolic sizes), copied to
-/// contiguous storage owned by the model and the model's own allocations
-/// are freed.
+/// Runs the model on the bound weights and inputs. First every ranged
+/// integer input is checked against its range as evaluated now, all its
+/// bounds being known by then (SEQC_STATUS_INVALID_ARGUMENT for a value
+/// outside, SEQC_STATUS_FAILED_PRECONDITION for a bound naming a dimension
+/// that only seqc_model_set_dim can fix and nothing fixed); nothing runs on
+/// failure. The outputs are checked against the manifest (rank, static and
+/// symbolic sizes), copied to contiguous storage owned by the model and the
+/// model's own allocations are freed.
 seqc_status *seqc_model_run(seqc_model *model);
 
 /// Returns a view of output `name` of the last successful run, valid until

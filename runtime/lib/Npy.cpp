@@ -93,7 +93,7 @@ public:
         if (!parseShape(out))
           return false;
       } else {
-        error = "unexpected key '" + key.substr(0, 64) + "' in the header";
+        error = "unexpected key '" + printableText(key, 64) + "' in the header";
         return false;
       }
       skipSpace();
@@ -169,7 +169,7 @@ private:
         return true;
       }
     }
-    descr = descr.substr(0, 32);
+    descr = printableText(descr, 32);
     if (!descr.empty() && descr[0] == '>')
       error = "big-endian data (descr '" + descr +
               "') is not supported: convert with arr.astype(arr.dtype."

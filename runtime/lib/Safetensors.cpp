@@ -86,14 +86,7 @@ bool isKnownUnsupportedDType(std::string_view name) {
 }
 
 /// Returns a printable, bounded form of a name from an untrusted file.
-std::string quoteName(const std::string &name) {
-  std::string result;
-  for (char c : name.substr(0, 200))
-    result += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-  if (name.size() > 200)
-    result += "...";
-  return result;
-}
+std::string quoteName(const std::string &name) { return printableText(name); }
 
 /// Reads a JSON value that must be a non-negative integer.
 bool asNonNegativeInteger(const JsonValue &value, uint64_t *out) {

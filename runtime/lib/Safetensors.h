@@ -8,7 +8,7 @@
 // JSON mapping tensor names to {"dtype", "shape", "data_offsets"} (plus an
 // optional "__metadata__" object of strings), then the data section that the
 // offsets index. The reader validates everything that can be checked without
-// knowing the model; Model.cpp checks the tensors against the manifest.
+// knowing the model; Weights.cpp checks the tensors against the manifest.
 //
 //===----------------------------------------------------------------------===//
 

@@ -383,4 +383,56 @@ seqc_status *writeFileAtomically(const char *path, const void *const *chunks,
   return nullptr;
 }
 
+//===----------------------------------------------------------------------===//
+// Printable text
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The length of the valid UTF-8 sequence at the start of `text` (RFC 3629:
+/// no overlong forms, no surrogates, at most U+10FFFF), or 0.
+size_t utf8SequenceLength(std::string_view text) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  unsigned char c = byte(0);
+  size_t length = c < 0x80                 ? 1
+                  : c >= 0xc2 && c <= 0xdf ? 2
+                  : c >= 0xe0 && c <= 0xef ? 3
+                  : c >= 0xf0 && c <= 0xf4 ? 4
+                                           : 0;
+  if (length == 0 || length > text.size())
+    return 0;
+  for (size_t i = 1; i < length; ++i)
+    if ((byte(i) & 0xc0) != 0x80)
+      return 0;
+  if ((c == 0xe0 && byte(1) < 0xa0) || (c == 0xed && byte(1) > 0x9f) ||
+      (c == 0xf0 && byte(1) < 0x90) || (c == 0xf4 && byte(1) > 0x8f))
+    return 0;
+  return length;
+}
+
+} // namespace
+
+std::string printableText(std::string_view text, size_t maxBytes) {
+  std::string result;
+  while (!text.empty()) {
+    size_t length = utf8SequenceLength(text);
+    unsigned char c = static_cast<unsigned char>(text[0]);
+    // C0 controls, DEL, and C1 controls (U+0080 to U+009F), which some
+    // terminals obey even UTF-8 encoded.
+    bool replace = length == 0 || c < 0x20 || c == 0x7f ||
+                   (c == 0xc2 && static_cast<unsigned char>(text[1]) < 0xa0);
+    size_t size = length == 0 ? 1 : length;
+    if (result.size() + size > maxBytes) {
+      result += "...";
+      break;
+    }
+    if (replace)
+      result += '?';
+    else
+      result.append(text.data(), size);
+    text.remove_prefix(size);
+  }
+  return result;
+}
+
 } // namespace seqc

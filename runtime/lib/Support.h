@@ -47,6 +47,12 @@ seqc_status *makeStatus(seqc_status_code code, const char *fmt, ...)
 seqc_status *annotate(seqc_status *status, const char *fmt, ...)
     SEQC_PRINTF(2, 3);
 
+/// Returns text taken from a file (a tensor name, a key, a dtype) in a form
+/// safe to put in a message: control characters and bytes that are not
+/// valid UTF-8 become '?', and text longer than `maxBytes` is cut at a
+/// character boundary and ends in "...".
+std::string printableText(std::string_view text, size_t maxBytes = 200);
+
 /// Owns a status; frees it on destruction. Used by the CLI and tests.
 struct StatusDeleter {
   void operator()(seqc_status *status) const { seqc_status_free(status); }

@@ -412,6 +412,8 @@ protected:
 
   void SetUp() override {
     fake_probe_mode = FAKE_PROBE_OK;
+    // ids' range [0, vocab] must be known to run.
+    ASSERT_TRUE(isOk(seqc_model_set_dim(m, "vocab", 9)));
     seqc_tensor t = makeTensor(SEQC_DTYPE_I32, {2, 3}, ids.data());
     ASSERT_TRUE(isOk(seqc_model_set_input(m, "ids", &t)));
     t = makeTensor(SEQC_DTYPE_I64, {3}, mask.data());
@@ -620,8 +622,10 @@ TEST(RandomInputs, FillsOnlyUnboundInputs) {
   std::vector<int32_t> ids(6, 0);
   seqc_tensor t = makeTensor(SEQC_DTYPE_I32, {2, 3}, ids.data());
   ASSERT_TRUE(isOk(seqc_model_set_input(m, "ids", &t)));
-  // mask's n comes from ids; ids keeps its values (vocab is not needed).
+  // mask's n comes from ids; ids keeps its values (vocab is not needed to
+  // generate mask, only to check ids' range when the model runs).
   ASSERT_TRUE(isOk(seqc_model_random_inputs(m, 3)));
+  ASSERT_TRUE(isOk(seqc_model_set_dim(m, "vocab", 0)));
   ASSERT_TRUE(isOk(seqc_model_run(m)));
   EXPECT_EQ(fake_probe_mask_sizes[0], 3);
 }

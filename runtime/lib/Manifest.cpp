@@ -1,0 +1,234 @@
+//===- Manifest.cpp - Parsing and validating the model manifest -----------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Manifest.h"
+
+#include "Json.h"
+
+#include <utility>
+
+namespace seqc {
+
+std::string ValueSpec::shapeText() const {
+  std::string text = "[";
+  for (int i = 0; i < rank; ++i) {
+    if (i)
+      text += ", ";
+    text += shape[i] < 0 ? dimNames[i] : std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+std::string ValueSpec::rangeText() const {
+  auto bound = [](const RangeBound &b) {
+    return b.symbol.empty() ? std::to_string(b.value) : b.symbol;
+  };
+  return "[" + bound(range[0]) + ", " + bound(range[1]) + "]";
+}
+
+const char *kindNoun(seqc_value_kind kind) {
+  switch (kind) {
+  case SEQC_VALUE_INPUT:
+    return "input";
+  case SEQC_VALUE_OUTPUT:
+    return "output";
+  case SEQC_VALUE_PARAM:
+    return "parameter";
+  default:
+    return "value";
+  }
+}
+
+bool isValidKind(seqc_value_kind kind) {
+  return kind == SEQC_VALUE_INPUT || kind == SEQC_VALUE_OUTPUT ||
+         kind == SEQC_VALUE_PARAM;
+}
+
+const ValueSpec *Manifest::find(seqc_value_kind kind, const char *valueName,
+                                size_t *index) const {
+  return find(kind, std::string(valueName), index);
+}
+
+const ValueSpec *Manifest::find(seqc_value_kind kind,
+                                const std::string &valueName,
+                                size_t *index) const {
+  auto it = indices[kind].find(valueName);
+  if (it == indices[kind].end())
+    return nullptr;
+  *index = it->second;
+  return &values[kind][it->second];
+}
+
+seqc_status *Manifest::notFound(seqc_value_kind kind,
+                                const char *valueName) const {
+  std::string known;
+  for (const ValueSpec &spec : values[kind]) {
+    if (known.size() > 200) {
+      known += ", ...";
+      break;
+    }
+    known += known.empty() ? "" : ", ";
+    known += spec.name;
+  }
+  return makeStatus(SEQC_STATUS_NOT_FOUND, "the model has no %s '%s' (%ss: %s)",
+                    kindNoun(kind), valueName, kindNoun(kind),
+                    known.empty() ? "none" : known.c_str());
+}
+
+bool Manifest::isSymbol(const std::string &symbol) const {
+  for (const std::string &s : symbols)
+    if (s == symbol)
+      return true;
+  return false;
+}
+
+namespace {
+
+bool hasControlCharacter(const std::string &text) {
+  for (char c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      return true;
+  return false;
+}
+
+/// "invalid manifest: <where> <problem>".
+seqc_status *manifestError(const std::string &where,
+                           const std::string &problem) {
+  return makeStatus(SEQC_STATUS_INVALID_MANIFEST, "invalid manifest: %s %s",
+                    where.c_str(), problem.c_str());
+}
+
+seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
+                            const std::string &where, ValueSpec *out) {
+  if (!entry.isObject())
+    return manifestError(where, "is not an object");
+  const JsonValue *name = entry.find("name");
+  if (!name || !name->isString() || name->string.empty())
+    return manifestError(where, "needs a non-empty string \"name\"");
+  out->name = name->string;
+  std::string at = where + " ('" + printableText(out->name) + "')";
+  // Values are looked up by NUL-terminated name, and names go into messages.
+  if (hasControlCharacter(out->name))
+    return manifestError(at, "has a NUL or control character in its name");
+
+  const JsonValue *dtype = entry.find("dtype");
+  if (!dtype || !dtype->isString())
+    return manifestError(at, "needs a string \"dtype\"");
+  if (!parseManifestDType(dtype->string, &out->dtype))
+    return manifestError(at, "has unknown dtype '" +
+                                 printableText(dtype->string) + "'");
+
+  const JsonValue *shape = entry.find("shape");
+  if (!shape || !shape->isArray())
+    return manifestError(at, "needs an array \"shape\"");
+  if (shape->items.size() > SEQC_MAX_RANK)
+    return manifestError(at, "has rank above the supported maximum of 8");
+  out->rank = static_cast<int>(shape->items.size());
+  for (int d = 0; d < out->rank; ++d) {
+    const JsonValue &dim = shape->items[static_cast<size_t>(d)];
+    if (dim.isNumber() && dim.isInteger && dim.integer >= 0) {
+      out->shape[d] = dim.integer;
+    } else if (dim.isString() && hasControlCharacter(dim.string)) {
+      return manifestError(at + ":", "dimension names must not contain NUL "
+                                     "or control characters");
+    } else if (dim.isString() && !dim.string.empty() &&
+               kind != SEQC_VALUE_PARAM) {
+      out->shape[d] = -1;
+      out->dimNames[d] = dim.string;
+    } else {
+      return manifestError(
+          at + ":", kind == SEQC_VALUE_PARAM
+                        ? "parameter shapes must be non-negative integers"
+                        : "shape entries must be non-negative integers or "
+                          "dimension names");
+    }
+  }
+
+  const JsonValue *range = entry.find("range");
+  if (range) {
+    if (kind != SEQC_VALUE_INPUT || isFloatDType(out->dtype))
+      return manifestError(at + ":",
+                           "\"range\" is only allowed on integer inputs");
+    if (!range->isArray() || range->items.size() != 2)
+      return manifestError(at + ":", "\"range\" must be [lo, hi]");
+    for (int b = 0; b < 2; ++b) {
+      const JsonValue &bound = range->items[static_cast<size_t>(b)];
+      if (bound.isNumber() && bound.isInteger)
+        out->range[b].value = bound.integer;
+      else if (bound.isString() && hasControlCharacter(bound.string))
+        return manifestError(at + ":", "dimension names must not contain NUL "
+                                       "or control characters");
+      else if (bound.isString() && !bound.string.empty())
+        out->range[b].symbol = bound.string;
+      else
+        return manifestError(at + ":", "\"range\" bounds must be integers or "
+                                       "dimension names");
+    }
+    out->hasRange = true;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+seqc_status *parseManifest(std::string_view text, Manifest *out) {
+  JsonValue root;
+  if (seqc_status *status =
+          parseJson(text, &root, SEQC_STATUS_INVALID_MANIFEST))
+    return annotate(status, "invalid manifest: not valid JSON");
+  if (!root.isObject())
+    return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                      "invalid manifest: the root is %s, not an object",
+                      root.kindName());
+  if (const JsonValue *name = root.find("model")) {
+    if (!name->isString())
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: \"model\" must be a string");
+    out->name = name->string;
+  }
+  static const char *const kSections[3] = {"inputs", "outputs", "params"};
+  for (int kind = 0; kind < 3; ++kind) {
+    const JsonValue *section = root.find(kSections[kind]);
+    if (!section) {
+      // A model may have no weights; it cannot lack inputs/outputs keys.
+      if (kind == SEQC_VALUE_PARAM)
+        continue;
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: missing \"%s\"", kSections[kind]);
+    }
+    if (!section->isArray())
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: \"%s\" must be an array",
+                        kSections[kind]);
+    for (size_t i = 0; i < section->items.size(); ++i) {
+      ValueSpec spec;
+      std::string where =
+          std::string(kSections[kind]) + "[" + std::to_string(i) + "]";
+      SEQC_RETURN_IF_ERROR(parseValueSpec(
+          section->items[i], static_cast<seqc_value_kind>(kind), where, &spec));
+      if (!out->indices[kind].emplace(spec.name, i).second)
+        return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                          "invalid manifest: duplicate %s name '%s'",
+                          kindNoun(static_cast<seqc_value_kind>(kind)),
+                          printableText(spec.name).c_str());
+      out->values[kind].push_back(std::move(spec));
+    }
+  }
+  for (const ValueSpec &spec : out->values[SEQC_VALUE_INPUT])
+    for (int d = 0; d < spec.rank; ++d)
+      if (spec.shape[d] < 0 && !out->isSymbol(spec.dimNames[d]))
+        out->symbols.push_back(spec.dimNames[d]);
+  // A range may name a dimension no input shape uses (e.g. a vocabulary
+  // size the caller picks with --dim).
+  for (const ValueSpec &spec : out->values[SEQC_VALUE_INPUT])
+    for (const RangeBound &bound : spec.range)
+      if (spec.hasRange && !bound.symbol.empty() &&
+          !out->isSymbol(bound.symbol))
+        out->symbols.push_back(bound.symbol);
+  return nullptr;
+}
+
+} // namespace seqc

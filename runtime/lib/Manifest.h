@@ -1,0 +1,86 @@
+//===- Manifest.h - The model manifest, parsed -------------------*- C++
+//-*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The `seqc_manifest` JSON document of docs/abi.md, parsed and validated once
+// when a model is loaded: the inputs, outputs and parameters with their
+// dtypes, shapes (static sizes or symbolic dimension names) and, for integer
+// inputs, the declared inclusive value range.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_RUNTIME_MANIFEST_H
+#define SEQC_RUNTIME_MANIFEST_H
+
+#include "Support.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace seqc {
+
+/// One bound of an integer input's "range": a constant or a dimension name.
+struct RangeBound {
+  int64_t value = 0;
+  std::string symbol; ///< Non-empty when the bound names a dimension.
+};
+
+/// A manifest entry.
+struct ValueSpec {
+  std::string name;
+  seqc_dtype dtype = SEQC_DTYPE_F32;
+  int rank = 0;
+  int64_t shape[SEQC_MAX_RANK] = {};   ///< -1 for symbolic dimensions.
+  std::string dimNames[SEQC_MAX_RANK]; ///< Symbol names, else empty.
+  bool hasRange = false;
+  RangeBound range[2];
+
+  /// "[b, n, 256]".
+  std::string shapeText() const;
+  /// The range as the manifest spells it: "[0, 255]", "[1, n]".
+  std::string rangeText() const;
+};
+
+/// "input", "output", "parameter".
+const char *kindNoun(seqc_value_kind kind);
+bool isValidKind(seqc_value_kind kind);
+
+/// A parsed manifest.
+struct Manifest {
+  /// The "model" field ("" if absent).
+  std::string name;
+  /// The entries, indexed by seqc_value_kind, in manifest order.
+  std::vector<ValueSpec> values[3];
+  std::unordered_map<std::string, size_t> indices[3];
+  /// Symbolic dimensions of the inputs (shapes, then ranges), in first-use
+  /// order.
+  std::vector<std::string> symbols;
+
+  /// The entry of `kind` named `valueName` and its index, or NULL.
+  const ValueSpec *find(seqc_value_kind kind, const char *valueName,
+                        size_t *index) const;
+  /// The same for a name that may contain NUL characters (from a file),
+  /// which then matches nothing.
+  const ValueSpec *find(seqc_value_kind kind, const std::string &valueName,
+                        size_t *index) const;
+
+  /// NOT_FOUND naming the known values, for typos on the command line.
+  seqc_status *notFound(seqc_value_kind kind, const char *valueName) const;
+
+  bool isSymbol(const std::string &symbol) const;
+};
+
+/// Parses and validates `text`; errors are SEQC_STATUS_INVALID_MANIFEST and
+/// name the entry ("invalid manifest: inputs[0] ('x') ...").
+seqc_status *parseManifest(std::string_view text, Manifest *out);
+
+} // namespace seqc
+
+#endif // SEQC_RUNTIME_MANIFEST_H

@@ -1,0 +1,79 @@
+//===- Model.h - The model handle behind the C API ---------------*- C++
+//-*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `struct seqc_model`, shared by the translation units that implement the
+// model half of the C API: Model.cpp (creation, introspection, running),
+// Inputs.cpp (dimensions and inputs), Weights.cpp (parameters).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_RUNTIME_MODEL_H
+#define SEQC_RUNTIME_MODEL_H
+
+#include "Manifest.h"
+#include "Support.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct seqc_model;
+
+namespace seqc {
+
+/// A value bound to an input or parameter.
+struct BoundValue {
+  bool bound = false;
+  int64_t shape[SEQC_MAX_RANK] = {};
+  Buffer buffer;
+  /// For an integer input with a range: the values are known to lie within
+  /// verifiedRange, the range as evaluated when they were last checked.
+  bool rangeVerified = false;
+  int64_t verifiedRange[2] = {0, 0};
+};
+
+/// An output of the last run, in contiguous storage.
+struct OutputValue {
+  int64_t shape[SEQC_MAX_RANK] = {};
+  Buffer buffer;
+};
+
+/// Checks that a tensor's dtype and rank are valid and its data present;
+/// `what` ("input 'x'") prefixes the message. Sets *bytes to its size.
+seqc_status *checkTensor(const seqc_tensor *tensor, const char *what,
+                         size_t *bytes);
+
+/// Checks every bound input with a declared range against it, now that all
+/// symbolic bounds must be known (Inputs.cpp): INVALID_ARGUMENT naming the
+/// first element outside it, FAILED_PRECONDITION for a bound without a
+/// size. seqc_model_run calls it before invoking the model.
+seqc_status *checkInputRanges(seqc_model *model);
+
+} // namespace seqc
+
+struct seqc_model {
+  /// The manifest JSON text the model was loaded from.
+  std::string manifestText;
+  seqc::Manifest manifest;
+  seqc_invoke_fn invoke = nullptr;
+
+  /// Sizes fixed with seqc_model_set_dim.
+  std::unordered_map<std::string, int64_t> explicitDims;
+  std::vector<seqc::BoundValue> inputs;
+  std::vector<seqc::BoundValue> params;
+  std::vector<seqc::OutputValue> outputs;
+  bool haveOutputs = false;
+
+  /// Looks up the size of `symbol` from set_dim or a bound input other than
+  /// `excludeInput`; `source` describes where it came from.
+  bool lookupDim(const std::string &symbol, size_t excludeInput, int64_t *size,
+                 std::string *source) const;
+};
+
+#endif // SEQC_RUNTIME_MODEL_H
