@@ -6,10 +6,9 @@
 //
 // Every benchmark drives a model shared library built by seqc from
 // bench/kernels/*.seq or examples/*.seq through the C API, as an embedder
-// would: dlopen the library, take its seqc_manifest and seqc_invoke, load
-// them with seqc_model_load_from, bind random weights and inputs of the
-// benchmark's sizes, and time seqc_model_run (which includes copying the
-// outputs out, as every embedder pays).
+// would: dlopen the library, call its seqc_model_load, bind random weights
+// and inputs of the benchmark's sizes, and time seqc_model_run (which
+// includes copying the outputs out, as every embedder pays).
 //
 // Counters: GFLOP/s (or GB/s for memory-bound kernels) and the fraction of
 // the machine's peak (FMA peak or triad bandwidth, bench/peak) on the number
@@ -40,13 +39,31 @@ using namespace seqc::bench;
 
 namespace {
 
-/// A loaded model library; one per distinct library, kept for the process.
+/// A loaded model library, one per distinct library, kept for the process.
+/// A library built by `seqc -o lib.so` holds the model and the whole
+/// runtime; the benchmark calls that runtime's C API, as an embedder that
+/// links the library does (two copies of the runtime in one process would
+/// each own the buffers of the other's models).
 struct Library {
   void *handle = nullptr;
-  const char *manifest = nullptr;
-  seqc_invoke_fn invoke = nullptr;
   std::string error;
+  seqc_status *(*load)(seqc_model **) = nullptr;
+  void (*freeModel)(seqc_model *) = nullptr;
+  seqc_status *(*setThreads)(int32_t) = nullptr;
+  seqc_status *(*randomWeights)(seqc_model *, uint64_t) = nullptr;
+  seqc_status *(*setDim)(seqc_model *, const char *, int64_t) = nullptr;
+  seqc_status *(*randomInputs)(seqc_model *, uint64_t) = nullptr;
+  seqc_status *(*run)(seqc_model *) = nullptr;
+  const char *(*message)(const seqc_status *) = nullptr;
+  void (*freeStatus)(seqc_status *) = nullptr;
 };
+
+template <typename F>
+void bind(Library &lib, F &fn, const char *name) {
+  fn = reinterpret_cast<F>(dlsym(lib.handle, name));
+  if (!fn && lib.error.empty())
+    lib.error = std::string("the library does not define ") + name;
+}
 
 std::string modelDir() {
   if (const char *dir = std::getenv("SEQC_BENCH_MODELS"))
@@ -66,11 +83,17 @@ const Library &openLibrary(const std::string &name) {
     lib.error = dlerror();
     return lib;
   }
-  lib.manifest = static_cast<const char *>(dlsym(lib.handle, "seqc_manifest"));
-  lib.invoke =
-      reinterpret_cast<seqc_invoke_fn>(dlsym(lib.handle, "seqc_invoke"));
-  if (!lib.manifest || !lib.invoke)
-    lib.error = path + " does not define seqc_manifest and seqc_invoke";
+  bind(lib, lib.load, "seqc_model_load");
+  bind(lib, lib.freeModel, "seqc_model_free");
+  bind(lib, lib.setThreads, "seqc_set_num_threads");
+  bind(lib, lib.randomWeights, "seqc_model_random_weights");
+  bind(lib, lib.setDim, "seqc_model_set_dim");
+  bind(lib, lib.randomInputs, "seqc_model_random_inputs");
+  bind(lib, lib.run, "seqc_model_run");
+  bind(lib, lib.message, "seqc_status_message");
+  bind(lib, lib.freeStatus, "seqc_status_free");
+  if (!lib.error.empty())
+    lib.error = path + ": " + lib.error;
   return lib;
 }
 
@@ -96,11 +119,12 @@ const MachineFigures &machine() {
 }
 
 /// Fails the benchmark with the message of `status` (and frees it).
-bool check(benchmark::State &state, seqc_status *status, const char *what) {
+bool check(benchmark::State &state, const Library &lib, seqc_status *status,
+           const char *what) {
   if (!status)
     return true;
-  std::string msg = std::string(what) + ": " + seqc_status_message(status);
-  seqc_status_free(status);
+  std::string msg = std::string(what) + ": " + lib.message(status);
+  lib.freeStatus(status);
   state.SkipWithError(msg.c_str());
   return false;
 }
@@ -112,32 +136,32 @@ void runWork(benchmark::State &state, const Work &work, const Size &size) {
     return;
   }
   seqc_model *model = nullptr;
-  if (!check(state, seqc_model_load_from(lib.manifest, lib.invoke, &model),
-             "load"))
+  if (!check(state, lib, lib.load(&model), "load"))
     return;
   struct Free {
+    const Library &lib;
     seqc_model *m;
-    ~Free() { seqc_model_free(m); }
-  } release{model};
-  if (!check(state, seqc_set_num_threads(numThreads()), "threads") ||
-      !check(state, seqc_model_random_weights(model, 1), "weights"))
+    ~Free() { lib.freeModel(m); }
+  } release{lib, model};
+  if (!check(state, lib, lib.setThreads(numThreads()), "threads") ||
+      !check(state, lib, lib.randomWeights(model, 1), "weights"))
     return;
   for (const auto &[dim, value] : size.dims)
-    if (!check(state, seqc_model_set_dim(model, dim.c_str(), value),
+    if (!check(state, lib, lib.setDim(model, dim.c_str(), value),
                ("dimension " + dim).c_str()))
       return;
-  if (!check(state, seqc_model_random_inputs(model, 2), "inputs") ||
-      !check(state, seqc_model_run(model), "warm-up run"))
+  if (!check(state, lib, lib.randomInputs(model, 2), "inputs") ||
+      !check(state, lib, lib.run(model), "warm-up run"))
     return;
 
   double best = 1e30;
   for (auto _ : state) {
     auto start = std::chrono::steady_clock::now();
-    seqc_status *status = seqc_model_run(model);
+    seqc_status *status = lib.run(model);
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                              start)
                    .count();
-    if (!check(state, status, "run"))
+    if (!check(state, lib, status, "run"))
       return;
     state.SetIterationTime(t);
     best = std::min(best, t);

@@ -57,6 +57,13 @@ struct SeqPipelineOptions {
   int64_t vectorBits = 256;
   int64_t vectorRegisters = 16;
 
+  /// Allocate buffers through the runtime (`_mlir_memref_to_llvm_alloc`,
+  /// `_mlir_memref_to_llvm_free`, defined by runtime/lib/Buffers.cpp), which
+  /// reuses large buffers across runs, instead of malloc/free. seqc sets it:
+  /// its models always link the runtime. Off for modules run without it
+  /// (mlir-runner in the lit tests).
+  bool runtimeAllocator = false;
+
   /// Build the ABI entry points of docs/abi.md (`seqc_manifest`,
   /// `seqc_invoke`) for the model function the frontend marked. Off for
   /// modules that are libraries of plain functions (most lit tests).

@@ -79,6 +79,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.emitEntry = emitEntry;
   options.vectorBits = vectorBits;
   options.vectorRegisters = vectorRegisters;
+  options.runtimeAllocator = runtimeAllocator;
   return options;
 }
 

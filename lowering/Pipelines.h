@@ -73,6 +73,11 @@ struct SeqLowerToLLVMPipelineOptions
       *this, "vector-registers",
       llvm::cl::desc("Number of vector registers of the target"),
       llvm::cl::init(16)};
+  Option<bool> runtimeAllocator{
+      *this, "runtime-allocator",
+      llvm::cl::desc("Allocate buffers through the seqc runtime's "
+                     "_mlir_memref_to_llvm_alloc/free, which reuses them"),
+      llvm::cl::init(false)};
   Option<bool> emitEntry{
       *this, "emit-entry",
       llvm::cl::desc("Emit seqc_manifest and seqc_invoke for the model "

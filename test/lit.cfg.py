@@ -26,6 +26,12 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "SEQC_CXX"])
 llvm_config.use_default_substitutions()
 
+# `make test-sanitize` links models through $SEQC_CXX: executables there carry
+# the static ASan runtime and model libraries the shared one, which cannot
+# meet in one process (seqc-bench dlopens model libraries).
+if os.environ.get("SEQC_CXX"):
+    config.available_features.add("sanitized-models")
+
 tool_dirs = [config.seqc_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("seq-opt", unresolved="fatal"),

@@ -97,7 +97,11 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
   // Vector ops of the contraction kernels: loads, masked loads and stores,
   // FMAs and reductions map to LLVM vector instructions and intrinsics.
   pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // With the runtime's allocator, memref.alloc/dealloc call
+  // _mlir_memref_to_llvm_alloc/free, which it defines (docs/abi.md).
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = options.runtimeAllocator;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   // At -O2 and above, exp, tanh, erf... become polynomials that vectorize
   // (-O0 keeps the libm calls, the reference).
   if (options.optLevel >= 2)

@@ -268,6 +268,14 @@ seqc_status *seqc_model_run(seqc_model *model);
 seqc_status *seqc_model_get_output(const seqc_model *model, const char *name,
                                    seqc_tensor *out_tensor);
 
+/// Releases the large buffers the runtime keeps for models to reuse. Models
+/// allocate their intermediates and outputs through the runtime
+/// (docs/abi.md); buffers of 256 KiB and more are kept when freed and reused
+/// by the next run of the same sizes, so that repeated runs do not pay for
+/// fresh pages. At most $SEQC_BUFFER_CACHE_MB MiB (default 2048) are kept.
+/// Returns the number of bytes released.
+size_t seqc_trim_buffer_cache(void);
+
 /// Sets the number of OpenMP threads used by parallel regions that the
 /// calling thread starts (omp_set_num_threads); `num_threads` >= 1.
 seqc_status *seqc_set_num_threads(int32_t num_threads);

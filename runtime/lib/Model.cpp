@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Buffers.h"
 #include "Model.h"
 
 #include <algorithm>
@@ -391,7 +392,7 @@ extern "C" seqc_status *seqc_model_run(seqc_model *model) {
       toFree.push_back(allocated);
   }
   for (void *allocated : toFree)
-    std::free(allocated);
+    releaseModelBuffer(allocated);
   if (status)
     return status;
   model->haveOutputs = true;

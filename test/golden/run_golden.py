@@ -224,8 +224,11 @@ def run_abi(lib, cases):
     invoke = lib.seqc_invoke
     invoke.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
     invoke.restype = None
-    libc = ctypes.CDLL(None)
-    libc.free.argtypes = [ctypes.c_void_p]
+    # Outputs come from the runtime's allocator (docs/abi.md), which the
+    # shared library exports with the rest of the runtime.
+    release = lib._mlir_memref_to_llvm_free
+    release.argtypes = [ctypes.c_void_p]
+    release.restype = None
     weights = read_safetensors(path(cases[0]["weights"]))
     params = [np.ascontiguousarray(weights[p["name"]]) for p in manifest["params"]]
     failures = 0
@@ -260,7 +263,7 @@ def run_abi(lib, cases):
                     flat, shape=sizes, strides=[st * dt.itemsize for st in strides])
             got[o["name"]] = a
             if allocated and allocated not in owned and allocated not in freed:
-                libc.free(allocated)
+                release(allocated)
                 freed.add(allocated)
         failures += check_outputs(case, got, " [ABI]")
     return failures

@@ -301,6 +301,8 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
       inputFilename == "-" ? std::string("<stdin>") : inputFilename.getValue();
   options.pipeline.optLevel = optLevel;
   options.pipeline.enableOpenMP = openmp;
+  // seqc's models always link the runtime, whose allocator reuses buffers.
+  options.pipeline.runtimeAllocator = true;
   options.codegen.optLevel = optLevel;
   options.codegen.arch = march;
   options.codegen.cpu = mcpu;
