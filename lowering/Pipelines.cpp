@@ -101,7 +101,10 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
     getTargetInfo(options.target).addSeqTransforms(pm, options);
   }
 
-  pm.addPass(seq::createConvertSeqToLinalg());
+  ConvertSeqToLinalgOptions conversion;
+  conversion.scanVectorLanes =
+      getTargetInfo(options.target).getFusedScanLanes(options);
+  pm.addPass(seq::createConvertSeqToLinalg(conversion));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

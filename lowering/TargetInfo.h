@@ -49,6 +49,13 @@ public:
   virtual void addSeqTransforms(OpPassManager &pm,
                                 const SeqPipelineOptions &options) const = 0;
 
+  /// The conversion's strategy for the recurrences: vector lanes of the
+  /// fused selective scan (convert-seq-to-linalg's `scan-vector-lanes`), or
+  /// 0 for the reference lowering.
+  virtual int64_t getFusedScanLanes(const SeqPipelineOptions &options) const {
+    return 0;
+  }
+
   /// Transformations on linalg-on-tensors after fusion and before
   /// bufferization: tiling, packing and distribution decisions are made here,
   /// where they can still create new tensors freely.

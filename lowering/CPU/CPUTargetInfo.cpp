@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -41,8 +42,18 @@ void CPUTargetInfo::addTensorTransforms(
     pm.addPass(createSeqCPUInterchangeContractions());
 }
 
+int64_t
+CPUTargetInfo::getFusedScanLanes(const SeqPipelineOptions &options) const {
+  // One vector register of f32 channels per block: the state of every
+  // channel of the block then lives in N registers.
+  return options.optLevel >= 2 ? options.vectorBits / 32 : 0;
+}
+
 void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
                                       const SeqPipelineOptions &options) const {
+  // Fused kernels (the selective scan) distribute with scf.forall; on the
+  // CPU that is a parallel loop like any other.
+  pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createSeqCPULowerStridedCopies());
   if (options.optLevel >= 2) {
     // Contractions become register-tiled vector kernels in blocked

@@ -20,6 +20,7 @@ public:
   llvm::StringRef getName() const override { return "cpu"; }
   void addSeqTransforms(OpPassManager &pm,
                         const SeqPipelineOptions &options) const override;
+  int64_t getFusedScanLanes(const SeqPipelineOptions &options) const override;
   void addTensorTransforms(OpPassManager &pm,
                            const SeqPipelineOptions &options) const override;
   void addBufferLowering(OpPassManager &pm,

@@ -38,6 +38,8 @@ void mlir::seq::populateSeqToLinalgPatterns(RewritePatternSet &patterns) {
 namespace {
 struct ConvertSeqToLinalgPass
     : public mlir::seq::impl::ConvertSeqToLinalgBase<ConvertSeqToLinalgPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
@@ -46,6 +48,7 @@ struct ConvertSeqToLinalgPass
 
     RewritePatternSet patterns(context);
     populateSeqToLinalgPatterns(patterns);
+    populateFusedScanToLinalgPatterns(patterns, scanVectorLanes);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

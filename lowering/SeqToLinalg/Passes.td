@@ -17,13 +17,26 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     for the recurrences (state-space scans, causal linear attention). Composite
     ops must have been decomposed first (`seq-decompose`). Fails if any `seq`
     op survives.
+
+    With `scan-vector-lanes` above 1 (the CPU target at -O2 and above sets it
+    to its vector width in f32 lanes), `seq.selective_scan` on f32 with a
+    static state size and channels in whole vectors becomes one fused loop
+    over the sequence per block of channels, its state in vector registers
+    (FusedScan.cpp), instead of the step-by-step reference form.
   }];
+  let options = [
+    Option<"scanVectorLanes", "scan-vector-lanes", "int64_t",
+           /*default=*/"0",
+           "Vector lanes of the fused selective scan (0 or 1: the reference "
+           "lowering)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
     "::mlir::cf::ControlFlowDialect"
   ];
 }

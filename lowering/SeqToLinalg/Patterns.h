@@ -37,6 +37,12 @@ void populateLinearAttentionToLinalgPatterns(RewritePatternSet &patterns);
 /// HiPPO, LTI SSM (discretized by Discretization.cpp), selective scan
 /// (StateSpace.cpp).
 void populateStateSpaceToLinalgPatterns(RewritePatternSet &patterns);
+
+/// seq.selective_scan as one fused loop over the sequence per block of
+/// `lanes` channels, the state in vector registers (FusedScan.cpp); preferred
+/// over the reference lowering where it applies. Nothing when lanes <= 1.
+void populateFusedScanToLinalgPatterns(RewritePatternSet &patterns,
+                                       int64_t lanes);
 /// Causal depthwise conv1d (Conv1d.cpp).
 void populateConv1dToLinalgPatterns(RewritePatternSet &patterns);
 

@@ -58,6 +58,11 @@ Value mlir::seq::convertScalar(OpBuilder &b, Location loc, Value value,
 
 Value mlir::seq::createFloatConstant(OpBuilder &b, Location loc, Type type,
                                      double value) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(
+        b, loc, type,
+        DenseElementsAttr::get(
+            vector, b.getFloatAttr(vector.getElementType(), value)));
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 

@@ -1,0 +1,54 @@
+// RUN: seq-opt %s --split-input-file --convert-seq-to-linalg="scan-vector-lanes=16" \
+// RUN:   --canonicalize | FileCheck %s
+// RUN: seq-opt %s --split-input-file --convert-seq-to-linalg | FileCheck %s --check-prefix=REF
+
+// seq.selective_scan with every option, 32 channels (two blocks of 16) and a
+// state of 4: one scf.forall over (batch, channel block), a loop over the
+// sequence carrying 4 state vectors and the output block, the state update
+// and the output as vector FMAs, one vector written per step.
+func.func @scan(%u: tensor<?x?x32xf32>, %dt: tensor<?x?x32xf32>, %a: tensor<32x4xf32>,
+                %b: tensor<?x?x4xf32>, %c: tensor<?x?x4xf32>, %d: tensor<32xf32>,
+                %z: tensor<?x?x32xf32>, %bias: tensor<32xf32>) -> tensor<?x?x32xf32> {
+  %y = seq.selective_scan %u, %dt, %a, %b, %c D(%d : tensor<32xf32>) z(%z : tensor<?x?x32xf32>)
+       delta_bias(%bias : tensor<32xf32>) {delta_softplus}
+       : tensor<?x?x32xf32>, tensor<?x?x32xf32>, tensor<32x4xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32> -> tensor<?x?x32xf32>
+  return %y : tensor<?x?x32xf32>
+}
+// CHECK-LABEL: func.func @scan
+//       CHECK:   scf.forall (%[[B:.*]], %[[CB:.*]]) in (%{{.*}}, 2) shared_outs(%[[O:.*]] = %{{.*}})
+//       CHECK:     vector.from_elements {{.*}} : vector<16xf32>
+//       CHECK:     %[[BLOCK:.*]] = tensor.extract_slice %[[O]][%[[B]], 0, %{{.*}}] [1, %{{.*}}, 16] [1, 1, 1]
+//       CHECK:     scf.for %[[T:.*]] = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, tensor<1x?x16xf32>)
+//       CHECK:       vector.transfer_read %{{.*}}[%[[B]], %[[T]], %{{.*}}]
+//       CHECK:       math.log1p
+//   CHECK-COUNT-4:   math.exp
+//       CHECK:       vector.fma
+//       CHECK:       vector.transfer_write %{{.*}}, %{{.*}}[%c0, %[[T]], %c0] {in_bounds = [true]} : vector<16xf32>, tensor<1x?x16xf32>
+//       CHECK:     scf.forall.in_parallel
+//       CHECK:       tensor.parallel_insert_slice
+// Without lanes, the reference lowering: a loop over the sequence of
+// linalg ops on the whole state.
+// REF-LABEL: func.func @scan
+//   REF-NOT:   scf.forall
+//       REF:   scf.for
+//       REF:     linalg.generic
+
+// -----
+
+// Channels that do not fill whole vectors, a dynamic state size, or f64 keep
+// the reference lowering.
+func.func @not_fused(%u: tensor<?x?x24xf32>, %a: tensor<24x4xf32>, %b: tensor<?x?x4xf32>,
+                     %u2: tensor<?x?x32xf32>, %a2: tensor<32x?xf32>, %b2: tensor<?x?x?xf32>,
+                     %u3: tensor<?x?x32xf64>, %a3: tensor<32x4xf64>, %b3: tensor<?x?x4xf64>)
+    -> (tensor<?x?x24xf32>, tensor<?x?x32xf32>, tensor<?x?x32xf64>) {
+  %y = seq.selective_scan %u, %u, %a, %b, %b
+       : tensor<?x?x24xf32>, tensor<?x?x24xf32>, tensor<24x4xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32> -> tensor<?x?x24xf32>
+  %y2 = seq.selective_scan %u2, %u2, %a2, %b2, %b2
+       : tensor<?x?x32xf32>, tensor<?x?x32xf32>, tensor<32x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x32xf32>
+  %y3 = seq.selective_scan %u3, %u3, %a3, %b3, %b3
+       : tensor<?x?x32xf64>, tensor<?x?x32xf64>, tensor<32x4xf64>, tensor<?x?x4xf64>, tensor<?x?x4xf64> -> tensor<?x?x32xf64>
+  return %y, %y2, %y3 : tensor<?x?x24xf32>, tensor<?x?x32xf32>, tensor<?x?x32xf64>
+}
+// CHECK-LABEL: func.func @not_fused
+//   CHECK-NOT:   scf.forall
+//   CHECK-NOT:   vector.
