@@ -101,9 +101,11 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
     getTargetInfo(options.target).addSeqTransforms(pm, options);
   }
 
+  TargetInfoBase::ConversionStrategy strategy =
+      getTargetInfo(options.target).getConversionStrategy(options);
   ConvertSeqToLinalgOptions conversion;
-  conversion.scanVectorLanes =
-      getTargetInfo(options.target).getFusedScanLanes(options);
+  conversion.scanVectorLanes = strategy.scanVectorLanes;
+  conversion.attentionBlock = strategy.attentionBlock;
   pm.addPass(seq::createConvertSeqToLinalg(conversion));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

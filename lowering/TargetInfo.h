@@ -49,11 +49,17 @@ public:
   virtual void addSeqTransforms(OpPassManager &pm,
                                 const SeqPipelineOptions &options) const = 0;
 
-  /// The conversion's strategy for the recurrences: vector lanes of the
-  /// fused selective scan (convert-seq-to-linalg's `scan-vector-lanes`), or
-  /// 0 for the reference lowering.
-  virtual int64_t getFusedScanLanes(const SeqPipelineOptions &options) const {
-    return 0;
+  /// Which fused forms convert-seq-to-linalg uses (0: the reference
+  /// lowering of that op): the vector lanes of the fused selective scan
+  /// (`scan-vector-lanes`) and the query and key block of the tiled
+  /// online-softmax attention (`attention-block`).
+  struct ConversionStrategy {
+    int64_t scanVectorLanes = 0;
+    int64_t attentionBlock = 0;
+  };
+  virtual ConversionStrategy
+  getConversionStrategy(const SeqPipelineOptions &options) const {
+    return {};
   }
 
   /// Transformations on linalg-on-tensors after fusion and before

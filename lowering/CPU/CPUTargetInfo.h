@@ -20,7 +20,8 @@ public:
   llvm::StringRef getName() const override { return "cpu"; }
   void addSeqTransforms(OpPassManager &pm,
                         const SeqPipelineOptions &options) const override;
-  int64_t getFusedScanLanes(const SeqPipelineOptions &options) const override;
+  ConversionStrategy
+  getConversionStrategy(const SeqPipelineOptions &options) const override;
   void addTensorTransforms(OpPassManager &pm,
                            const SeqPipelineOptions &options) const override;
   void addBufferLowering(OpPassManager &pm,

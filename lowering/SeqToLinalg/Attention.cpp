@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // The reference lowering of attention: simple, materializing the
-// `n_q x n_k` scores, and obviously right. It is the only lowering of
-// `seq.attention` so far; a fused, tiled online-softmax form belongs in the
-// seq-level stage of the pipeline (passes/, chosen by the target's
-// addSeqTransforms) and is to be checked against this one.
+// `n_q x n_k` scores, and obviously right. With a target strategy that asks
+// for it (the CPU at -O2), FusedAttention.cpp lowers the ops it handles as a
+// tiled online softmax instead; it is checked against this one
+// (test/Lowering/SeqToLinalg/fused-attention-run.test). This one remains the
+// form of bias, ALiBi, global tokens and non-f32 attention.
 //
 //   1. scores[b, h, i, j] = sum_d q[b, h, i, d] k[b, h / g, j, d]
 //   2. scores = scores * scale + bias - slope[h] |i - j|, then -inf where

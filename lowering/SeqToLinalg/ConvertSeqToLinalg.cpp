@@ -49,6 +49,7 @@ struct ConvertSeqToLinalgPass
     RewritePatternSet patterns(context);
     populateSeqToLinalgPatterns(patterns);
     populateFusedScanToLinalgPatterns(patterns, scanVectorLanes);
+    populateFusedAttentionToLinalgPatterns(patterns, attentionBlock);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -23,11 +23,20 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     static state size and channels in whole vectors becomes one fused loop
     over the sequence per block of channels, its state in vector registers
     (FusedScan.cpp), instead of the step-by-step reference form.
+
+    With `attention-block` above 0, `seq.attention` on f32 with static head
+    counts and sizes and without bias, ALiBi or global tokens becomes a tiled
+    online softmax over blocks of that many queries and keys, skipping the
+    key blocks a causal or windowed mask empties (FusedAttention.cpp),
+    instead of materializing the scores.
   }];
   let options = [
     Option<"scanVectorLanes", "scan-vector-lanes", "int64_t",
            /*default=*/"0",
            "Vector lanes of the fused selective scan (0 or 1: the reference "
+           "lowering)">,
+    Option<"attentionBlock", "attention-block", "int64_t", /*default=*/"0",
+           "Query and key block of the fused attention (0: the reference "
            "lowering)">
   ];
   let dependentDialects = [

@@ -43,6 +43,12 @@ void populateStateSpaceToLinalgPatterns(RewritePatternSet &patterns);
 /// over the reference lowering where it applies. Nothing when lanes <= 1.
 void populateFusedScanToLinalgPatterns(RewritePatternSet &patterns,
                                        int64_t lanes);
+
+/// seq.attention as a tiled online softmax over blocks of `block` queries
+/// and keys (FusedAttention.cpp); preferred over the reference lowering
+/// where it applies. Nothing when block is 0.
+void populateFusedAttentionToLinalgPatterns(RewritePatternSet &patterns,
+                                            int64_t block);
 /// Causal depthwise conv1d (Conv1d.cpp).
 void populateConv1dToLinalgPatterns(RewritePatternSet &patterns);
 
