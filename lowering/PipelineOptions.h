@@ -57,6 +57,10 @@ struct SeqPipelineOptions {
   int64_t vectorBits = 256;
   int64_t vectorRegisters = 16;
 
+  /// Emit a remark at every op that does not get the fused or vectorized
+  /// form of its level (a fallback to a slower path), saying why.
+  bool remarks = false;
+
   /// Allocate buffers through the runtime (`_mlir_memref_to_llvm_alloc`,
   /// `_mlir_memref_to_llvm_free`, defined by runtime/lib/Buffers.cpp), which
   /// reuses large buffers across runs, instead of malloc/free. seqc sets it:

@@ -80,6 +80,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.vectorBits = vectorBits;
   options.vectorRegisters = vectorRegisters;
   options.runtimeAllocator = runtimeAllocator;
+  options.remarks = remarks;
   return options;
 }
 
@@ -106,6 +107,7 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
   ConvertSeqToLinalgOptions conversion;
   conversion.scanVectorLanes = strategy.scanVectorLanes;
   conversion.attentionBlock = strategy.attentionBlock;
+  conversion.remarks = options.remarks;
   pm.addPass(seq::createConvertSeqToLinalg(conversion));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

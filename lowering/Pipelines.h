@@ -73,6 +73,10 @@ struct SeqLowerToLLVMPipelineOptions
       *this, "vector-registers",
       llvm::cl::desc("Number of vector registers of the target"),
       llvm::cl::init(16)};
+  Option<bool> remarks{
+      *this, "remarks",
+      llvm::cl::desc("Remark on every op that falls back to a slower form"),
+      llvm::cl::init(false)};
   Option<bool> runtimeAllocator{
       *this, "runtime-allocator",
       llvm::cl::desc("Allocate buffers through the seqc runtime's "

@@ -70,6 +70,7 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
     SeqCPUVectorizeContractionsOptions vectorize;
     vectorize.vectorBits = options.vectorBits;
     vectorize.vectorRegisters = options.vectorRegisters;
+    vectorize.remarks = options.remarks;
     pm.addPass(createSeqCPUVectorizeContractions(vectorize));
     SeqCPUVectorizeRowsOptions rows;
     rows.vectorBits = options.vectorBits;

@@ -48,8 +48,8 @@ struct ConvertSeqToLinalgPass
 
     RewritePatternSet patterns(context);
     populateSeqToLinalgPatterns(patterns);
-    populateFusedScanToLinalgPatterns(patterns, scanVectorLanes);
-    populateFusedAttentionToLinalgPatterns(patterns, attentionBlock);
+    populateFusedScanToLinalgPatterns(patterns, scanVectorLanes, remarks);
+    populateFusedAttentionToLinalgPatterns(patterns, attentionBlock, remarks);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -122,8 +122,18 @@ static Value safeMax(OpBuilder &b, Location loc, Value x) {
 }
 
 struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
-  FusedAttentionLowering(MLIRContext *context, int64_t block)
-      : OpRewritePattern(context, /*benefit=*/2), block(block) {}
+  FusedAttentionLowering(MLIRContext *context, int64_t block, bool remarks)
+      : OpRewritePattern(context, /*benefit=*/2), block(block),
+        remarks(remarks) {}
+
+  /// Declines `op` for the reference lowering, saying why when asked.
+  LogicalResult decline(AttentionOp op, const Twine &why) const {
+    if (remarks)
+      op.emitRemark("attention takes the reference lowering, which "
+                    "materializes the scores: ")
+          << why;
+    return failure();
+  }
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -136,11 +146,16 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
     // rest (bias, ALiBi, global tokens) takes the reference lowering.
     if (qType.getElementType() != f32 || kType.getElementType() != f32 ||
         vType.getElementType() != f32 || op.getType().getElementType() != f32)
-      return failure();
+      return decline(op, "it is not f32");
     if (qType.isDynamicDim(1) || kType.isDynamicDim(1) ||
-        qType.isDynamicDim(3) || vType.isDynamicDim(3) || op.getBias() ||
-        op.getAlibi() || (mask && mask.getGlobalTokens() > 0))
-      return failure();
+        qType.isDynamicDim(3) || vType.isDynamicDim(3))
+      return decline(op, "its head counts or head sizes are not static");
+    if (op.getBias())
+      return decline(op, "it has a score bias");
+    if (op.getAlibi())
+      return decline(op, "it has ALiBi slopes");
+    if (mask && mask.getGlobalTokens() > 0)
+      return decline(op, "its mask has global tokens");
     const int64_t heads = qType.getDimSize(1);
     const int64_t kvHeads = kType.getDimSize(1);
     const int64_t group = heads / kvHeads;
@@ -432,12 +447,14 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
   }
 
   int64_t block;
+  bool remarks;
 };
 
 } // namespace
 
 void mlir::seq::populateFusedAttentionToLinalgPatterns(
-    RewritePatternSet &patterns, int64_t block) {
+    RewritePatternSet &patterns, int64_t block, bool remarks) {
   if (block > 0)
-    patterns.add<FusedAttentionLowering>(patterns.getContext(), block);
+    patterns.add<FusedAttentionLowering>(patterns.getContext(), block,
+                                         remarks);
 }

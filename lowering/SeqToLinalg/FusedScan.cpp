@@ -45,8 +45,19 @@ namespace {
 
 struct FusedSelectiveScanLowering
     : public OpRewritePattern<SelectiveScanOp> {
-  FusedSelectiveScanLowering(MLIRContext *context, int64_t lanes)
-      : OpRewritePattern(context, /*benefit=*/2), lanes(lanes) {}
+  FusedSelectiveScanLowering(MLIRContext *context, int64_t lanes,
+                             bool remarks)
+      : OpRewritePattern(context, /*benefit=*/2), lanes(lanes),
+        remarks(remarks) {}
+
+  /// Declines `op` for the reference lowering, saying why when asked.
+  LogicalResult decline(SelectiveScanOp op, const Twine &why) const {
+    if (remarks)
+      op.emitRemark("selective scan takes the step-by-step reference "
+                    "lowering: ")
+          << why;
+    return failure();
+  }
 
   LogicalResult matchAndRewrite(SelectiveScanOp op,
                                 PatternRewriter &rewriter) const override {
@@ -61,15 +72,23 @@ struct FusedSelectiveScanLowering
     if (uType.getRank() != 3 || aType.getRank() != 2 ||
         op.getB().getType().getRank() != 3 ||
         op.getC().getType().getRank() != 3)
-      return failure();
+      return failure(); // the reference lowering reports it
     for (Value v : {op.getInput(), op.getDelta(), op.getA(), op.getB(),
                     op.getC(), op.getD(), op.getZ(), op.getDeltaBias()})
       if (!allF32(v))
-        return failure();
-    if (op.getType().getElementType() != f32 || aType.isDynamicDim(0) ||
-        aType.isDynamicDim(1) || aType.getDimSize(0) % lanes != 0 ||
-        aType.getDimSize(1) > 64)
-      return failure();
+        return decline(op, "an operand is not f32");
+    if (op.getType().getElementType() != f32)
+      return decline(op, "the result is not f32");
+    if (aType.isDynamicDim(0) || aType.isDynamicDim(1))
+      return decline(op, "A's channels or state size are not static");
+    if (aType.getDimSize(0) % lanes != 0)
+      return decline(op, "the " + Twine(aType.getDimSize(0)) +
+                             " channels are not a multiple of the " +
+                             Twine(lanes) + " vector lanes");
+    if (aType.getDimSize(1) > 64)
+      return decline(op, "the state size " + Twine(aType.getDimSize(1)) +
+                             " exceeds 64, the state would not stay in "
+                             "registers");
 
     Location loc = op.getLoc();
     const int64_t channels = aType.getDimSize(0);
@@ -211,12 +230,14 @@ struct FusedSelectiveScanLowering
   }
 
   int64_t lanes;
+  bool remarks;
 };
 
 } // namespace
 
 void mlir::seq::populateFusedScanToLinalgPatterns(RewritePatternSet &patterns,
-                                                  int64_t lanes) {
+                                                  int64_t lanes, bool remarks) {
   if (lanes > 1)
-    patterns.add<FusedSelectiveScanLowering>(patterns.getContext(), lanes);
+    patterns.add<FusedSelectiveScanLowering>(patterns.getContext(), lanes,
+                                             remarks);
 }

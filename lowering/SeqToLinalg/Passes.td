@@ -37,7 +37,10 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
            "lowering)">,
     Option<"attentionBlock", "attention-block", "int64_t", /*default=*/"0",
            "Query and key block of the fused attention (0: the reference "
-           "lowering)">
+           "lowering)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Remark on every op a fused form was asked for but does not "
+           "apply to, saying why">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -41,14 +41,17 @@ void populateStateSpaceToLinalgPatterns(RewritePatternSet &patterns);
 /// seq.selective_scan as one fused loop over the sequence per block of
 /// `lanes` channels, the state in vector registers (FusedScan.cpp); preferred
 /// over the reference lowering where it applies. Nothing when lanes <= 1.
+/// With `remarks`, an op the fused form does not apply to gets a remark
+/// saying why (it takes the reference lowering).
 void populateFusedScanToLinalgPatterns(RewritePatternSet &patterns,
-                                       int64_t lanes);
+                                       int64_t lanes, bool remarks = false);
 
 /// seq.attention as a tiled online softmax over blocks of `block` queries
 /// and keys (FusedAttention.cpp); preferred over the reference lowering
 /// where it applies. Nothing when block is 0.
 void populateFusedAttentionToLinalgPatterns(RewritePatternSet &patterns,
-                                            int64_t block);
+                                            int64_t block,
+                                            bool remarks = false);
 /// Causal depthwise conv1d (Conv1d.cpp).
 void populateConv1dToLinalgPatterns(RewritePatternSet &patterns);
 

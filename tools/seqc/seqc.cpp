@@ -118,6 +118,13 @@ static cl::opt<std::string>
     mattr("mattr", cl::desc("Extra target features, e.g. +avx2,-fma"),
           cl::value_desc("features"), cl::cat(seqcCategory));
 
+static cl::opt<bool> remarks(
+    "remarks",
+    cl::desc("Report, as remarks at their source locations, the ops that do "
+             "not get the fused or vectorized code of their optimization "
+             "level and why"),
+    cl::init(false), cl::cat(seqcCategory));
+
 static cl::opt<bool> openmp(
     "openmp",
     cl::desc("Run parallel loops on all cores with OpenMP at -O1 and above "
@@ -301,6 +308,7 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
       inputFilename == "-" ? std::string("<stdin>") : inputFilename.getValue();
   options.pipeline.optLevel = optLevel;
   options.pipeline.enableOpenMP = openmp;
+  options.pipeline.remarks = remarks;
   // seqc's models always link the runtime, whose allocator reuses buffers.
   options.pipeline.runtimeAllocator = true;
   options.codegen.optLevel = optLevel;
