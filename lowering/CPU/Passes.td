@@ -19,7 +19,12 @@ def SeqCPUSerializeParallelLoops
     oversubscribes the cores, and a loop with little work costs more in the
     fork/join than it saves. This pass rewrites into nests of `scf.for`
 
-    - every `scf.parallel` nested inside another `scf.parallel`, and
+    - every `scf.parallel` nested inside another `scf.parallel`,
+    - every `scf.parallel` inside a sequential loop (`scf.for`, `scf.while`):
+      the steps of a recurrence (a state-space scan, causal linear
+      attention) would otherwise fork and join the team once per step, which
+      costs more than the step's work (a passive team wakes its threads from
+      the kernel every time), and
     - every `scf.parallel` whose estimated work, the number of scalar loop
       iterations of the loop and the loops it contains, is statically known
       and below `min-work`.

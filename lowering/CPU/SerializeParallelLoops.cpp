@@ -108,7 +108,12 @@ struct SeqCPUSerializeParallelLoopsPass
       if (loop.getNumReductions() != 0)
         return;
       bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr;
-      if (nested || estimateWork(*loop.getOperation()) < minWork)
+      // A parallel loop inside a sequential one (a step of a recurrence)
+      // would fork and join the team once per step.
+      bool inSequence = loop->getParentOfType<scf::ForOp>() != nullptr ||
+                        loop->getParentOfType<scf::WhileOp>() != nullptr;
+      if (nested || inSequence ||
+          estimateWork(*loop.getOperation()) < minWork)
         toSerialize.push_back(loop);
     });
 

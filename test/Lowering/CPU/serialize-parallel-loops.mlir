@@ -62,6 +62,29 @@ func.func @large(%m: memref<64x64xf32>) {
 
 // -----
 
+// A large parallel loop inside a sequential one (one step of a recurrence
+// over a dynamic length) runs sequentially: a fork and join per step costs
+// more than the step.
+// CHECK-LABEL: func.func @in_sequence(
+//   CHECK-NOT:   scf.parallel
+//       CHECK:   scf.for
+//       CHECK:     scf.for
+//   CHECK-NOT:   scf.parallel
+func.func @in_sequence(%m: memref<?x4096xf32>, %steps: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %t = %c0 to %steps step %c1 {
+    scf.parallel (%j) = (%c0) to (%c4096) step (%c1) {
+      memref.store %zero, %m[%t, %j] : memref<?x4096xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // Reductions are left to OpenMP.
 // CHECK-LABEL: func.func @reduction(
 // CHECK:         scf.parallel
