@@ -450,6 +450,49 @@ struct SeqCPUVectorizeContractionsPass
     return t;
   }
 
+  /// A dot-kernel contraction with a short static reduction (`q @ k^T` at
+  /// head size 64) spends as much on summing lanes as on the products. When
+  /// B's last two dimensions are (n, k), copies B transposed to (k, n), once
+  /// per call, and switches `c` to the broadcast kernel, which sums nothing
+  /// across lanes; the copy is B's size, the products B's size times the
+  /// rows. Returns the packed buffer (to free after the kernel), or null.
+  Value packShortReduction(Contraction &c, OpBuilder &b) const {
+    if (c.kind != KernelKind::Dot || !c.m)
+      return Value();
+    auto bType = cast<MemRefType>(c.b.getType());
+    int64_t rank = bType.getRank();
+    ArrayRef<AffineExpr> results = c.mapB.getResults();
+    if (rank < 2 || bType.isDynamicDim(rank - 1) ||
+        bType.getDimSize(rank - 1) > kMaxPackedReduction ||
+        cast<AffineDimExpr>(results[rank - 2]).getPosition() != c.n)
+      return Value();
+    Location loc = c.op.getLoc();
+    SmallVector<int64_t> shape(bType.getShape());
+    std::swap(shape[rank - 1], shape[rank - 2]);
+    SmallVector<Value> dynamic;
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t source = i < rank - 2 ? i : (i == rank - 2 ? rank - 1 : rank - 2);
+      if (ShapedType::isDynamic(shape[i]))
+        dynamic.push_back(memref::DimOp::create(b, loc, c.b, source));
+    }
+    auto packedType = MemRefType::get(shape, bType.getElementType());
+    Value packed = memref::AllocOp::create(b, loc, packedType, dynamic);
+    SmallVector<int64_t> permutation;
+    for (int64_t i = 0; i < rank - 2; ++i)
+      permutation.push_back(i);
+    permutation.append({rank - 1, rank - 2});
+    linalg::TransposeOp::create(b, loc, c.b, packed, permutation);
+    SmallVector<AffineExpr> swapped(results);
+    std::swap(swapped[rank - 1], swapped[rank - 2]);
+    c.b = packed;
+    c.mapB = AffineMap::get(c.mapB.getNumDims(), 0, swapped, b.getContext());
+    c.kind = KernelKind::Broadcast;
+    return packed;
+  }
+
+  /// Reductions up to this long are packed for the broadcast kernel.
+  static constexpr int64_t kMaxPackedReduction = 256;
+
   void runOnOperation() override {
     SmallVector<Contraction> found;
     getOperation()->walk([&](linalg::LinalgOp op) {
@@ -460,10 +503,13 @@ struct SeqCPUVectorizeContractionsPass
       else if (!why.empty() && remarks)
         op.emitRemark("contraction left to the scalar loops: ") << why;
     });
-    for (const Contraction &c : found) {
+    for (Contraction c : found) {
       OpBuilder b(c.op);
+      Value packed = packShortReduction(c, b);
       Tiling t = tilingFor(c.kind);
       ContractionEmitter(c, t, b).emit();
+      if (packed)
+        memref::DeallocOp::create(b, c.op.getLoc(), packed);
       c.op->erase();
     }
   }

@@ -8,15 +8,15 @@
 // x @ W^T: both inputs contiguous along the reduction, the dot kernel. The
 // blocks of the output are the parallel loop; 4 x 4 tiles of 16-lane
 // accumulators, a masked step for the reduction's remainder, one reduction
-// per output element.
+// per output element. (A reduction of 256 or less is packed instead: below.)
 
 #x = affine_map<(b, m, n, k) -> (b, m, k)>
 #w = affine_map<(b, m, n, k) -> (n, k)>
 #y = affine_map<(b, m, n, k) -> (b, m, n)>
-func.func @linear(%x: memref<?x?x67xf32>, %w: memref<45x67xf32>, %y: memref<?x?x45xf32>) {
+func.func @linear(%x: memref<?x?x300xf32>, %w: memref<45x300xf32>, %y: memref<?x?x45xf32>) {
   linalg.generic {indexing_maps = [#x, #w, #y],
                   iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-      ins(%x, %w : memref<?x?x67xf32>, memref<45x67xf32>) outs(%y : memref<?x?x45xf32>) {
+      ins(%x, %w : memref<?x?x300xf32>, memref<45x300xf32>) outs(%y : memref<?x?x45xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32
@@ -29,10 +29,10 @@ func.func @linear(%x: memref<?x?x67xf32>, %w: memref<45x67xf32>, %y: memref<?x?x
 //       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %{{.*}}) step (%c1, %c64)
 //       CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4 {
 //       CHECK:       scf.for %{{.*}} = %c0 to %c44 step %c4 {
-//       CHECK:         scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args(
+//       CHECK:         scf.for %{{.*}} = %c0 to %c288 step %c16 iter_args(
 //  CHECK-COUNT-8:        vector.load {{.*}} : memref<{{.*}}>, vector<16xf32>
 // CHECK-COUNT-16:        vector.fma {{.*}} : vector<16xf32>
-//       CHECK:         vector.constant_mask [3] : vector<16xi1>
+//       CHECK:         vector.constant_mask [12] : vector<16xi1>
 //       CHECK:         vector.maskedload
 //       CHECK:         vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
 //       CHECK:         memref.store
@@ -40,7 +40,7 @@ func.func @linear(%x: memref<?x?x67xf32>, %w: memref<45x67xf32>, %y: memref<?x?x
 // AVX2-LABEL: func.func @linear
 //       AVX2:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c3 {
 //       AVX2:     scf.for %{{.*}} = %c0 to %c45 step %c3 {
-//       AVX2:       scf.for %{{.*}} = %c0 to %c64 step %c8 iter_args(
+//       AVX2:       scf.for %{{.*}} = %c0 to %c296 step %c8 iter_args(
 // AVX2-COUNT-9:       vector.fma {{.*}} : vector<8xf32>
 
 // -----
@@ -68,6 +68,33 @@ func.func @pv(%p: memref<8x?x?xf32>, %v: memref<8x?x70xf32>, %o: memref<8x?x70xf
 //       CHECK:       scf.for {{.*}} iter_args(
 //       CHECK:         vector.maskedload
 //       CHECK:       vector.maskedstore
+
+// -----
+
+// q @ k^T with head size 64: a short reduction. k is copied transposed once
+// (linalg.transpose into a fresh buffer, freed after the kernel) and the
+// broadcast kernel runs on the copy, which sums nothing across lanes.
+func.func @short_reduction(%q: memref<8x?x64xf32>, %k: memref<8x?x64xf32>, %s: memref<8x?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(g, m, n, c) -> (g, m, c)>,
+                                   affine_map<(g, m, n, c) -> (g, n, c)>,
+                                   affine_map<(g, m, n, c) -> (g, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<8x?x64xf32>, memref<8x?x64xf32>) outs(%s : memref<8x?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @short_reduction
+//       CHECK:   %[[KT:.*]] = memref.alloc(%{{.*}}) : memref<8x64x?xf32>
+//       CHECK:   linalg.transpose ins(%{{.*}} : memref<8x?x64xf32>) outs(%[[KT]] : memref<8x64x?xf32>) permutation = [0, 2, 1]
+//       CHECK:   scf.parallel
+//       CHECK:     vector.broadcast
+//       CHECK:     vector.fma
+//   CHECK-NOT:     vector.reduction
+//       CHECK:   memref.dealloc %[[KT]]
 
 // -----
 

@@ -1,10 +1,13 @@
-"""run_all.py DIR DIMS...: runs DIR/ref, DIR/o2 and DIR/avx2 on random
-inputs for each DIMS (g=..,m=..,r=..) and compares o2 and avx2 with ref."""
+"""run_all.py [--tol=T] DIR DIMS...: runs DIR/ref, DIR/o2 and DIR/avx2 on
+random inputs for each DIMS (g=..,m=..,r=..) and compares o2 and avx2 with
+ref (compare_npy.py, relative tolerance T)."""
 import os
 import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
+tol = [a for a in sys.argv[1:] if a.startswith("--tol=")]
+sys.argv = [a for a in sys.argv if not a.startswith("--tol=")]
 work = sys.argv[1]
 names = ["lin", "mm", "s", "pv", "tt"]
 for i, dims in enumerate(sys.argv[2:]):
@@ -21,5 +24,5 @@ for i, dims in enumerate(sys.argv[2:]):
         outs[exe] = out
     for exe in ("o2", "avx2"):
         r = subprocess.run([sys.executable, os.path.join(here, "..", "..", "..", "Inputs", "compare_npy.py"),
-                            outs["ref"], outs[exe]] + names, capture_output=True, text=True)
+                            *tol, outs["ref"], outs[exe]] + names, capture_output=True, text=True)
         print(f"{dims} {exe}: {r.stdout.strip() or r.stderr.strip()}")
