@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/CPU/KernelUtils.h"
 #include "lowering/CPU/Passes.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -38,6 +39,7 @@ namespace seq {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::seq::cpu::hasUnitInnerStride;
 
 namespace {
 
@@ -63,18 +65,6 @@ struct Tiling {
   int64_t mr, nr; // dot: rows x columns; broadcast: rows x vectors
   int64_t mc, nc; // rows and columns per parallel block
 };
-
-/// Returns the innermost static stride of `value`'s memref type, if any.
-static bool hasUnitInnerStride(Value value) {
-  auto type = dyn_cast<MemRefType>(value.getType());
-  if (!type || type.getRank() == 0)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  return strides.back() == 1;
-}
 
 /// Checks that the body is `out + a * b` (in any operand order) over f32.
 static bool isMulAddBody(linalg::LinalgOp op) {
@@ -252,12 +242,9 @@ private:
     body(forOp.getInductionVar());
   }
 
-  /// The indices of `value` (indexed by `map`) at the current loop values.
+  /// The indices of an operand (indexed by `map`) at the current loops.
   SmallVector<Value> indices(AffineMap map) {
-    SmallVector<Value> result;
-    for (AffineExpr e : map.getResults())
-      result.push_back(iv[cast<AffineDimExpr>(e).getPosition()]);
-    return result;
+    return seq::cpu::operandIndices(map, iv);
   }
 
   void emitBlock(Value m0, Value mEnd, Value n0, Value nEnd) {

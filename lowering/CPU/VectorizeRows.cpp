@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/CPU/KernelUtils.h"
 #include "lowering/CPU/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -54,16 +55,11 @@ struct Row {
   Combiner combiner;
 };
 
+/// Whether `memref`, indexed by `map`, runs contiguously along `loop`.
 static bool isContiguousAlong(Value memref, AffineMap map, unsigned loop) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  if (!type || map.getNumResults() == 0)
-    return false;
-  if (cast<AffineDimExpr>(map.getResults().back()).getPosition() != loop)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
+  return map.getNumResults() > 0 &&
+         cast<AffineDimExpr>(map.getResults().back()).getPosition() == loop &&
+         seq::cpu::hasUnitInnerStride(memref);
 }
 
 /// Ops the vector body may contain: elementwise arith and math on f32 (and
@@ -222,10 +218,7 @@ private:
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
   SmallVector<Value> indices(AffineMap map) {
-    SmallVector<Value> result;
-    for (AffineExpr e : map.getResults())
-      result.push_back(iv[cast<AffineDimExpr>(e).getPosition()]);
-    return result;
+    return seq::cpu::operandIndices(map, iv);
   }
 
   /// The body on one vector of the row at iv[loop]: f(ins...) for a
