@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Json.h"
+#include "Support.h"
 
 #include <algorithm>
 #include <charconv>
@@ -205,8 +206,9 @@ private:
     for (size_t i = 1; i < sorted.size(); ++i) {
       if (sorted[i] == sorted[i - 1]) {
         duplicateMessage = "duplicate key '";
-        // Keys may be long or binary; quote a bounded prefix.
-        duplicateMessage.append(sorted[i].substr(0, 64));
+        // Keys may be long or binary (DEL and other bytes JSON strings may
+        // hold raw); quote a bounded, printable prefix.
+        duplicateMessage.append(printableText(sorted[i], 64));
         duplicateMessage += "' in object";
         return failAt(objectStart, duplicateMessage.c_str());
       }

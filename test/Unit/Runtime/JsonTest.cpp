@@ -123,6 +123,9 @@ TEST(Json, RejectsEmbeddedNulBytes) {
 
 TEST(Json, RejectsDuplicateKeys) {
   EXPECT_TRUE(rejects(R"({"a": 1, "b": 2, "a": 3})", "duplicate key 'a'"));
+  // A key with a raw DEL byte (JSON allows it unescaped) is quoted
+  // printably: found by the manifest fuzzer.
+  EXPECT_TRUE(rejects("{\"g\x7f\": 1, \"g\x7f\": 2}", "duplicate key 'g?'"));
   // The same key in different objects is fine.
   JsonValue value;
   EXPECT_TRUE(isOk(parseJson(R"([{"a": 1}, {"a": 2}])", &value)));
