@@ -29,6 +29,7 @@
 
 #include "dialect/Seq/IR/SeqOps.h"
 #include "lowering/SeqToLinalg/Patterns.h"
+#include "lowering/SeqToLinalg/StateSpace.h"
 #include "lowering/SeqToLinalg/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -169,14 +170,8 @@ struct FusedSelectiveScanLowering
                 Value dt = readRow(nb, delta, at);
                 if (biasV)
                   dt = arith::AddFOp::create(nb, loc, dt, biasV);
-                if (softplus) {
-                  Value threshold = createFloatConstant(nb, loc, vec, 20.0);
-                  Value large = arith::CmpFOp::create(
-                      nb, loc, arith::CmpFPredicate::OGT, dt, threshold);
-                  Value smooth = math::Log1pOp::create(
-                      nb, loc, math::ExpOp::create(nb, loc, dt));
-                  dt = arith::SelectOp::create(nb, loc, large, dt, smooth);
-                }
+                if (softplus)
+                  dt = statespace::buildSoftplus(nb, loc, dt);
                 Value dtU = arith::MulFOp::create(nb, loc, dt, uV);
                 Value y = zeros;
                 SmallVector<Value> next;
@@ -196,18 +191,10 @@ struct FusedSelectiveScanLowering
                 }
                 if (dV)
                   y = vector::FMAOp::create(nb, loc, dV, uV, y);
-                if (z) {
-                  Value zV = readRow(nb, z, at);
-                  Value one = createFloatConstant(nb, loc, vec, 1.0);
-                  Value sig = arith::DivFOp::create(
-                      nb, loc, one,
-                      arith::AddFOp::create(
-                          nb, loc, one,
-                          math::ExpOp::create(
-                              nb, loc, arith::NegFOp::create(nb, loc, zV))));
+                if (z)
                   y = arith::MulFOp::create(
-                      nb, loc, y, arith::MulFOp::create(nb, loc, zV, sig));
-                }
+                      nb, loc, y,
+                      statespace::buildSilu(nb, loc, readRow(nb, z, at)));
                 auto written = vector::TransferWriteOp::create(
                     nb, loc, y, carried[state],
                     ValueRange{idx(nb, 0), t, idx(nb, 0)},

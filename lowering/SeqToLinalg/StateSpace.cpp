@@ -106,7 +106,7 @@ Value statespace::copyInto(OpBuilder &b, Location loc, Value source,
 //===----------------------------------------------------------------------===//
 
 /// `x * sigmoid(x)`, as `torch.nn.functional.silu` computes it.
-static Value buildSilu(OpBuilder &b, Location loc, Value x) {
+Value mlir::seq::statespace::buildSilu(OpBuilder &b, Location loc, Value x) {
   Value one = createFloatConstant(b, loc, x.getType(), 1.0);
   Value negX = arith::NegFOp::create(b, loc, x);
   Value denominator =
@@ -117,7 +117,8 @@ static Value buildSilu(OpBuilder &b, Location loc, Value x) {
 /// `log(1 + exp(x))`, or `x` above the threshold 20, as
 /// `torch.nn.functional.softplus` with its defaults (beyond 20 the log term
 /// is below f32 rounding, and exp would eventually overflow).
-static Value buildSoftplus(OpBuilder &b, Location loc, Value x) {
+Value mlir::seq::statespace::buildSoftplus(OpBuilder &b, Location loc,
+                                           Value x) {
   Value threshold = createFloatConstant(b, loc, x.getType(), 20.0);
   Value large =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, threshold);

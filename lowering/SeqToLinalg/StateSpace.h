@@ -35,6 +35,13 @@ Value fillWith(OpBuilder &b, Location loc, Value init, double value);
 /// `acc + lhs * rhs` for square matrices, as `linalg.matmul`.
 Value matmulAcc(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc);
 
+/// `x * sigmoid(x)` (torch.nn.functional.silu) on a scalar or a vector.
+Value buildSilu(OpBuilder &b, Location loc, Value x);
+
+/// `log(1 + exp(x))`, or `x` above 20 (torch.nn.functional.softplus with its
+/// defaults), on a scalar or a vector.
+Value buildSoftplus(OpBuilder &b, Location loc, Value x);
+
 /// `linalg.copy` of `source` into `dest`.
 Value copyInto(OpBuilder &b, Location loc, Value source, Value dest);
 
