@@ -145,6 +145,17 @@ void mlir::seq::buildSeqBufferizationPipeline(
 void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
                                          const SeqPipelineOptions &options) {
   buildSeqToLinalgPipeline(pm, options);
+  if (options.optLevel >= 2) {
+    // Computations on parameters alone (the target's packed layouts among
+    // them) move into the preparation function, before fusion can merge
+    // them into per-call loops. Without the entry points (seq-opt's
+    // emit-entry=false) both steps do nothing.
+    getTargetInfo(options.target).addParameterLayouts(pm, options);
+    SeqHoistPreparationOptions hoist;
+    hoist.remarks = options.remarks;
+    pm.addPass(createSeqHoistPreparation(hoist));
+    pm.addPass(createCanonicalizerPass());
+  }
   if (options.optLevel >= 1) {
     // Producer-consumer fusion of elementwise linalg.generic ops: chains of
     // activations, residual adds and scalings become one loop nest each.

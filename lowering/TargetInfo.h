@@ -62,6 +62,14 @@ public:
     return {};
   }
 
+  /// Layouts of the parameters the target's kernels read (packed panels),
+  /// on linalg on tensors before elementwise fusion; only called at -O2 and
+  /// above. seq-hoist-preparation runs next and moves whatever depends on
+  /// parameters alone into the preparation function (docs/abi.md), so a
+  /// layout built here costs once per set of weights, not per call.
+  virtual void addParameterLayouts(OpPassManager &pm,
+                                   const SeqPipelineOptions &options) const {}
+
   /// Transformations on linalg-on-tensors after fusion and before
   /// bufferization: tiling, packing and distribution decisions are made here,
   /// where they can still create new tensors freely.

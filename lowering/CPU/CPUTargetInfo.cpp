@@ -26,6 +26,16 @@ void CPUTargetInfo::addSeqTransforms(OpPassManager &pm,
   // when those transforms land in passes/.
 }
 
+void CPUTargetInfo::addParameterLayouts(
+    OpPassManager &pm, const SeqPipelineOptions &options) const {
+  // 2-D weights of contractions in the broadcast kernel's column panels.
+  SeqCPUPackWeightsOptions pack;
+  pack.vectorBits = options.vectorBits;
+  pack.vectorRegisters = options.vectorRegisters;
+  pack.remarks = options.remarks;
+  pm.addPass(createSeqCPUPackWeights(pack));
+}
+
 void CPUTargetInfo::addTensorTransforms(
     OpPassManager &pm, const SeqPipelineOptions &options) const {
   // Loops come from linalg-to-loops after bufferization and LLVM vectorizes

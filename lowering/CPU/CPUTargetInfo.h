@@ -22,6 +22,8 @@ public:
                         const SeqPipelineOptions &options) const override;
   ConversionStrategy
   getConversionStrategy(const SeqPipelineOptions &options) const override;
+  void addParameterLayouts(OpPassManager &pm,
+                           const SeqPipelineOptions &options) const override;
   void addTensorTransforms(OpPassManager &pm,
                            const SeqPipelineOptions &options) const override;
   void addBufferLowering(OpPassManager &pm,

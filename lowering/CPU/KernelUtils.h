@@ -4,14 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// What seq-cpu-vectorize-contractions and seq-cpu-vectorize-rows both ask of
-// the linalg ops they rewrite on buffers.
+// What the CPU's kernel passes share: the checks seq-cpu-vectorize-
+// contractions and seq-cpu-vectorize-rows make on the linalg ops they
+// rewrite, and the register tile and packed layout that
+// seq-cpu-pack-weights and seq-cpu-vectorize-contractions agree on.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SEQC_LOWERING_CPU_KERNELUTILS_H
 #define SEQC_LOWERING_CPU_KERNELUTILS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AffineMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -36,6 +40,81 @@ inline SmallVector<Value> operandIndices(AffineMap map, ArrayRef<Value> loops) {
   for (AffineExpr e : map.getResults())
     result.push_back(loops[cast<AffineDimExpr>(e).getPosition()]);
   return result;
+}
+
+/// Checks that the body of `op` is `out + a * b` (in any operand order) over
+/// f32: the contraction the vector kernels compute.
+inline bool isMulAddBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || body->getNumArguments() != 3 ||
+      !llvm::all_of(body->getArgumentTypes(),
+                    [](Type t) { return t.isF32(); }))
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  // mulf, addf, yield.
+  if (!yield || yield.getNumOperands() != 1 ||
+      std::distance(body->begin(), body->end()) != 3)
+    return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value out = body->getArgument(2);
+  Value product = add.getLhs() == out   ? add.getRhs()
+                  : add.getRhs() == out ? add.getLhs()
+                                        : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  Value x = body->getArgument(0), y = body->getArgument(1);
+  return (mul.getLhs() == x && mul.getRhs() == y) ||
+         (mul.getLhs() == y && mul.getRhs() == x);
+}
+
+/// Rows and vectors of the broadcast kernel's register tile (an mr x nv tile
+/// of output vectors, nv loads of B and one broadcast of A per step): with
+/// 32 registers 6 x 4 (24 accumulators), with 16 6 x 2.
+inline int64_t broadcastTileRows() { return 6; }
+inline int64_t broadcastTileVectors(int64_t vectorRegisters) {
+  return vectorRegisters >= 32 ? 4 : 2;
+}
+
+/// The width of the column panels of a packed right operand
+/// (seq-cpu-pack-weights): one broadcast kernel tile, so that each step of
+/// the kernel loads nv consecutive vectors.
+inline int64_t panelWidth(int64_t vectorBits, int64_t vectorRegisters) {
+  return broadcastTileVectors(vectorRegisters) *
+         std::max<int64_t>(1, vectorBits / 32);
+}
+
+/// Matches the indexing map of a packed right operand,
+/// `(..., n floordiv W, k, n mod W)` with the batch loops before it; sets
+/// `n` and `k` to the loop positions and returns W.
+inline std::optional<int64_t> matchPanelMap(AffineMap map, unsigned &n,
+                                            unsigned &k) {
+  ArrayRef<AffineExpr> results = map.getResults();
+  if (results.size() < 3)
+    return std::nullopt;
+  auto outer = dyn_cast<AffineBinaryOpExpr>(results[results.size() - 3]);
+  auto inner = dyn_cast<AffineBinaryOpExpr>(results.back());
+  auto red = dyn_cast<AffineDimExpr>(results[results.size() - 2]);
+  if (!outer || !inner || !red ||
+      outer.getKind() != AffineExprKind::FloorDiv ||
+      inner.getKind() != AffineExprKind::Mod)
+    return std::nullopt;
+  auto outerDim = dyn_cast<AffineDimExpr>(outer.getLHS());
+  auto innerDim = dyn_cast<AffineDimExpr>(inner.getLHS());
+  auto outerWidth = dyn_cast<AffineConstantExpr>(outer.getRHS());
+  auto innerWidth = dyn_cast<AffineConstantExpr>(inner.getRHS());
+  if (!outerDim || !innerDim || !outerWidth || !innerWidth ||
+      outerDim != innerDim || outerWidth != innerWidth ||
+      outerWidth.getValue() <= 0)
+    return std::nullopt;
+  for (AffineExpr e : results.drop_back(3))
+    if (!isa<AffineDimExpr>(e))
+      return std::nullopt;
+  n = outerDim.getPosition();
+  k = red.getPosition();
+  return outerWidth.getValue();
 }
 
 } // namespace mlir::seq::cpu

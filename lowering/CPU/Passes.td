@@ -209,6 +209,41 @@ def SeqCPUVectorizeRows : Pass<"seq-cpu-vectorize-rows"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
+  let summary = "Reads 2-D weight operands of contractions from column panels "
+                "packed for the broadcast kernel";
+  let description = [{
+    Runs on linalg on tensors, before elementwise fusion and
+    `seq-hoist-preparation`. In the model function (`seqc.entry`), every
+    f32 contraction `C += A * W` whose right operand W is a 2-D parameter
+    (`seqc.num_inputs`, `seqc.num_params`) laid out [n, k] (`x @ W^T`, a
+    Linear) or [k, n] (`x @ W`) reads instead
+
+    ```
+    P[p, k, j] = W[p * w + j, k]  (0 where p * w + j >= n)
+    ```
+
+    through the indexing map `(n floordiv w, k, n mod w)`, where w is the
+    broadcast kernel's tile width for `vector-bits` and `vector-registers`
+    (64 columns on AVX-512, 16 on AVX2). `seq-cpu-vectorize-contractions`
+    recognizes the map and runs its broadcast kernel on whole panels; the
+    pack depends on the parameter alone, so `seq-hoist-preparation` computes
+    it once per set of weights. Without the entry attributes the pass does
+    nothing.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "Width of the target's vector registers in bits">,
+    Option<"vectorRegisters", "vector-registers", "int64_t",
+           /*default=*/"16", "Number of vector registers of the target">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at every contraction whose weight is packed">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def SeqCPUVectorizeContractions
     : Pass<"seq-cpu-vectorize-contractions"> {
   let summary = "Rewrites f32 contractions on buffers into cache-blocked, "

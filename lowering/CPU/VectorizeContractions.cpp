@@ -40,6 +40,7 @@ namespace seq {
 
 using namespace mlir;
 using mlir::seq::cpu::hasUnitInnerStride;
+using mlir::seq::cpu::isMulAddBody;
 
 namespace {
 
@@ -57,6 +58,9 @@ struct Contraction {
   std::optional<unsigned> m;
   SmallVector<unsigned> batch;
   KernelKind kind;
+  /// Non-zero when B is packed in column panels of this width
+  /// (seq-cpu-pack-weights): B[batch..., n floordiv w, k, n mod w].
+  int64_t panel = 0;
 };
 
 /// Register-tile and cache-block sizes for one kernel on one target.
@@ -65,33 +69,6 @@ struct Tiling {
   int64_t mr, nr; // dot: rows x columns; broadcast: rows x vectors
   int64_t mc, nc; // rows and columns per parallel block
 };
-
-/// Checks that the body is `out + a * b` (in any operand order) over f32.
-static bool isMulAddBody(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  if (!body || body->getNumArguments() != 3 ||
-      !llvm::all_of(body->getArgumentTypes(),
-                    [](Type t) { return t.isF32(); }))
-    return false;
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  // mulf, addf, yield.
-  if (!yield || yield.getNumOperands() != 1 ||
-      std::distance(body->begin(), body->end()) != 3)
-    return false;
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value out = body->getArgument(2);
-  Value product = add.getLhs() == out   ? add.getRhs()
-                  : add.getRhs() == out ? add.getLhs()
-                                        : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  Value x = body->getArgument(0), y = body->getArgument(1);
-  return (mul.getLhs() == x && mul.getRhs() == y) ||
-         (mul.getLhs() == y && mul.getRhs() == x);
-}
 
 static bool mapUses(AffineMap map, unsigned dim) {
   return map.isFunctionOfDim(dim);
@@ -120,8 +97,18 @@ static FailureOr<Contraction> matchContraction(linalg::LinalgOp op,
   c.mapA = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
   c.mapB = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
   c.mapC = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  // A right operand in packed panels (either input position).
+  unsigned panelN = 0, panelK = 0;
+  if (auto width = seq::cpu::matchPanelMap(c.mapA, panelN, panelK)) {
+    std::swap(c.a, c.b);
+    std::swap(c.mapA, c.mapB);
+    c.panel = *width;
+  } else if (auto width = seq::cpu::matchPanelMap(c.mapB, panelN, panelK)) {
+    c.panel = *width;
+  }
   for (AffineMap map : {c.mapA, c.mapB, c.mapC})
-    if (!map.isProjectedPermutation() || map.getNumResults() == 0) {
+    if (!(c.panel && map == c.mapB) &&
+        (!map.isProjectedPermutation() || map.getNumResults() == 0)) {
       why = "an operand is indexed by something other than loop indices";
       return failure();
     }
@@ -142,8 +129,13 @@ static FailureOr<Contraction> matchContraction(linalg::LinalgOp op,
     }
     c.batch.push_back(loop);
   }
+  if (c.panel && (panelN != c.n || panelK != c.k)) {
+    why = "the packed operand's panels are not along the output's columns "
+          "and the reduction";
+    return failure();
+  }
   // B is the input that moves with the output's columns.
-  if (mapUses(c.mapA, c.n)) {
+  if (!c.panel && mapUses(c.mapA, c.n)) {
     std::swap(c.a, c.b);
     std::swap(c.mapA, c.mapB);
   }
@@ -162,6 +154,10 @@ static FailureOr<Contraction> matchContraction(linalg::LinalgOp op,
   if (!hasUnitInnerStride(c.c)) {
     why = "the output is not contiguous along its last dimension";
     return failure();
+  }
+  if (c.panel) {
+    c.kind = KernelKind::Broadcast;
+    return c;
   }
   if (lastResultIs(c.mapA, c.k) && lastResultIs(c.mapB, c.k) &&
       hasUnitInnerStride(c.a) && hasUnitInnerStride(c.b)) {
@@ -244,6 +240,19 @@ private:
 
   /// The indices of an operand (indexed by `map`) at the current loops.
   SmallVector<Value> indices(AffineMap map) {
+    if (c.panel && map == c.mapB) {
+      // [batch..., n / w, k, n % w] of a packed B.
+      SmallVector<Value> at =
+          seq::cpu::operandIndices(map.dropResults({map.getNumResults() - 3,
+                                                    map.getNumResults() - 2,
+                                                    map.getNumResults() - 1}),
+                                   iv);
+      Value width = idx(c.panel);
+      at.push_back(arith::DivUIOp::create(b, loc, iv[c.n], width));
+      at.push_back(iv[c.k]);
+      at.push_back(arith::RemUIOp::create(b, loc, iv[c.n], width));
+      return at;
+    }
     return seq::cpu::operandIndices(map, iv);
   }
 
@@ -429,8 +438,8 @@ struct SeqCPUVectorizeContractionsPass
       t.nc = 64;
     } else {
       // mr * nv accumulators + nv row vectors + one broadcast.
-      t.mr = 6;
-      t.nr = wide ? 4 : 2;
+      t.mr = seq::cpu::broadcastTileRows();
+      t.nr = seq::cpu::broadcastTileVectors(vectorRegisters);
       t.mc = 48;
       t.nc = 4 * t.nr * t.lanes;
     }
@@ -491,9 +500,18 @@ struct SeqCPUVectorizeContractionsPass
         op.emitRemark("contraction left to the scalar loops: ") << why;
     });
     for (Contraction c : found) {
+      Tiling t = tilingFor(c.kind);
+      if (c.panel && c.panel != t.nr * t.lanes) {
+        if (remarks)
+          c.op.emitRemark("contraction left to the scalar loops: ")
+              << "its operand is packed in panels of " << c.panel
+              << " columns, and this target's broadcast kernel takes "
+              << t.nr * t.lanes;
+        continue;
+      }
       OpBuilder b(c.op);
       Value packed = packShortReduction(c, b);
-      Tiling t = tilingFor(c.kind);
+      t = tilingFor(c.kind);
       ContractionEmitter(c, t, b).emit();
       if (packed)
         memref::DeallocOp::create(b, c.op.getLoc(), packed);

@@ -35,9 +35,13 @@ namespace seq {
 /// The symbols of docs/abi.md.
 constexpr llvm::StringLiteral kManifestSymbol = "seqc_manifest";
 constexpr llvm::StringLiteral kInvokeSymbol = "seqc_invoke";
-/// Module attribute naming the model function, set by seq-build-manifest and
-/// read by seq-emit-invoke.
-constexpr llvm::StringLiteral kEntryAttrName = "seqc.entry";
+/// The preparation entry points of docs/abi.md and the function
+/// seq-hoist-preparation creates for them; the module attribute (dense i64
+/// array) holding the ranks of the prepared values, in argument order.
+constexpr llvm::StringLiteral kPrepareSymbol = "seqc_prepare";
+constexpr llvm::StringLiteral kReleaseSymbol = "seqc_release";
+constexpr llvm::StringLiteral kPrepareFunctionName = "__seqc_prepare";
+constexpr llvm::StringLiteral kPreparedRanksAttr = "seqc.prepared_ranks";
 
 /// Writes a C header for a shared library built from the model: it includes
 /// the runtime API and documents, as comments and constants, the model's

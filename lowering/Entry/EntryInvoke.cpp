@@ -51,11 +51,12 @@ void SeqEmitInvokePass::runOnOperation() {
                           "seq-emit-invoke after convert-func-to-llvm";
     return signalPassFailure();
   }
-  if (Operation *existing = module.lookupSymbol(kInvokeSymbol)) {
-    existing->emitError() << "the symbol '" << kInvokeSymbol
-                          << "' is reserved for the model entry point";
-    return signalPassFailure();
-  }
+  auto reserved = [](Operation *existing, StringRef symbol) {
+    existing->emitError() << "the symbol '" << symbol
+                          << "' is reserved for the model entry points";
+  };
+  if (Operation *existing = module.lookupSymbol(kInvokeSymbol))
+    return reserved(existing, kInvokeSymbol), signalPassFailure();
 
   // Every parameter of a C interface is a pointer: the result area first
   // (when there are results), then one descriptor per memref argument.
@@ -77,9 +78,154 @@ void SeqEmitInvokePass::runOnOperation() {
     return signalPassFailure();
   }
 
+  // The prepared values (seq-hoist-preparation) are the C interface's last
+  // parameters; the runtime passes them as one state pointer after the
+  // parameters (docs/abi.md).
+  ArrayRef<int64_t> preparedRanks;
+  if (auto ranks = module->getAttrOfType<DenseI64ArrayAttr>(kPreparedRanksAttr))
+    preparedRanks = ranks.asArrayRef();
+  unsigned numPrepared = preparedRanks.size();
+  unsigned numSlots = cifaceType.getNumParams() - numPrepared;
+  LLVM::LLVMFuncOp prepareCiface;
+  if (numPrepared) {
+    std::string name = ("_mlir_ciface_" + kPrepareFunctionName).str();
+    prepareCiface = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    if (!prepareCiface || prepareCiface.isExternal() ||
+        cifaceType.getNumParams() < numPrepared) {
+      module.emitError() << "expected the C interface '" << name
+                         << "' of the preparation function for the "
+                         << numPrepared << " prepared values";
+      return signalPassFailure();
+    }
+  }
+  if (Operation *existing = module.lookupSymbol(kPrepareSymbol))
+    return reserved(existing, kPrepareSymbol), signalPassFailure();
+  if (Operation *existing = module.lookupSymbol(kReleaseSymbol))
+    return reserved(existing, kReleaseSymbol), signalPassFailure();
+
   Location loc = ciface.getLoc();
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
   auto voidType = LLVM::LLVMVoidType::get(&getContext());
+  auto i64Type = builder.getI64Type();
+  auto i8Type = builder.getI8Type();
+  auto loadPointer = [&](Value base, int64_t index) -> Value {
+    Value slot = LLVM::GEPOp::create(builder, loc, ptrType, ptrType, base,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(index)},
+                                     LLVM::GEPNoWrapFlags::inbounds);
+    return LLVM::LoadOp::create(builder, loc, ptrType, slot);
+  };
+  // Byte offsets of the prepared descriptors in the state, which is the
+  // preparation function's result area: {ptr, ptr, i64, i64[r], i64[r]}
+  // each, back to back.
+  SmallVector<int64_t> offsets;
+  int64_t stateBytes = 0;
+  for (int64_t rank : preparedRanks) {
+    offsets.push_back(stateBytes);
+    stateBytes += 8 * (3 + 2 * rank);
+  }
+  auto atOffset = [&](Value base, int64_t offset) -> Value {
+    return LLVM::GEPOp::create(builder, loc, ptrType, i8Type, base,
+                               ArrayRef<LLVM::GEPArg>{int32_t(offset)},
+                               LLVM::GEPNoWrapFlags::inbounds);
+  };
+  auto declare = [&](StringRef name, Type result, ArrayRef<Type> params) {
+    if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return existing;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    return LLVM::LLVMFuncOp::create(
+        builder, loc, name, LLVM::LLVMFunctionType::get(result, params));
+  };
+
+  // void *seqc_prepare(void **params): the prepared values in a malloc'ed
+  // state, or null when there are none.
+  auto prepare = LLVM::LLVMFuncOp::create(
+      builder, loc, kPrepareSymbol,
+      LLVM::LLVMFunctionType::get(ptrType, {ptrType}));
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(prepare.addEntryBlock(builder));
+    if (!numPrepared) {
+      LLVM::ReturnOp::create(builder, loc,
+                             LLVM::ZeroOp::create(builder, loc, ptrType));
+    } else {
+      auto malloc = declare("malloc", ptrType, {i64Type});
+      Value bytes = LLVM::ConstantOp::create(builder, loc, i64Type,
+                                             builder.getI64IntegerAttr(stateBytes));
+      Value state =
+          LLVM::CallOp::create(builder, loc, malloc, ValueRange{bytes})
+              .getResult();
+      SmallVector<Value> operands{state};
+      Value params = prepare.getArgument(0);
+      for (unsigned k = 1, e = prepareCiface.getNumArguments(); k < e; ++k)
+        operands.push_back(loadPointer(params, k - 1));
+      LLVM::CallOp::create(builder, loc, prepareCiface, operands);
+      LLVM::ReturnOp::create(builder, loc, state);
+    }
+  }
+
+  // void seqc_release(void *state): frees the prepared buffers (with the
+  // allocator the model allocates with) and the state.
+  auto release = LLVM::LLVMFuncOp::create(
+      builder, loc, kReleaseSymbol,
+      LLVM::LLVMFunctionType::get(voidType, {ptrType}));
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    Block *entryBlock = release.addEntryBlock(builder);
+    builder.setInsertionPointToStart(entryBlock);
+    if (!numPrepared) {
+      LLVM::ReturnOp::create(builder, loc, ValueRange());
+    } else {
+      bool runtimeAllocator =
+          module.lookupSymbol("_mlir_memref_to_llvm_alloc") ||
+          module.lookupSymbol("_mlir_memref_to_llvm_aligned_alloc");
+      auto freeBuffer = declare(
+          runtimeAllocator ? "_mlir_memref_to_llvm_free" : "free", voidType,
+          {ptrType});
+      auto free = declare("free", voidType, {ptrType});
+      Value state = release.getArgument(0);
+      Block *body = release.addBlock();
+      Block *done = release.addBlock();
+      Value null = LLVM::ZeroOp::create(builder, loc, ptrType);
+      Value isNull = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq,
+                                          state, null);
+      LLVM::CondBrOp::create(builder, loc, isNull, done, body);
+      builder.setInsertionPointToStart(body);
+      // memref.get_global marks constant buffers with this pointer.
+      Value marker = LLVM::ConstantOp::create(
+          builder, loc, i64Type, builder.getI64IntegerAttr(0xdeadbeef));
+      // Two prepared values may share a buffer (CSE merged their
+      // computations): each buffer is freed once.
+      SmallVector<Value> earlier;
+      for (int64_t offset : offsets) {
+        Value allocated =
+            LLVM::LoadOp::create(builder, loc, ptrType, atOffset(state, offset));
+        Value bits = LLVM::PtrToIntOp::create(builder, loc, i64Type, allocated);
+        Value owned = LLVM::ICmpOp::create(
+            builder, loc, LLVM::ICmpPredicate::ne, bits, marker);
+        for (Value other : earlier)
+          owned = LLVM::AndOp::create(
+              builder, loc, owned,
+              LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ne, bits,
+                                   other));
+        earlier.push_back(bits);
+        Block *freeIt = release.addBlock(), *next = release.addBlock();
+        LLVM::CondBrOp::create(builder, loc, owned, freeIt, next);
+        builder.setInsertionPointToStart(freeIt);
+        LLVM::CallOp::create(builder, loc, freeBuffer, ValueRange{allocated});
+        LLVM::BrOp::create(builder, loc, next);
+        builder.setInsertionPointToStart(next);
+      }
+      LLVM::CallOp::create(builder, loc, free, ValueRange{state});
+      LLVM::BrOp::create(builder, loc, done);
+      builder.setInsertionPointToStart(done);
+      LLVM::ReturnOp::create(builder, loc, ValueRange());
+      // Keep the blocks in the order they were filled: done last.
+      done->moveBefore(&release.getBody(), release.getBody().end());
+    }
+  }
+
+  // void seqc_invoke(void **args).
   auto invoke = LLVM::LLVMFuncOp::create(
       builder, loc, kInvokeSymbol,
       LLVM::LLVMFunctionType::get(voidType, {ptrType}));
@@ -88,20 +234,54 @@ void SeqEmitInvokePass::runOnOperation() {
 
   Value args = body->getArgument(0);
   SmallVector<Value> operands;
-  for (unsigned k = 0, e = cifaceType.getNumParams(); k < e; ++k) {
-    Value slot = LLVM::GEPOp::create(builder, loc, ptrType, ptrType, args,
-                                     ArrayRef<LLVM::GEPArg>{int32_t(k)},
-                                     LLVM::GEPNoWrapFlags::inbounds);
-    operands.push_back(LLVM::LoadOp::create(builder, loc, ptrType, slot));
+  for (unsigned k = 0; k < numSlots; ++k)
+    operands.push_back(loadPointer(args, k));
+  if (!numPrepared) {
+    LLVM::CallOp::create(builder, loc, ciface, operands);
+    LLVM::ReturnOp::create(builder, loc, ValueRange());
+  } else {
+    // A null state (a host that never called seqc_prepare) prepares for
+    // this call alone.
+    unsigned numParams = prepareCiface.getNumArguments() - 1;
+    Value given = loadPointer(args, numSlots);
+    Value null = LLVM::ZeroOp::create(builder, loc, ptrType);
+    Value isNull = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq,
+                                        given, null);
+    Block *prepareNow = invoke.addBlock();
+    Block *run = invoke.addBlock();
+    run->addArgument(ptrType, loc);
+    Block *releaseNow = invoke.addBlock();
+    Block *done = invoke.addBlock();
+    LLVM::CondBrOp::create(builder, loc, isNull, prepareNow, ValueRange(), run,
+                           ValueRange{given});
+    builder.setInsertionPointToStart(prepareNow);
+    Value params = LLVM::GEPOp::create(
+        builder, loc, ptrType, ptrType, args,
+        ArrayRef<LLVM::GEPArg>{int32_t(numSlots - numParams)},
+        LLVM::GEPNoWrapFlags::inbounds);
+    Value fresh =
+        LLVM::CallOp::create(builder, loc, prepare, ValueRange{params})
+            .getResult();
+    LLVM::BrOp::create(builder, loc, ValueRange{fresh}, run);
+    builder.setInsertionPointToStart(run);
+    Value state = run->getArgument(0);
+    for (int64_t offset : offsets)
+      operands.push_back(atOffset(state, offset));
+    LLVM::CallOp::create(builder, loc, ciface, operands);
+    LLVM::CondBrOp::create(builder, loc, isNull, releaseNow, done);
+    builder.setInsertionPointToStart(releaseNow);
+    LLVM::CallOp::create(builder, loc, release, ValueRange{state});
+    LLVM::BrOp::create(builder, loc, done);
+    builder.setInsertionPointToStart(done);
+    LLVM::ReturnOp::create(builder, loc, ValueRange());
   }
-  LLVM::CallOp::create(builder, loc, ciface, operands);
-  LLVM::ReturnOp::create(builder, loc, ValueRange());
 
   // docs/abi.md: the object defines seqc_manifest and seqc_invoke. Every
   // other definition (the model function, its C interface, helpers) becomes
   // internal, so that a model linked into a host or a shared library exports
   // no generic name such as `forward`, and two models can share a process.
   for (auto function : module.getOps<LLVM::LLVMFuncOp>())
-    if (function != invoke && !function.isExternal())
+    if (function != invoke && function != prepare && function != release &&
+        !function.isExternal())
       function.setLinkage(LLVM::Linkage::Internal);
 }

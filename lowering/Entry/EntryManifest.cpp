@@ -83,4 +83,8 @@ void SeqBuildManifestPass::runOnOperation() {
   (*model)->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                     builder.getUnitAttr());
   module->setAttr(kEntryAttrName, FlatSymbolRefAttr::get(*model));
+  module->setAttr(kNumInputsAttr,
+                  builder.getI64IntegerAttr(signature->inputs.size()));
+  module->setAttr(kNumParamsAttr,
+                  builder.getI64IntegerAttr(signature->params.size()));
 }

@@ -29,8 +29,10 @@ def SeqBuildManifest : Pass<"seq-build-manifest", "::mlir::ModuleOp"> {
     - sets `llvm.emit_c_interface` on the model function, so that the
       conversion to the LLVM dialect emits `_mlir_ciface_<name>`, which
       takes every memref descriptor by pointer;
-    - records the function in the module attribute `seqc.entry`, for
-      `seq-emit-invoke`;
+    - records the function in the module attribute `seqc.entry`, and the
+      numbers of inputs and parameters in `seqc.num_inputs` and
+      `seqc.num_params`, for the passes after it (`seq-hoist-preparation`,
+      `seq-cpu-pack-weights`, `seq-emit-invoke`);
     - drops the frontend's `seq.*` argument and result attributes, which the
       manifest now holds (the translation to LLVM IR would warn about each).
 
@@ -59,11 +61,58 @@ def SeqEmitInvoke : Pass<"seq-emit-invoke", "::mlir::ModuleOp"> {
     results' descriptors, one after another) and `args[1 + i]` the
     descriptor of argument i, as docs/abi.md specifies.
 
+    It also defines `seqc_prepare(void **params) -> void *`, which calls the
+    C interface of `@__seqc_prepare` (`seq-hoist-preparation`) into a
+    malloc'ed state holding the prepared descriptors (ranks from
+    `seqc.prepared_ranks`), and `seqc_release(void *)`, which frees their
+    buffers once each (not constant globals) and the state. With prepared
+    values, `seqc_invoke` passes the state's descriptors, taken from the
+    slot after the parameters, as the C interface's last parameters, and
+    prepares for the call alone when that slot is null. Without them,
+    `seqc_prepare` returns null and `seqc_release` does nothing.
+
     Every other function defined in the module then gets internal linkage:
-    the object exports exactly `seqc_manifest` and `seqc_invoke`, so no
-    generic name (`forward`) leaks into a host or a shared library.
+    the object exports exactly `seqc_manifest`, `seqc_invoke`,
+    `seqc_prepare` and `seqc_release`, so no generic name (`forward`) leaks
+    into a host or a shared library.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def SeqHoistPreparation : Pass<"seq-hoist-preparation", "::mlir::ModuleOp"> {
+  let summary = "Moves computations on parameters alone into a preparation "
+                "function run once per loaded model";
+  let description = [{
+    Runs on linalg on tensors, after `seq-build-manifest` (whose module
+    attributes `seqc.entry`, `seqc.num_inputs` and `seqc.num_params` say
+    which arguments of the model function are parameters). The ops that
+    depend only on parameters and constants and compute data (a linalg op
+    other than a fill, a pad, a concatenation), and whose results a run
+    consumes, move into
+
+    ```mlir
+    func.func @__seqc_prepare(%params...) -> (%prepared...)
+    ```
+
+    and the model function takes their values as new arguments after its
+    parameters. `seq-emit-invoke` then exports `seqc_prepare` and
+    `seqc_release`: the runtime calls them when the weights are bound and
+    when they are replaced or the model is freed, and passes the prepared
+    values to every `seqc_invoke` (docs/abi.md). Packed weight layouts
+    (`seq-cpu-pack-weights`), S4's discretization and static tables are
+    computed once this way instead of once per call.
+
+    Metadata ops (reshapes, slices), fills, constants and scalar arithmetic
+    stay in the model function, and so does everything on the way to the
+    model's results, which must be fresh buffers. The ranks of the prepared
+    values are recorded in the module attribute `seqc.prepared_ranks`.
+    Without the entry attributes the pass does nothing.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each prepared value">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 #endif // SEQC_LOWERING_ENTRY_PASSES_TD

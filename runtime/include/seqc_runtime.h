@@ -123,9 +123,21 @@ typedef struct seqc_model seqc_model;
 /// area, args[1 + i] the memref descriptor of the i-th input, then parameter.
 typedef void (*seqc_invoke_fn)(void **args);
 
+/// The preparation entry points of a compiled model (docs/abi.md):
+/// seqc_prepare computes, from the parameter descriptors (in manifest
+/// order), what the model derives from its weights alone (packed layouts,
+/// discretized state matrices) and returns it as one opaque state, or NULL
+/// when the model prepares nothing; seqc_invoke then takes that state in
+/// args[1 + inputs + parameters]. seqc_release frees a state (NULL is
+/// allowed).
+typedef void *(*seqc_prepare_fn)(void **params);
+typedef void (*seqc_release_fn)(void *state);
+
 /// The symbols a model object file compiled by seqc defines.
 extern const char seqc_manifest[];
 void seqc_invoke(void **args);
+void *seqc_prepare(void **params);
+void seqc_release(void *state);
 
 /// Creates a model from the seqc_manifest/seqc_invoke linked into the
 /// program. Fails with SEQC_STATUS_NOT_FOUND when no model is linked in (the
@@ -137,6 +149,17 @@ seqc_status *seqc_model_load(seqc_model **out_model);
 /// models use the runtime.
 seqc_status *seqc_model_load_from(const char *manifest, seqc_invoke_fn invoke,
                                   seqc_model **out_model);
+
+/// seqc_model_load_from with the model's preparation entry points: the
+/// runtime calls `prepare` at the first run after the weights are bound or
+/// changed, and `release` on the state it replaces and in seqc_model_free.
+/// Both may be NULL (a model then prepares for each run by itself, as
+/// seqc_invoke does when it is given a NULL state).
+seqc_status *seqc_model_load_prepared(const char *manifest,
+                                      seqc_invoke_fn invoke,
+                                      seqc_prepare_fn prepare,
+                                      seqc_release_fn release,
+                                      seqc_model **out_model);
 
 /// Releases the model, its weights, inputs and outputs; NULL is allowed.
 void seqc_model_free(seqc_model *model);

@@ -32,6 +32,8 @@
 extern "C" {
 __attribute__((weak)) extern const char seqc_manifest[];
 __attribute__((weak)) void seqc_invoke(void **args);
+__attribute__((weak)) void *seqc_prepare(void **params);
+__attribute__((weak)) void seqc_release(void *state);
 }
 
 using namespace seqc;
@@ -165,22 +167,37 @@ seqc_status *seqc::checkTensor(const seqc_tensor *tensor, const char *what,
 // Creation and introspection
 //===----------------------------------------------------------------------===//
 
-extern "C" seqc_status *seqc_model_load_from(const char *manifest,
-                                             seqc_invoke_fn invoke,
-                                             seqc_model **out_model) {
+extern "C" seqc_status *seqc_model_load_prepared(const char *manifest,
+                                                 seqc_invoke_fn invoke,
+                                                 seqc_prepare_fn prepare,
+                                                 seqc_release_fn release,
+                                                 seqc_model **out_model) {
   if (!manifest || !invoke || !out_model)
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "seqc_model_load_from: manifest, invoke and out_model "
                       "must not be NULL");
+  if (!prepare != !release)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_model_load_prepared: prepare and release must be "
+                      "given together");
   std::unique_ptr<seqc_model> model(new seqc_model());
   model->manifestText = manifest;
   model->invoke = invoke;
+  model->prepare = prepare;
+  model->release = release;
   SEQC_RETURN_IF_ERROR(parseManifest(model->manifestText, &model->manifest));
   model->inputs.resize(model->manifest.values[SEQC_VALUE_INPUT].size());
   model->params.resize(model->manifest.values[SEQC_VALUE_PARAM].size());
   model->outputs.resize(model->manifest.values[SEQC_VALUE_OUTPUT].size());
   *out_model = model.release();
   return nullptr;
+}
+
+extern "C" seqc_status *seqc_model_load_from(const char *manifest,
+                                             seqc_invoke_fn invoke,
+                                             seqc_model **out_model) {
+  return seqc_model_load_prepared(manifest, invoke, nullptr, nullptr,
+                                  out_model);
 }
 
 extern "C" seqc_status *seqc_model_load(seqc_model **out_model) {
@@ -190,7 +207,9 @@ extern "C" seqc_status *seqc_model_load(seqc_model **out_model) {
     return makeStatus(SEQC_STATUS_NOT_FOUND,
                       "no model is linked into this program (seqc_manifest "
                       "and seqc_invoke are undefined)");
-  return seqc_model_load_from(manifest, invoke, out_model);
+  // Objects compiled by seqc define both preparation entry points.
+  return seqc_model_load_prepared(manifest, invoke, &seqc_prepare,
+                                  &seqc_release, out_model);
 }
 
 extern "C" void seqc_model_free(seqc_model *model) { delete model; }
@@ -359,10 +378,20 @@ extern "C" seqc_status *seqc_model_run(seqc_model *model) {
   }
   std::vector<int64_t> results(resultWords == 0 ? 1 : resultWords, 0);
 
-  std::vector<void *> args(1 + numArgs);
+  std::vector<void *> args(1 + numArgs + 1);
   args[0] = results.data();
   for (size_t i = 0; i < numArgs; ++i)
     args[1 + i] = &argStorage[argOffsets[i]];
+
+  // What the model derives from its weights alone is computed once per set
+  // of weights (docs/abi.md) and follows the parameters.
+  if (model->prepare && model->preparedStale) {
+    if (model->prepared)
+      model->release(model->prepared);
+    model->prepared = model->prepare(&args[1 + inputSpecs.size()]);
+    model->preparedStale = false;
+  }
+  args[1 + numArgs] = model->prepared;
 
   model->invoke(args.data());
 

@@ -62,6 +62,12 @@ struct seqc_model {
   std::string manifestText;
   seqc::Manifest manifest;
   seqc_invoke_fn invoke = nullptr;
+  seqc_prepare_fn prepare = nullptr;
+  seqc_release_fn release = nullptr;
+  /// What `prepare` returned for the bound weights; recomputed at the next
+  /// run once `preparedStale` (a parameter was bound since).
+  void *prepared = nullptr;
+  bool preparedStale = true;
 
   /// Sizes fixed with seqc_model_set_dim.
   std::unordered_map<std::string, int64_t> explicitDims;
@@ -69,6 +75,14 @@ struct seqc_model {
   std::vector<seqc::BoundValue> params;
   std::vector<seqc::OutputValue> outputs;
   bool haveOutputs = false;
+
+  seqc_model() = default;
+  seqc_model(const seqc_model &) = delete;
+  seqc_model &operator=(const seqc_model &) = delete;
+  ~seqc_model() {
+    if (release && prepared)
+      release(prepared);
+  }
 
   /// Looks up the size of `symbol` from set_dim or a bound input other than
   /// `excludeInput`; `source` describes where it came from.

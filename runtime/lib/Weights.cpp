@@ -102,6 +102,7 @@ extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
                       path, missing.size(), specs.size(),
                       listSome(missing).c_str());
   model->params = std::move(params);
+  model->preparedStale = true;
   return nullptr;
 }
 
@@ -130,6 +131,7 @@ extern "C" seqc_status *seqc_model_random_weights(seqc_model *model,
     params[i].bound = true;
   }
   model->params = std::move(params);
+  model->preparedStale = true;
   return nullptr;
 }
 
@@ -161,6 +163,7 @@ extern "C" seqc_status *seqc_model_set_param(seqc_model *model,
   std::copy(spec->shape, spec->shape + spec->rank, value.shape);
   value.bound = true;
   model->params[index] = std::move(value);
+  model->preparedStale = true;
   return nullptr;
 }
 

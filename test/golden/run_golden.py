@@ -8,7 +8,7 @@ each output with the expected one (compare.py's tolerance).
   run_golden.py --shared LIBMODEL.so --example mha --workdir DIR
       loads the shared library with ctypes and runs every case twice: through
       the runtime's C API (seqc_runtime.h), when the library exports it, and
-      through the bare ABI of docs/abi.md (seqc_manifest + seqc_invoke with
+      through the bare ABI of docs/abi.md (seqc_manifest, seqc_prepare, seqc_invoke with
       memref descriptors built here).
 
 Prints one line per output and exits 1 if any case fails (after running all).
@@ -231,8 +231,21 @@ def run_abi(lib, cases):
     release.restype = None
     weights = read_safetensors(path(cases[0]["weights"]))
     params = [np.ascontiguousarray(weights[p["name"]]) for p in manifest["params"]]
+    # What the model derives from its weights alone, computed once; the
+    # first case passes no state instead, so that seqc_invoke prepares for
+    # that call by itself.
+    prepare, free_state = lib.seqc_prepare, lib.seqc_release
+    prepare.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    prepare.restype = ctypes.c_void_p
+    free_state.argtypes = [ctypes.c_void_p]
+    free_state.restype = None
+    param_descs = [descriptor(a) for a in params]
+    param_argv = (ctypes.c_void_p * max(1, len(params)))()
+    for i, d in enumerate(param_descs):
+        param_argv[i] = ctypes.addressof(d)
+    state = prepare(param_argv)
     failures = 0
-    for case in cases:
+    for index, case in enumerate(cases):
         inputs = [np.ascontiguousarray(np.load(path(case["inputs"][i["name"]])))
                   for i in manifest["inputs"]]
         args = inputs + params
@@ -240,10 +253,11 @@ def run_abi(lib, cases):
         owned = {a.ctypes.data for a in args}
         ranks = [len(o["shape"]) for o in manifest["outputs"]]
         result = (ctypes.c_int64 * sum(3 + 2 * r for r in ranks))()
-        argv = (ctypes.c_void_p * (1 + len(descs)))()
+        argv = (ctypes.c_void_p * (2 + len(descs)))()
         argv[0] = ctypes.addressof(result)
         for i, d in enumerate(descs):
             argv[1 + i] = ctypes.addressof(d)
+        argv[1 + len(descs)] = state if index else None
         invoke(argv)
         got, pos, freed = {}, 0, set()
         for o, r in zip(manifest["outputs"], ranks):
@@ -266,6 +280,7 @@ def run_abi(lib, cases):
                 release(allocated)
                 freed.add(allocated)
         failures += check_outputs(case, got, " [ABI]")
+    free_state(state)
     return failures
 
 

@@ -56,6 +56,28 @@ constexpr llvm::StringLiteral kDimsAttr = "seq.dims";
 /// [lo, hi], each an IntegerAttr or the name of a symbolic dimension.
 constexpr llvm::StringLiteral kRangeAttr = "seq.range";
 
+/// Module attribute naming the model function, set by seq-build-manifest and
+/// read by the passes after it (seq-emit-invoke, seq-hoist-preparation).
+constexpr llvm::StringLiteral kEntryAttrName = "seqc.entry";
+/// Module attributes set by seq-build-manifest when it moves the argument
+/// attributes into the manifest: how many of the model function's arguments
+/// are inputs and how many parameters (they follow the inputs). Arguments
+/// after both are prepared values (seq-hoist-preparation, docs/abi.md).
+constexpr llvm::StringLiteral kNumInputsAttr = "seqc.num_inputs";
+constexpr llvm::StringLiteral kNumParamsAttr = "seqc.num_params";
+
+/// The [begin, end) argument positions of the parameters of the model
+/// function, from the attributes above; nullopt before seq-build-manifest.
+inline std::optional<std::pair<unsigned, unsigned>>
+getParamArgumentRange(Operation *module) {
+  auto inputs = module->getAttrOfType<IntegerAttr>(kNumInputsAttr);
+  auto params = module->getAttrOfType<IntegerAttr>(kNumParamsAttr);
+  if (!inputs || !params)
+    return std::nullopt;
+  unsigned begin = inputs.getInt();
+  return std::make_pair(begin, begin + unsigned(params.getInt()));
+}
+
 /// A static size or the name of a symbolic dimension.
 using DimSpec = std::variant<int64_t, std::string>;
 

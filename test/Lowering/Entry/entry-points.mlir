@@ -87,3 +87,56 @@ module attributes {seq.model = "two_steps"} {
     return %y : tensor<8x8xf32>
   }
 }
+
+// -----
+
+// A model with a prepared value (its weight packed in column panels at -O2,
+// computed by seq-hoist-preparation's @__seqc_prepare): seqc_prepare
+// returns the prepared descriptors in a malloc'ed state, seqc_release frees
+// them (and never a constant global, marked 0xdeadbeef) and the state, and
+// seqc_invoke passes the descriptors of the state in args[1 + inputs +
+// parameters] after the parameters, preparing for the call alone when the
+// state is null.
+// CHECK-LABEL: module attributes
+// CHECK-SAME:    seqc.prepared_ranks = array<i64: 3>
+// CHECK-LABEL: llvm.func @seqc_prepare(
+// CHECK-SAME:    %[[PARAMS:.*]]: !llvm.ptr) -> !llvm.ptr {
+// CHECK:         %[[BYTES:.*]] = llvm.mlir.constant(72 : i64)
+// CHECK:         %[[STATE:.*]] = llvm.call @malloc(%[[BYTES]])
+// CHECK:         %[[S0:.*]] = llvm.getelementptr inbounds %[[PARAMS]][0]
+// CHECK:         %[[W:.*]] = llvm.load %[[S0]]
+// CHECK:         llvm.call @_mlir_ciface___seqc_prepare(%[[STATE]], %[[W]])
+// CHECK:         llvm.return %[[STATE]]
+// CHECK-LABEL: llvm.func @seqc_release(
+// CHECK:         llvm.mlir.constant(3735928559 : i64)
+// CHECK:         llvm.call @free
+// CHECK:         llvm.call @free
+// CHECK-LABEL: llvm.func @seqc_invoke(
+// CHECK-SAME:    %[[ARGS:.*]]: !llvm.ptr) {
+// CHECK:         %[[S3:.*]] = llvm.getelementptr inbounds %[[ARGS]][3]
+// CHECK:         %[[GIVEN:.*]] = llvm.load %[[S3]]
+// CHECK:         %[[NONE:.*]] = llvm.icmp "eq" %[[GIVEN]]
+// CHECK:         llvm.cond_br %[[NONE]], ^[[PREP:.*]], ^[[CALL:.*]](%[[GIVEN]] : !llvm.ptr)
+// CHECK:       ^[[PREP]]:
+// CHECK:         %[[AT:.*]] = llvm.getelementptr inbounds %[[ARGS]][2]
+// CHECK:         %[[FRESH:.*]] = llvm.call @seqc_prepare(%[[AT]])
+// CHECK:       ^[[CALL]](%[[STATE2:.*]]: !llvm.ptr):
+// CHECK:         %[[D0:.*]] = llvm.getelementptr inbounds %[[STATE2]][0] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK:         llvm.call @_mlir_ciface_forward(%{{.*}}, %{{.*}}, %{{.*}}, %[[D0]])
+// CHECK:         llvm.call @seqc_release(%[[STATE2]])
+module attributes {seq.model = "packed"} {
+  func.func @forward(
+      %x: tensor<?x4xf32> {seq.input = "x", seq.dims = ["n", 4]},
+      %w: tensor<4x16xf32> {seq.param = "w"})
+      -> (tensor<?x16xf32> {seq.output = "y", seq.dims = ["n", 16]}) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+    %empty = tensor.empty(%n) : tensor<?x16xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x16xf32>)
+        -> tensor<?x16xf32>
+    %y = linalg.matmul ins(%x, %w : tensor<?x4xf32>, tensor<4x16xf32>)
+                       outs(%init : tensor<?x16xf32>) -> tensor<?x16xf32>
+    return %y : tensor<?x16xf32>
+  }
+}

@@ -15,6 +15,7 @@
 #include "TestUtil.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -866,6 +867,112 @@ TEST_F(Weights, SurvivesRandomlyCorruptedFiles) {
   }
   // Edits inside the data section leave the file valid.
   EXPECT_GT(accepted, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Prepared values (docs/abi.md, seqc_prepare / seqc_release)
+//===----------------------------------------------------------------------===//
+
+/// y = x * (2 * s): the fake model prepares 2 * s from its parameter.
+constexpr const char *kPreparedManifest =
+    "{\"model\": \"prep\", \"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\","
+    " \"shape\": [2]}], \"outputs\": [{\"name\": \"y\", \"dtype\": \"f32\","
+    " \"shape\": [2]}], \"params\": [{\"name\": \"s\", \"dtype\": \"f32\","
+    " \"shape\": [2]}]}";
+
+struct Descriptor1 {
+  float *allocated, *aligned;
+  int64_t offset, size, stride;
+};
+struct PreparedState {
+  float doubled[2];
+};
+int prepareCalls = 0, releaseCalls = 0, invokeCalls = 0;
+const PreparedState *lastState = nullptr;
+
+void *fakePrepare(void **params) {
+  ++prepareCalls;
+  auto *s = static_cast<const Descriptor1 *>(params[0]);
+  auto *state = new PreparedState();
+  for (int i = 0; i < 2; ++i)
+    state->doubled[i] = 2 * s->aligned[s->offset + i * s->stride];
+  return state;
+}
+void fakeRelease(void *state) {
+  ++releaseCalls;
+  delete static_cast<PreparedState *>(state);
+}
+void fakePreparedInvoke(void **args) {
+  ++invokeCalls;
+  auto *result = static_cast<Descriptor1 *>(args[0]);
+  auto *x = static_cast<const Descriptor1 *>(args[1]);
+  // args[2] is the parameter; the state follows it.
+  lastState = static_cast<const PreparedState *>(args[3]);
+  float *y = static_cast<float *>(std::malloc(2 * sizeof(float)));
+  for (int i = 0; i < 2; ++i)
+    y[i] = x->aligned[x->offset + i * x->stride] *
+           (lastState ? lastState->doubled[i] : NAN);
+  *result = {y, y, 0, 2, 1};
+}
+
+TEST(Prepared, ComputedOncePerSetOfWeights) {
+  prepareCalls = releaseCalls = invokeCalls = 0;
+  seqc_model *raw = nullptr;
+  ASSERT_TRUE(isOk(seqc_model_load_prepared(kPreparedManifest,
+                                            fakePreparedInvoke, fakePrepare,
+                                            fakeRelease, &raw)));
+  ModelPtr model(raw);
+  float s[2] = {1, 3}, x[2] = {5, 7};
+  seqc_tensor ts = {SEQC_DTYPE_F32, 1, {2}, s};
+  seqc_tensor tx = {SEQC_DTYPE_F32, 1, {2}, x};
+  ASSERT_TRUE(isOk(seqc_model_set_param(raw, "s", &ts)));
+  ASSERT_TRUE(isOk(seqc_model_set_input(raw, "x", &tx)));
+  EXPECT_EQ(prepareCalls, 0); // at the first run, not at binding
+  for (int run = 0; run < 3; ++run)
+    ASSERT_TRUE(isOk(seqc_model_run(raw)));
+  EXPECT_EQ(prepareCalls, 1);
+  EXPECT_EQ(invokeCalls, 3);
+  EXPECT_EQ(outputFloats(raw, "y"), (std::vector<float>{10, 42}));
+
+  // New weights: the next run prepares again and releases the old state.
+  s[1] = 4;
+  ASSERT_TRUE(isOk(seqc_model_set_param(raw, "s", &ts)));
+  ASSERT_TRUE(isOk(seqc_model_run(raw)));
+  EXPECT_EQ(prepareCalls, 2);
+  EXPECT_EQ(releaseCalls, 1);
+  EXPECT_EQ(outputFloats(raw, "y"), (std::vector<float>{10, 56}));
+  ASSERT_TRUE(isOk(seqc_model_random_weights(raw, 3)));
+  ASSERT_TRUE(isOk(seqc_model_run(raw)));
+  EXPECT_EQ(prepareCalls, 3);
+  EXPECT_EQ(releaseCalls, 2);
+
+  // Freeing the model releases the last state.
+  model.reset();
+  EXPECT_EQ(releaseCalls, 3);
+}
+
+TEST(Prepared, WithoutPrepareTheStateIsNull) {
+  invokeCalls = 0;
+  lastState = reinterpret_cast<const PreparedState *>(1);
+  ModelPtr model = load(kPreparedManifest, fakePreparedInvoke);
+  float s[2] = {1, 3}, x[2] = {5, 7};
+  seqc_tensor ts = {SEQC_DTYPE_F32, 1, {2}, s};
+  seqc_tensor tx = {SEQC_DTYPE_F32, 1, {2}, x};
+  ASSERT_TRUE(isOk(seqc_model_set_param(model.get(), "s", &ts)));
+  ASSERT_TRUE(isOk(seqc_model_set_input(model.get(), "x", &tx)));
+  ASSERT_TRUE(isOk(seqc_model_run(model.get())));
+  EXPECT_EQ(invokeCalls, 1);
+  EXPECT_EQ(lastState, nullptr);
+}
+
+TEST(Prepared, PrepareAndReleaseComeTogether) {
+  seqc_model *model = nullptr;
+  EXPECT_TRUE(failsWith(seqc_model_load_prepared(kPreparedManifest,
+                                                 fakePreparedInvoke,
+                                                 fakePrepare, nullptr, &model),
+                        SEQC_STATUS_INVALID_ARGUMENT,
+                        {"prepare and release must be given together"}));
+  EXPECT_EQ(model, nullptr);
 }
 
 } // namespace

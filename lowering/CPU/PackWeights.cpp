@@ -1,0 +1,209 @@
+//===- PackWeights.cpp - weights in the broadcast kernel's panel layout ---===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A contraction whose right operand is a 2-D parameter, `x @ W^T` (W
+// [n, k], every Linear) or `x @ W` (W [k, n]), reads a copy of W packed into
+// column panels, P[n / w, k, w] (zero-padded to whole panels), instead of W:
+// the broadcast kernel of seq-cpu-vectorize-contractions then loads each
+// step's w columns as consecutive vectors, and its whole k x w panel is one
+// contiguous stream. The pack depends on the parameter alone, so
+// seq-hoist-preparation moves it into the preparation function: it runs
+// once per set of weights, not per call. This is the CPU's data tiling: the
+// layout is chosen for the target's register tile, as IREE's CPU encodings
+// and BLIS's packed panels are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/CPU/KernelUtils.h"
+#include "lowering/CPU/Passes.h"
+
+#include "dialect/Seq/IR/ModelSignature.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir {
+namespace seq {
+#define GEN_PASS_DEF_SEQCPUPACKWEIGHTS
+#include "lowering/CPU/Passes.h.inc"
+} // namespace seq
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+struct SeqCPUPackWeightsPass
+    : public mlir::seq::impl::SeqCPUPackWeightsBase<SeqCPUPackWeightsPass> {
+  using Base::Base;
+  void runOnOperation() override;
+
+  /// Rewrites `op` to read W (operand `weight`, a parameter) packed, or
+  /// returns failure when the contraction is not one the kernels take.
+  LogicalResult pack(linalg::LinalgOp op, OpOperand &weight, int64_t width);
+
+  /// One packed copy per parameter and layout, built at the top of the
+  /// model function.
+  DenseMap<std::pair<Value, unsigned>, Value> packs;
+};
+
+/// P[p, k, j] = W[p * w + j, k] (or W[k, p * w + j]), 0 past n.
+Value buildPack(OpBuilder &b, Location loc, Value weight, bool nFirst,
+                int64_t width) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  int64_t n = type.getDimSize(nFirst ? 0 : 1);
+  int64_t k = type.getDimSize(nFirst ? 1 : 0);
+  auto packedType = RankedTensorType::get({(n + width - 1) / width, k, width},
+                                          type.getElementType());
+  Value empty = tensor::EmptyOp::create(b, loc, packedType.getShape(),
+                                        type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(3);
+  SmallVector<utils::IteratorType> parallel(3, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, packedType, ValueRange(), ValueRange{empty},
+      ArrayRef<AffineMap>{identity}, parallel,
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        auto index = [&](int64_t dim) {
+          return linalg::IndexOp::create(nb, nloc, dim).getResult();
+        };
+        auto constant = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(nb, nloc, v).getResult();
+        };
+        Value column = arith::AddIOp::create(
+            nb, nloc,
+            arith::MulIOp::create(nb, nloc, index(0), constant(width)),
+            index(2));
+        Value inside = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ult,
+                                             column, constant(n));
+        Value clamped =
+            arith::MinUIOp::create(nb, nloc, column, constant(n - 1));
+        SmallVector<Value> at = nFirst ? SmallVector<Value>{clamped, index(1)}
+                                       : SmallVector<Value>{index(1), clamped};
+        Value element = tensor::ExtractOp::create(nb, nloc, weight, at);
+        Value zero = arith::ConstantOp::create(
+            nb, nloc, nb.getZeroAttr(type.getElementType()));
+        Value value =
+            arith::SelectOp::create(nb, nloc, inside, element, zero);
+        linalg::YieldOp::create(nb, nloc, value);
+      });
+  return generic.getResult(0);
+}
+
+} // namespace
+
+LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
+                                          OpOperand &weight, int64_t width) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 1 || !seq::cpu::isMulAddBody(op) ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return failure();
+  OpOperand *init = op.getDpsInitOperand(0);
+  OpOperand *other = op.getDpsInputOperand(
+      weight.getOperandNumber() == op.getDpsInputOperand(0)->getOperandNumber()
+          ? 1
+          : 0);
+  AffineMap mapW = op.getMatchingIndexingMap(&weight);
+  AffineMap mapA = op.getMatchingIndexingMap(other);
+  AffineMap mapC = op.getMatchingIndexingMap(init);
+  if (mapW.getNumResults() != 2 || mapC.getNumResults() < 2)
+    return failure();
+  unsigned k = 0;
+  for (auto [loop, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (iterator == utils::IteratorType::reduction)
+      k = loop;
+  unsigned n = cast<AffineDimExpr>(mapC.getResults().back()).getPosition();
+  unsigned m = cast<AffineDimExpr>(mapC.getResults().end()[-2]).getPosition();
+  unsigned w0 = cast<AffineDimExpr>(mapW.getResult(0)).getPosition();
+  unsigned w1 = cast<AffineDimExpr>(mapW.getResult(1)).getPosition();
+  // W is the operand of the output's columns and the reduction; A of the
+  // rows and the reduction, not of the columns.
+  if (!((w0 == n && w1 == k) || (w0 == k && w1 == n)) ||
+      mapA.isFunctionOfDim(n) || !mapA.isFunctionOfDim(k) ||
+      !mapA.isFunctionOfDim(m))
+    return failure();
+  auto inputType = dyn_cast<RankedTensorType>(other->get().getType());
+  if (!inputType || !inputType.getElementType().isF32())
+    return failure();
+  // Narrower than one panel, the weight would only be padded: the kernels
+  // read it as it is.
+  auto weightType = cast<RankedTensorType>(weight.get().getType());
+  if (weightType.getDimSize(w0 == n ? 0 : 1) < width)
+    return failure();
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value &packed = packs[{weight.get(), w0 == n}];
+  if (!packed) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(
+        cast<BlockArgument>(weight.get()).getOwner());
+    packed = buildPack(b, weight.get().getLoc(), weight.get(),
+                       /*nFirst=*/w0 == n, width);
+  }
+  MLIRContext *ctx = op.getContext();
+  AffineExpr column = getAffineDimExpr(n, ctx);
+  AffineMap panelMap =
+      AffineMap::get(op.getNumLoops(), 0,
+                     {column.floorDiv(width), getAffineDimExpr(k, ctx),
+                      column % width},
+                     ctx);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    bool isWeight = input == &weight;
+    inputs.push_back(isWeight ? packed : input->get());
+    maps.push_back(isWeight ? panelMap : op.getMatchingIndexingMap(input));
+  }
+  maps.push_back(mapC);
+  auto generic = linalg::GenericOp::create(
+      b, loc, op->getResultTypes(), inputs, ValueRange{init->get()}, maps,
+      op.getIteratorTypesArray());
+  IRMapping mapping;
+  op->getRegion(0).cloneInto(&generic.getRegion(), mapping);
+  op->replaceAllUsesWith(generic->getResults());
+  op->erase();
+  if (remarks)
+    generic.emitRemark() << "right operand (a parameter) packed into "
+                         << cast<RankedTensorType>(packed.getType())
+                         << " panels of " << width
+                         << " columns for the broadcast kernel";
+  return success();
+}
+
+void SeqCPUPackWeightsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto entry = module->getAttrOfType<FlatSymbolRefAttr>(seq::kEntryAttrName);
+  std::optional<std::pair<unsigned, unsigned>> params =
+      seq::getParamArgumentRange(module);
+  if (!entry || !params)
+    return;
+  auto model = module.lookupSymbol<func::FuncOp>(entry.getValue());
+  if (!model || model.isExternal())
+    return;
+  int64_t width = seq::cpu::panelWidth(vectorBits, vectorRegisters);
+  auto isParam = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &model.getBody().front() &&
+           arg.getArgNumber() >= params->first &&
+           arg.getArgNumber() < params->second;
+  };
+  SmallVector<std::pair<linalg::LinalgOp, unsigned>> candidates;
+  model.walk([&](linalg::LinalgOp op) {
+    if (!op.hasPureTensorSemantics())
+      return;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isParam(input->get()) &&
+          cast<RankedTensorType>(input->get().getType()).getRank() == 2) {
+        candidates.push_back({op, input->getOperandNumber()});
+        return;
+      }
+  });
+  for (auto [op, operand] : candidates)
+    (void)pack(op, op->getOpOperand(operand), width);
+}

@@ -1,0 +1,206 @@
+//===- HoistPreparation.cpp - computations on parameters, once per load ---===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Moves the tensor computations of the model function that depend on
+// parameters and constants alone (packed weight layouts, S4's
+// discretization, tables of position encodings at static lengths) into a
+// preparation function that the runtime calls once after binding the
+// weights (docs/abi.md). Their results become arguments of the model
+// function, after its parameters.
+//
+// The values moved are those a run consumes that are produced by an op that
+// computes data (a linalg op other than a fill, a pad, a concatenation...):
+// metadata ops (reshapes, slices, casts), fills, constants and index
+// arithmetic stay in the model function, where they cost nothing or less
+// than a buffer would. Values that flow into the model's results (through
+// metadata ops or not) stay too: an output must be fresh memory the caller
+// owns, never a prepared buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Entry/Entry.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace seq {
+#define GEN_PASS_DEF_SEQHOISTPREPARATION
+#include "lowering/Entry/Passes.h.inc"
+} // namespace seq
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::seq;
+
+namespace {
+
+/// The operands of `op` and the values its regions use from above.
+SetVector<Value> usedValues(Operation *op) {
+  SetVector<Value> values(op->operand_begin(), op->operand_end());
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, values);
+  return values;
+}
+
+/// Types a prepared value, or a value computed on the way to one, may have:
+/// static tensors and scalars.
+bool isStaticType(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.hasStaticShape();
+  return type.isIntOrIndexOrFloat();
+}
+
+/// Ops that compute data: worth a buffer computed once.
+bool computesData(Operation *op) {
+  if (isa<linalg::FillOp>(op))
+    return false;
+  if (isa<linalg::LinalgOp, tensor::PadOp, tensor::ConcatOp,
+          tensor::InsertSliceOp, tensor::GenerateOp>(op))
+    return llvm::any_of(op->getResultTypes(),
+                        [](Type t) { return isa<RankedTensorType>(t); });
+  return false;
+}
+
+struct SeqHoistPreparationPass
+    : public mlir::seq::impl::SeqHoistPreparationBase<SeqHoistPreparationPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+
+} // namespace
+
+void SeqHoistPreparationPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto entry = module->getAttrOfType<FlatSymbolRefAttr>(kEntryAttrName);
+  std::optional<std::pair<unsigned, unsigned>> params =
+      getParamArgumentRange(module);
+  if (!entry || !params)
+    return; // not a model with its entry points: nothing to prepare
+  auto model = module.lookupSymbol<func::FuncOp>(entry.getValue());
+  if (!model || model.isExternal() || !model.getBody().hasOneBlock())
+    return;
+  if (module.lookupSymbol(kPrepareFunctionName)) {
+    module.emitError() << "the symbol '" << kPrepareFunctionName
+                       << "' is reserved for the preparation function";
+    return signalPassFailure();
+  }
+  Block &body = model.getBody().front();
+
+  // Ops computable from parameters and constants alone, in program order.
+  DenseSet<Operation *> isStatic;
+  auto staticValue = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == &body && arg.getArgNumber() >= params->first &&
+             arg.getArgNumber() < params->second;
+    return isStatic.contains(v.getDefiningOp());
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (!isMemoryEffectFree(&op) ||
+        !llvm::all_of(op.getResultTypes(), isStaticType) ||
+        !llvm::all_of(usedValues(&op), staticValue))
+      continue;
+    isStatic.insert(&op);
+  }
+
+  // The values to prepare: static values that compute data and that a
+  // non-static op uses, directly or through static metadata ops. `kept`
+  // collects the static ops on the way to the results, which stay.
+  SetVector<Value> prepared;
+  DenseSet<Operation *> needed, kept;
+  std::function<void(Value)> need = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !isStatic.contains(def))
+      return;
+    if (computesData(def)) {
+      prepared.insert(v);
+      return;
+    }
+    if (needed.insert(def).second)
+      for (Value used : usedValues(def))
+        need(used);
+  };
+  std::function<void(Value)> keep = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !isStatic.contains(def) || !kept.insert(def).second)
+      return;
+    for (Value used : usedValues(def))
+      computesData(def) ? need(used) : keep(used);
+  };
+  for (Operation &op : body) {
+    if (isStatic.contains(&op))
+      continue;
+    for (Value used : usedValues(&op))
+      op.hasTrait<OpTrait::IsTerminator>() ? keep(used) : need(used);
+  }
+  if (prepared.empty())
+    return;
+
+  // @__seqc_prepare(parameters) -> (prepared values): the backward slices
+  // of the prepared values, cloned in program order.
+  DenseSet<Operation *> slice;
+  std::function<void(Value)> collect = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (def && slice.insert(def).second)
+      for (Value used : usedValues(def))
+        collect(used);
+  };
+  for (Value v : prepared)
+    collect(v);
+  OpBuilder builder(model);
+  SmallVector<Type> paramTypes, preparedTypes;
+  for (unsigned i = params->first; i < params->second; ++i)
+    paramTypes.push_back(body.getArgument(i).getType());
+  for (Value v : prepared)
+    preparedTypes.push_back(v.getType());
+  auto prepare = func::FuncOp::create(
+      builder, model.getLoc(), kPrepareFunctionName,
+      builder.getFunctionType(paramTypes, preparedTypes));
+  prepare->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                   builder.getUnitAttr());
+  Block *prepareBody = prepare.addEntryBlock();
+  IRMapping mapping;
+  for (unsigned i = params->first; i < params->second; ++i)
+    mapping.map(body.getArgument(i),
+                prepareBody->getArgument(i - params->first));
+  builder.setInsertionPointToStart(prepareBody);
+  for (Operation &op : body)
+    if (slice.contains(&op))
+      builder.clone(op, mapping);
+  SmallVector<Value> results;
+  for (Value v : prepared)
+    results.push_back(mapping.lookup(v));
+  func::ReturnOp::create(builder, model.getLoc(), results);
+
+  // The model function takes them after its parameters; the ops on the way
+  // to its results keep computing from the originals.
+  SmallVector<int64_t> ranks;
+  for (Value v : prepared) {
+    unsigned index = model.getNumArguments();
+    if (failed(model.insertArgument(index, v.getType(), {}, v.getLoc())))
+      return signalPassFailure();
+    Value arg = model.getArgument(index);
+    v.replaceUsesWithIf(arg, [&](OpOperand &use) {
+      return !kept.contains(use.getOwner()) &&
+             !use.getOwner()->hasTrait<OpTrait::IsTerminator>();
+    });
+    ranks.push_back(cast<RankedTensorType>(v.getType()).getRank());
+    if (remarks)
+      v.getDefiningOp()->emitRemark()
+          << "computed once, when the weights are bound: prepared value "
+          << ranks.size() - 1 << " of type " << v.getType();
+  }
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (isStatic.contains(&op) && op.use_empty())
+      op.erase();
+  module->setAttr(kPreparedRanksAttr, builder.getDenseI64ArrayAttr(ranks));
+}
