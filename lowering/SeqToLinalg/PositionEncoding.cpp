@@ -14,6 +14,10 @@
 //   rope:       inv_freq = 1 / theta^(2i / r); angle = p * inv_freq;
 //               y = x cos + rotate_half(x) sin (GPT-NeoX / LLaMA)
 //
+// With the target's vector forms, rope is tabulated instead (see
+// TabulatedRopeLowering): cos and sin once per position and pair, then
+// elementwise generics along the features, which vectorize.
+//
 // ALiBi slopes are constants (the op folds; this handles what survives).
 //
 //===----------------------------------------------------------------------===//
