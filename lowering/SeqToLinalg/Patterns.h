@@ -55,6 +55,18 @@ void populateFusedAttentionToLinalgPatterns(RewritePatternSet &patterns,
 /// Causal depthwise conv1d (Conv1d.cpp).
 void populateConv1dToLinalgPatterns(RewritePatternSet &patterns);
 
+/// seq.rope with its cos and sin tabulated once per (position, pair) and
+/// applied by elementwise generics along the features (PositionEncoding.cpp);
+/// preferred over the reference lowering. Applies to every rope.
+void populateTabulatedRopeToLinalgPatterns(RewritePatternSet &patterns);
+
+/// seq.conv1d with a static kernel of at most 16 taps as one elementwise
+/// generic along the channels, the taps unrolled (Conv1d.cpp); preferred
+/// over the reference lowering where it applies. With `remarks`, an op it
+/// does not apply to gets a remark saying why.
+void populateConv1dTapsToLinalgPatterns(RewritePatternSet &patterns,
+                                        bool remarks = false);
+
 /// All of the above.
 void populateSeqToLinalgPatterns(RewritePatternSet &patterns);
 

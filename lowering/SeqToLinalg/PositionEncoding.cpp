@@ -14,6 +14,10 @@
 //   rope:       inv_freq = 1 / theta^(2i / r); angle = p * inv_freq;
 //               y = x cos + rotate_half(x) sin (GPT-NeoX / LLaMA)
 //
+// With the target's vector forms, rope is tabulated instead (see
+// TabulatedRopeLowering): cos and sin once per position and pair, then
+// elementwise generics along the features, which vectorize.
+//
 // ALiBi slopes are constants (the op folds; this handles what survives).
 //
 //===----------------------------------------------------------------------===//
@@ -86,6 +90,53 @@ struct SinusoidalPELowering : public OpRewritePattern<SinusoidalPEOp> {
   }
 };
 
+/// The rotary dims r of `op` (d when absent), checked at run time where the
+/// head dim is dynamic.
+static Value getRotaryDims(PatternRewriter &rewriter, RopeOp op,
+                           ArrayRef<OpFoldResult> sizes) {
+  Location loc = op.getLoc();
+  bool dynamicDim = ShapedType::isDynamic(op.getType().getDimSize(3));
+  if (std::optional<int64_t> rotaryDims = op.getRotaryDims()) {
+    Value rotary = createIndexConstant(rewriter, loc, *rotaryDims);
+    if (dynamicDim) {
+      Value fits = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ule, rotary,
+          getValueOrCreateIndex(rewriter, loc, sizes[3]));
+      createRuntimeAssert(rewriter, loc, fits,
+                          "seq.rope: rotary_dims exceeds the head dim");
+    }
+    return rotary;
+  }
+  Value rotary = getValueOrCreateIndex(rewriter, loc, sizes[3]);
+  if (dynamicDim) {
+    Value rem = arith::RemUIOp::create(rewriter, loc, rotary,
+                                       createIndexConstant(rewriter, loc, 2));
+    Value even =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, rem,
+                              createIndexConstant(rewriter, loc, 0));
+    createRuntimeAssert(rewriter, loc, even,
+                        "seq.rope: the head dim must be even");
+  }
+  return rotary;
+}
+
+/// The angle p / theta^(2i / r) of position `p` and pair `i` (index values),
+/// as the reference computes it.
+static Value buildRopeAngle(OpBuilder &b, Location loc, Value p, Value pair,
+                            Value rotary, double theta, Type computeType) {
+  Value twoI = arith::AddIOp::create(b, loc, pair, pair);
+  Value exponent =
+      arith::DivFOp::create(b, loc, indexToFloat(b, loc, twoI, computeType),
+                            indexToFloat(b, loc, rotary, computeType));
+  Value invFreq = arith::DivFOp::create(
+      b, loc, createFloatConstant(b, loc, computeType, 1.0),
+      math::PowFOp::create(b, loc,
+                           createFloatConstant(b, loc, computeType, theta),
+                           exponent));
+  return arith::MulFOp::create(b, loc, indexToFloat(b, loc, p, computeType),
+                               invFreq);
+}
+
 /// One generic over x: feature c < r/2 becomes x[c] cos - x[c + r/2] sin,
 /// feature r/2 <= c < r becomes x[c] cos + x[c - r/2] sin, where the angle
 /// of position p and pair i = c mod r/2 is p / theta^(2i / r); features at
@@ -104,28 +155,7 @@ struct RopeLowering : public OpRewritePattern<RopeOp> {
 
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(rewriter, loc, input);
-    Value rotary;
-    if (std::optional<int64_t> rotaryDims = op.getRotaryDims()) {
-      rotary = createIndexConstant(rewriter, loc, *rotaryDims);
-      if (ShapedType::isDynamic(type.getDimSize(3))) {
-        Value fits = arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::ule, rotary,
-            getValueOrCreateIndex(rewriter, loc, sizes[3]));
-        createRuntimeAssert(rewriter, loc, fits,
-                            "seq.rope: rotary_dims exceeds the head dim");
-      }
-    } else {
-      rotary = getValueOrCreateIndex(rewriter, loc, sizes[3]);
-      if (ShapedType::isDynamic(type.getDimSize(3))) {
-        Value rem = arith::RemUIOp::create(
-            rewriter, loc, rotary, createIndexConstant(rewriter, loc, 2));
-        Value even =
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, rem,
-                                  createIndexConstant(rewriter, loc, 0));
-        createRuntimeAssert(rewriter, loc, even,
-                            "seq.rope: the head dim must be even");
-      }
-    }
+    Value rotary = getRotaryDims(rewriter, op, sizes);
     Value half = arith::DivUIOp::create(rewriter, loc, rotary,
                                         createIndexConstant(rewriter, loc, 2));
 
@@ -154,18 +184,8 @@ struct RopeLowering : public OpRewritePattern<RopeOp> {
               cMinusHalf);
           partner = arith::SelectOp::create(b, nloc, rotated, partner, c);
 
-          // inv_freq = 1 / theta^(2i / r).
-          Value twoI = arith::AddIOp::create(b, nloc, pair, pair);
-          Value exponent = arith::DivFOp::create(
-              b, nloc, indexToFloat(b, nloc, twoI, computeType),
-              indexToFloat(b, nloc, rotary, computeType));
-          Value thetaValue = createFloatConstant(b, nloc, computeType, theta);
-          Value one = createFloatConstant(b, nloc, computeType, 1.0);
-          Value invFreq = arith::DivFOp::create(
-              b, nloc, one,
-              math::PowFOp::create(b, nloc, thetaValue, exponent));
-          Value angle = arith::MulFOp::create(
-              b, nloc, indexToFloat(b, nloc, p, computeType), invFreq);
+          Value angle =
+              buildRopeAngle(b, nloc, p, pair, rotary, theta, computeType);
           Value cos = math::CosOp::create(b, nloc, angle);
           Value sin = math::SinOp::create(b, nloc, angle);
 
@@ -187,6 +207,137 @@ struct RopeLowering : public OpRewritePattern<RopeOp> {
         });
     rewriter.replaceOp(
         op, castToType(rewriter, loc, generic.getResult(0), op.getType()));
+    return success();
+  }
+};
+
+/// The tabulated form: cos and sin of every (position, pair) computed once
+/// into [n, r/2] tables, shared by the heads and the batch, then each half
+/// of the rotary features written by its own elementwise generic over
+/// [b, h, n, r/2] whose innermost loop runs along the features of x, the
+/// tables and y alike:
+///
+///   y[..., :r/2]  = x1 cos - x2 sin      (x1 = x[..., :r/2])
+///   y[..., r/2:r] = x2 cos + x1 sin      (x2 = x[..., r/2:r])
+///   y[..., r:]    = x[..., r:]
+///
+/// The same arithmetic as the reference, one element at a time. Each table
+/// has two readers, so elementwise fusion does not fold it back into them.
+struct TabulatedRopeLowering : public OpRewritePattern<RopeOp> {
+  TabulatedRopeLowering(MLIRContext *context)
+      : OpRewritePattern(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(RopeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    Type elementType = op.getType().getElementType();
+    Type computeType = getComputeType(elementType);
+    double theta = op.getTheta().convertToDouble();
+    MLIRContext *ctx = rewriter.getContext();
+
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, input);
+    Value rotary = getRotaryDims(rewriter, op, sizes);
+    OpFoldResult half = getAsOpFoldResult(rewriter.createOrFold<arith::DivUIOp>(
+        loc, rotary, createIndexConstant(rewriter, loc, 2)));
+    OpFoldResult rotarySize = getAsOpFoldResult(rotary);
+
+    // Positions and inverse frequencies, then the [n, r/2] tables.
+    auto index = [&](OpFoldResult size, auto body) {
+      Value init = createEmptyTensor(rewriter, loc, size, computeType);
+      return buildGeneric(rewriter, loc, {}, init,
+                          rewriter.getMultiDimIdentityMap(1),
+                          getIteratorTypes(1),
+                          [&](OpBuilder &b, Location nloc, ValueRange) {
+                            return body(b, nloc,
+                                        linalg::IndexOp::create(b, nloc, 0));
+                          });
+    };
+    Value positions = index(sizes[2], [&](OpBuilder &b, Location nloc,
+                                         Value p) {
+      return indexToFloat(b, nloc, p, computeType);
+    });
+    // buildRopeAngle at p = 1 is the inverse frequency, exactly.
+    Value invFreq = index(half, [&](OpBuilder &b, Location nloc, Value i) {
+      return buildRopeAngle(b, nloc, createIndexConstant(b, nloc, 1), i,
+                            rotary, theta, computeType);
+    });
+    auto table = [&](bool isCos) {
+      Value init =
+          createEmptyTensor(rewriter, loc, {sizes[2], half}, computeType);
+      return buildGeneric(
+          rewriter, loc, {positions, invFreq}, init,
+          {getDimsMap(ctx, 2, {0}), getDimsMap(ctx, 2, {1}),
+           rewriter.getMultiDimIdentityMap(2)},
+          getIteratorTypes(2),
+          [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+            Value angle = arith::MulFOp::create(b, nloc, args[0], args[1]);
+            if (isCos)
+              return math::CosOp::create(b, nloc, angle);
+            return math::SinOp::create(b, nloc, angle);
+          });
+    };
+    Value cos = table(/*isCos=*/true);
+    Value sin = table(/*isCos=*/false);
+
+    SmallVector<OpFoldResult> halfSizes{sizes[0], sizes[1], sizes[2], half};
+    auto slice = [&](Value source, OpFoldResult offset, OpFoldResult size) {
+      SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
+      offsets.push_back(offset);
+      SmallVector<OpFoldResult> sliceSizes(sizes.begin(), sizes.end() - 1);
+      sliceSizes.push_back(size);
+      return tensor::ExtractSliceOp::create(
+          rewriter, loc, source, offsets, sliceSizes,
+          SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(1)));
+    };
+    auto insert = [&](Value source, Value dest, OpFoldResult offset) {
+      SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
+      offsets.push_back(offset);
+      return tensor::InsertSliceOp::create(
+                 rewriter, loc, source, dest, offsets,
+                 tensor::getMixedSizes(rewriter, loc, source),
+                 SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(1)))
+          .getResult();
+    };
+    Value x1 = slice(input, rewriter.getIndexAttr(0), half);
+    Value x2 = slice(input, half, half);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(4);
+    AffineMap tableMap = getDimsMap(ctx, 4, {2, 3});
+    // y = a cos + sign * b sin, on one half.
+    auto rotate = [&](Value a, Value b, bool subtract) {
+      Value init = createEmptyTensor(rewriter, loc, halfSizes, elementType);
+      return buildGeneric(
+          rewriter, loc, {a, b, cos, sin}, init,
+          {identity, identity, tableMap, tableMap, identity},
+          getIteratorTypes(4), [&](OpBuilder &nb, Location nloc,
+                                   ValueRange args) {
+            Value aCos = arith::MulFOp::create(
+                nb, nloc, convertScalar(nb, nloc, args[0], computeType),
+                args[2]);
+            Value bSin = arith::MulFOp::create(
+                nb, nloc, convertScalar(nb, nloc, args[1], computeType),
+                args[3]);
+            Value y = subtract ? arith::SubFOp::create(nb, nloc, aCos, bSin)
+                                     .getResult()
+                               : arith::AddFOp::create(nb, nloc, aCos, bSin)
+                                     .getResult();
+            return convertScalar(nb, nloc, y, elementType);
+          });
+    };
+
+    Value result = createEmptyTensor(rewriter, loc, sizes, elementType);
+    std::optional<int64_t> rotaryValue = getConstantIntValue(rotarySize);
+    std::optional<int64_t> dimValue = getConstantIntValue(sizes[3]);
+    if (!rotaryValue || !dimValue || *rotaryValue != *dimValue) {
+      OpFoldResult rest = getAsOpFoldResult(rewriter.createOrFold<arith::SubIOp>(
+          loc, getValueOrCreateIndex(rewriter, loc, sizes[3]), rotary));
+      result = insert(slice(input, rotarySize, rest), result, rotarySize);
+    }
+    result = insert(rotate(x1, x2, /*subtract=*/true), result,
+                    rewriter.getIndexAttr(0));
+    result = insert(rotate(x2, x1, /*subtract=*/false), result, half);
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
     return success();
   }
 };
@@ -222,4 +373,9 @@ void mlir::seq::populatePositionEncodingToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<SinusoidalPELowering, RopeLowering, AlibiLowering>(
       patterns.getContext());
+}
+
+void mlir::seq::populateTabulatedRopeToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<TabulatedRopeLowering>(patterns.getContext());
 }
