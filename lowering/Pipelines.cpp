@@ -107,6 +107,7 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
   ConvertSeqToLinalgOptions conversion;
   conversion.scanVectorLanes = strategy.scanVectorLanes;
   conversion.attentionBlock = strategy.attentionBlock;
+  conversion.rowForms = strategy.rowForms;
   conversion.remarks = options.remarks;
   pm.addPass(seq::createConvertSeqToLinalg(conversion));
   pm.addPass(createCanonicalizerPass());

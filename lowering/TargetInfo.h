@@ -51,11 +51,13 @@ public:
 
   /// Which fused forms convert-seq-to-linalg uses (0: the reference
   /// lowering of that op): the vector lanes of the fused selective scan
-  /// (`scan-vector-lanes`) and the query and key block of the tiled
-  /// online-softmax attention (`attention-block`).
+  /// (`scan-vector-lanes`), the query and key block of the tiled
+  /// online-softmax attention (`attention-block`), and whether rope and
+  /// conv1d take their row forms (`row-forms`).
   struct ConversionStrategy {
     int64_t scanVectorLanes = 0;
     int64_t attentionBlock = 0;
+    bool rowForms = false;
   };
   virtual ConversionStrategy
   getConversionStrategy(const SeqPipelineOptions &options) const {

@@ -64,6 +64,9 @@ CPUTargetInfo::getConversionStrategy(const SeqPipelineOptions &options) const {
   // O stay in L1/L2 on the Zen 3 and Zen 5 cores seqc runs on, and 64 is a
   // whole number of vectors on AVX2 and AVX-512 alike.
   strategy.attentionBlock = 64;
+  // RoPE and conv1d in forms whose innermost loop runs along contiguous
+  // features or channels, which seq-cpu-vectorize-rows vectorizes.
+  strategy.rowForms = true;
   return strategy;
 }
 

@@ -50,9 +50,7 @@ struct ConvertSeqToLinalgPass
     populateSeqToLinalgPatterns(patterns);
     populateFusedScanToLinalgPatterns(patterns, scanVectorLanes, remarks);
     populateFusedAttentionToLinalgPatterns(patterns, attentionBlock, remarks);
-    // The row forms of rope and conv1d are for the same vector targets as the
-    // fused scan (see the pass description).
-    if (scanVectorLanes > 1) {
+    if (rowForms) {
       populateTabulatedRopeToLinalgPatterns(patterns);
       populateConv1dTapsToLinalgPatterns(patterns, remarks);
     }

@@ -22,9 +22,10 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     to its vector width in f32 lanes), `seq.selective_scan` on f32 with a
     static state size and channels in whole vectors becomes one fused loop
     over the sequence per block of channels, its state in vector registers
-    (FusedScan.cpp), instead of the step-by-step reference form. The same
-    setting selects the row forms of two ops whose reference form has no
-    contiguous innermost loop: `seq.rope` computes its cos and sin once per
+    (FusedScan.cpp), instead of the step-by-step reference form.
+
+    With `row-forms` (the CPU target at -O2 and above), two ops whose
+    reference form has no contiguous innermost loop take row forms: `seq.rope` computes its cos and sin once per
     position and frequency into [n, d/2] tables and rotates each half of the
     features with an elementwise generic (PositionEncoding.cpp), and
     `seq.conv1d` with a static kernel of at most 16 taps becomes one
@@ -39,8 +40,11 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
   let options = [
     Option<"scanVectorLanes", "scan-vector-lanes", "int64_t",
            /*default=*/"0",
-           "Vector lanes of the fused selective scan; above 1 also the row "
-           "forms of rope and conv1d (0 or 1: the reference lowerings)">,
+           "Vector lanes of the fused selective scan (0 or 1: the "
+           "reference lowering)">,
+    Option<"rowForms", "row-forms", "bool", /*default=*/"false",
+           "The row forms of rope (tabulated cos/sin) and conv1d (unrolled "
+           "taps along the channels)">,
     Option<"attentionBlock", "attention-block", "int64_t", /*default=*/"0",
            "Query and key block of the fused attention (0: the reference "
            "lowering)">,
