@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace seq {
@@ -61,6 +62,9 @@ struct Contraction {
   /// Non-zero when B is packed in column panels of this width
   /// (seq-cpu-pack-weights): B[batch..., n floordiv w, k, n mod w].
   int64_t panel = 0;
+  /// The value a linalg.fill gave all of C just before (the fill is then
+  /// erased and the kernels start from it instead of loading C).
+  Value initValue;
 };
 
 /// Register-tile and cache-block sizes for one kernel on one target.
@@ -338,7 +342,8 @@ private:
             b, loc, vector::CombiningKind::ADD, acc[i * nr + j],
             arith::FastMathFlags::reassoc);
         SmallVector<Value> at = indices(c.mapC);
-        Value old = memref::LoadOp::create(b, loc, c.c, at);
+        Value old = c.initValue ? c.initValue
+                                : memref::LoadOp::create(b, loc, c.c, at);
         memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
                                 c.c, at);
       }
@@ -370,7 +375,9 @@ private:
       setRow(m1, i);
       for (int64_t v = 0; v < nv; ++v) {
         column(v);
-        init.push_back(load(c.c, c.mapC));
+        init.push_back(c.initValue ? vector::BroadcastOp::create(
+                                         b, loc, vecType, c.initValue)
+                                   : load(c.c, c.mapC));
       }
     }
     auto forOp = scf::ForOp::create(
@@ -448,10 +455,12 @@ struct SeqCPUVectorizeContractionsPass
 
   /// A dot-kernel contraction with a short static reduction (`q @ k^T` at
   /// head size 64) spends as much on summing lanes as on the products. When
-  /// B's last two dimensions are (n, k), copies B transposed to (k, n), once
-  /// per call, and switches `c` to the broadcast kernel, which sums nothing
-  /// across lanes; the copy is B's size, the products B's size times the
-  /// rows. Returns the packed buffer (to free after the kernel), or null.
+  /// B's last two dimensions are (n, k), copies B once per call into the
+  /// column panels seq-cpu-pack-weights gives weights, P[batch..., n / w, k,
+  /// w] (zero-padded), and switches `c` to the broadcast kernel on them,
+  /// which sums nothing across lanes and streams each panel contiguously;
+  /// the copy is B's size, the products B's size times the rows. Returns the
+  /// packed buffer (to free after the kernel), or null.
   Value packShortReduction(Contraction &c, OpBuilder &b) const {
     if (c.kind != KernelKind::Dot || !c.m)
       return Value();
@@ -463,27 +472,92 @@ struct SeqCPUVectorizeContractionsPass
         cast<AffineDimExpr>(results[rank - 2]).getPosition() != c.n)
       return Value();
     Location loc = c.op.getLoc();
-    SmallVector<int64_t> shape(bType.getShape());
-    std::swap(shape[rank - 1], shape[rank - 2]);
-    SmallVector<Value> dynamic;
-    for (int64_t i = 0; i < rank; ++i) {
-      int64_t source = i < rank - 2 ? i : (i == rank - 2 ? rank - 1 : rank - 2);
+    int64_t width = seq::cpu::panelWidth(vectorBits, vectorRegisters);
+    int64_t k = bType.getDimSize(rank - 1);
+    auto idx = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    // Sizes: the batch dimensions of B, ceil(n / w), k, w.
+    SmallVector<int64_t> shape(bType.getShape().drop_back(2));
+    SmallVector<Value> dynamic, bounds;
+    for (int64_t i = 0; i < rank - 2; ++i) {
+      bounds.push_back(memref::DimOp::create(b, loc, c.b, i));
       if (ShapedType::isDynamic(shape[i]))
-        dynamic.push_back(memref::DimOp::create(b, loc, c.b, source));
+        dynamic.push_back(bounds.back());
     }
+    Value n = memref::DimOp::create(b, loc, c.b, rank - 2);
+    Value panels = arith::CeilDivUIOp::create(b, loc, n, idx(width));
+    shape.append({ShapedType::kDynamic, k, width});
+    dynamic.push_back(panels);
+    bounds.push_back(panels);
     auto packedType = MemRefType::get(shape, bType.getElementType());
     Value packed = memref::AllocOp::create(b, loc, packedType, dynamic);
-    SmallVector<int64_t> permutation;
-    for (int64_t i = 0; i < rank - 2; ++i)
-      permutation.push_back(i);
-    permutation.append({rank - 1, rank - 2});
-    linalg::TransposeOp::create(b, loc, c.b, packed, permutation);
-    SmallVector<AffineExpr> swapped(results);
-    std::swap(swapped[rank - 1], swapped[rank - 2]);
+    // P[..., p, kk, j] = B[..., p * w + j, kk], or 0 past n; one parallel
+    // iteration per (batch..., panel).
+    Value c0 = idx(0), c1 = idx(1), cK = idx(k), cWidth = idx(width);
+    Value last = arith::SubIOp::create(b, loc, n, c1);
+    SmallVector<Value> zeros(bounds.size(), c0), ones(bounds.size(), c1);
+    scf::ParallelOp::create(
+        b, loc, zeros, bounds, ones,
+        [&](OpBuilder &nb, Location nloc, ValueRange ivs) {
+          Value p = ivs.back();
+          Value zero = arith::ConstantOp::create(
+              nb, nloc, nb.getZeroAttr(bType.getElementType()));
+          Value base = arith::MulIOp::create(nb, nloc, p, cWidth);
+          auto kLoop = scf::ForOp::create(nb, nloc, c0, cK, c1);
+          OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
+          auto jLoop = scf::ForOp::create(kb, nloc, c0, cWidth, c1);
+          OpBuilder jb = OpBuilder::atBlockBegin(jLoop.getBody());
+          Value kk = kLoop.getInductionVar(), j = jLoop.getInductionVar();
+          Value column = arith::AddIOp::create(jb, nloc, base, j);
+          Value inside = arith::CmpIOp::create(
+              jb, nloc, arith::CmpIPredicate::ult, column, n);
+          Value clamped = arith::MinUIOp::create(jb, nloc, column, last);
+          SmallVector<Value> from(ivs.drop_back()), to(ivs.drop_back());
+          from.append({clamped, kk});
+          to.append({p, kk, j});
+          Value element = memref::LoadOp::create(jb, nloc, c.b, from);
+          Value value =
+              arith::SelectOp::create(jb, nloc, inside, element, zero);
+          memref::StoreOp::create(jb, nloc, value, packed, to);
+        });
+    // (batch..., n floordiv w, k, n mod w) in the contraction's loops.
+    SmallVector<AffineExpr> packedResults(results.drop_back(2));
+    AffineExpr column = results[rank - 2];
+    packedResults.append(
+        {column.floorDiv(width), results[rank - 1], column % width});
     c.b = packed;
-    c.mapB = AffineMap::get(c.mapB.getNumDims(), 0, swapped, b.getContext());
+    c.mapB = AffineMap::get(c.mapB.getNumDims(), 0, packedResults,
+                            b.getContext());
+    c.panel = width;
     c.kind = KernelKind::Broadcast;
     return packed;
+  }
+
+  /// When the last op to touch C before the contraction is a linalg.fill of
+  /// all of it (C is the fill's buffer or a reshape of it), erases the fill
+  /// and records its value: the kernels then start their accumulators from
+  /// it, which saves writing C and reading it back.
+  static void absorbFill(Contraction &c) {
+    Value root = c.c;
+    while (Operation *def = root.getDefiningOp()) {
+      if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+              def))
+        break;
+      root = def->getOperand(0);
+    }
+    for (Operation *op = c.op->getPrevNode(); op; op = op->getPrevNode()) {
+      if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+        if (fill.getOutputs()[0] != root && fill.getOutputs()[0] != c.c)
+          return;
+        c.initValue = fill.getInputs()[0];
+        fill->erase();
+        return;
+      }
+      // Index arithmetic, dims and views between them touch no memory.
+      if (!isMemoryEffectFree(op))
+        return;
+    }
   }
 
   /// Reductions up to this long are packed for the broadcast kernel.
@@ -509,6 +583,7 @@ struct SeqCPUVectorizeContractionsPass
               << t.nr * t.lanes;
         continue;
       }
+      absorbFill(c);
       OpBuilder b(c.op);
       Value packed = packShortReduction(c, b);
       t = tilingFor(c.kind);

@@ -72,8 +72,9 @@ func.func @pv(%p: memref<8x?x?xf32>, %v: memref<8x?x70xf32>, %o: memref<8x?x70xf
 // -----
 
 // q @ k^T with head size 64: a short reduction. k is copied transposed once
-// (linalg.transpose into a fresh buffer, freed after the kernel) and the
-// broadcast kernel runs on the copy, which sums nothing across lanes.
+// (into column panels of one broadcast tile, in a fresh buffer freed after
+// the kernel) and the broadcast kernel runs on the copy, which sums nothing
+// across lanes.
 func.func @short_reduction(%q: memref<8x?x64xf32>, %k: memref<8x?x64xf32>, %s: memref<8x?x?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(g, m, n, c) -> (g, m, c)>,
                                    affine_map<(g, m, n, c) -> (g, n, c)>,
@@ -88,13 +89,22 @@ func.func @short_reduction(%q: memref<8x?x64xf32>, %k: memref<8x?x64xf32>, %s: m
   return
 }
 // CHECK-LABEL: func.func @short_reduction
-//       CHECK:   %[[KT:.*]] = memref.alloc(%{{.*}}) : memref<8x64x?xf32>
-//       CHECK:   linalg.transpose ins(%{{.*}} : memref<8x?x64xf32>) outs(%[[KT]] : memref<8x64x?xf32>) permutation = [0, 2, 1]
+//       CHECK:   %[[KT:.*]] = memref.alloc(%{{.*}}) : memref<8x?x64x64xf32>
 //       CHECK:   scf.parallel
+//       CHECK:     arith.cmpi ult
+//       CHECK:     memref.load %{{.*}} : memref<8x?x64xf32>
+//       CHECK:     arith.select
+//       CHECK:     memref.store %{{.*}}, %[[KT]]
+//       CHECK:   scf.parallel
+//       CHECK:     vector.load %[[KT]]
 //       CHECK:     vector.broadcast
 //       CHECK:     vector.fma
 //   CHECK-NOT:     vector.reduction
 //       CHECK:   memref.dealloc %[[KT]]
+// The AVX2 panels: 2 vectors of 8 lanes.
+// AVX2-LABEL: func.func @short_reduction
+//       AVX2:   memref.alloc(%{{.*}}) : memref<8x?x64x16xf32>
+
 
 // -----
 

@@ -1,0 +1,49 @@
+// RUN: seq-opt %s --seq-cpu-vectorize-contractions="vector-bits=512 vector-registers=32 remarks=true" \
+// RUN:   --canonicalize --cse | FileCheck %s
+// RUN: seq-opt %s --seq-cpu-vectorize-contractions="vector-bits=256 vector-registers=16 remarks=true" \
+// RUN:   2>&1 | FileCheck %s --check-prefix=AVX2
+
+// A right operand packed in panels by seq-cpu-pack-weights, read through
+// (n floordiv w, k, n mod w): the broadcast kernel loads each step's vectors
+// from the panel; the fill of C just before it (through a reshape) becomes
+// the accumulators' initial value instead of a pass over C.
+#pa = affine_map<(m, n, k) -> (m, k)>
+#pb = affine_map<(m, n, k) -> (n floordiv 64, k, n mod 64)>
+#pc = affine_map<(m, n, k) -> (m, n)>
+func.func @panels(%a: memref<?x32xf32>, %b: memref<2x32x64xf32>,
+                  %c: memref<?x100xf32>, %init: f32) {
+  %c0 = arith.constant 0 : index
+  %flat = memref.collapse_shape %c [[0, 1]] : memref<?x100xf32> into memref<?xf32>
+  linalg.fill ins(%init : f32) outs(%c : memref<?x100xf32>)
+  %m = memref.dim %a, %c0 : memref<?x32xf32>
+  linalg.generic {indexing_maps = [#pa, #pb, #pc],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x32xf32>, memref<2x32x64xf32>) outs(%c : memref<?x100xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @panels(
+//  CHECK-SAME:   %{{.*}}: memref<?x32xf32>, %{{.*}}: memref<2x32x64xf32>, %{{.*}}: memref<?x100xf32>, %[[INIT:.*]]: f32)
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   scf.parallel
+//       CHECK:     %[[Z:.*]] = vector.broadcast %[[INIT]] : f32 to vector<16xf32>
+//       CHECK:     scf.for {{.*}} iter_args(%{{.*}} = %[[Z]],
+//       CHECK:       vector.load %{{.*}}[%c0, %{{.*}}, %c0] : memref<2x32x64xf32>, vector<16xf32>
+// CHECK-COUNT-4:     vector.fma
+// The column edge (64 to 100) in masked vectors of the second panel.
+//       CHECK:     scf.for %[[N:.*]] = %c64 to %c100 step %c16
+//       CHECK:       %[[P:.*]] = arith.divui %[[N]], %c64
+//       CHECK:       %[[J:.*]] = arith.remui %[[N]], %c64
+//       CHECK:       vector.maskedload %{{.*}}[%[[P]], %{{.*}}, %[[J]]]
+//   CHECK-NOT:   linalg.generic
+
+// Panels of another width than the target's tile keep the scalar loops,
+// with a remark, and the fill stays.
+// AVX2: remark: contraction left to the scalar loops: its operand is packed in panels of 64 columns, and this target's broadcast kernel takes 16
+// AVX2-LABEL: func.func @panels
+//       AVX2:   linalg.fill
+//       AVX2:   linalg.generic
