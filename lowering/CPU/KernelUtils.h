@@ -16,7 +16,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/AffineMap.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -40,6 +43,60 @@ inline SmallVector<Value> operandIndices(AffineMap map, ArrayRef<Value> loops) {
   for (AffineExpr e : map.getResults())
     result.push_back(loops[cast<AffineDimExpr>(e).getPosition()]);
   return result;
+}
+
+/// Ops a vectorized body may contain: elementwise arith and math on f32 (and
+/// their i1 comparisons), which all have vector forms of the same name.
+inline bool isVectorizableBodyOp(Operation &op) {
+  if (op.getNumRegions() != 0 || op.getNumResults() != 1)
+    return false;
+  if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+    return false;
+  if (isa<arith::ConstantOp>(op))
+    return op.getResult(0).getType().isF32() ||
+           op.getResult(0).getType().isInteger(1);
+  if (!op.hasTrait<OpTrait::Elementwise>())
+    return false;
+  auto scalar = [](Type t) { return t.isF32() || t.isInteger(1); };
+  return llvm::all_of(op.getOperandTypes(), scalar) &&
+         llvm::all_of(op.getResultTypes(), scalar);
+}
+
+/// Whether every argument of a linalg body is f32.
+inline bool isF32Body(Block *body) {
+  return llvm::all_of(body->getArgumentTypes(),
+                      [](Type t) { return t.isF32(); });
+}
+
+/// Clones the ops of a linalg body (isVectorizableBodyOp, all of them but
+/// `skip` and the terminator) on vectors of `lanes`: `map` must map the block
+/// arguments the body uses to vectors; constants become splats and values
+/// captured from above are broadcast.
+inline void cloneBodyOnVectors(OpBuilder &b, Location loc, Block &body,
+                               int64_t lanes, IRMapping &map,
+                               Operation *skip = nullptr) {
+  for (Operation &inner : body.without_terminator()) {
+    if (&inner == skip)
+      continue;
+    if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+      auto type = VectorType::get({lanes}, constant.getType());
+      auto attr =
+          DenseElementsAttr::get(type, ArrayRef<Attribute>{constant.getValue()});
+      map.map(constant.getResult(),
+              arith::ConstantOp::create(b, loc, type, attr).getResult());
+      continue;
+    }
+    for (Value operand : inner.getOperands())
+      if (!map.contains(operand) && operand.getParentBlock() != &body)
+        map.map(operand,
+                vector::BroadcastOp::create(
+                    b, loc, VectorType::get({lanes}, operand.getType()),
+                    operand)
+                    .getResult());
+    Operation *clone = b.clone(inner, map);
+    for (OpResult result : clone->getResults())
+      result.setType(VectorType::get({lanes}, result.getType()));
+  }
 }
 
 /// Checks that the body of `op` is `out + a * b` (in any operand order) over

@@ -27,9 +27,11 @@
 #include "lowering/CPU/KernelUtils.h"
 #include "lowering/CPU/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
@@ -65,6 +67,21 @@ struct Contraction {
   /// The value a linalg.fill gave all of C just before (the fill is then
   /// erased and the kernels start from it instead of loading C).
   Value initValue;
+  /// Or the buffer a broadcast copy into C (a Linear's bias) read, indexed
+  /// by `initMap` in terms of C's dimensions.
+  Value initInput;
+  AffineMap initMap;
+  /// An elementwise op right after the contraction that reads C (the
+  /// epilogue: activation, residual add, scaling, gate), applied to the
+  /// output tile in registers; it writes its own output instead of C.
+  linalg::GenericOp epilogue;
+  /// The epilogue's operands in C's coordinates: per block argument it
+  /// uses, the buffer (null for C itself) and its map over C's dimensions;
+  /// and the buffer it writes. When the epilogue works on an expand_shape of
+  /// C, `reassociation` collapses its operands back to C's shape.
+  SmallVector<std::tuple<BlockArgument, Value, AffineMap>, 2> epilogueInputs;
+  Value epilogueOut;
+  SmallVector<ReassociationIndices> reassociation;
 };
 
 /// Register-tile and cache-block sizes for one kernel on one target.
@@ -343,7 +360,11 @@ private:
             arith::FastMathFlags::reassoc);
         SmallVector<Value> at = indices(c.mapC);
         Value old = c.initValue ? c.initValue
-                                : memref::LoadOp::create(b, loc, c.c, at);
+                    : c.initInput
+                        ? memref::LoadOp::create(
+                              b, loc, c.initInput,
+                              seq::cpu::operandIndices(c.initMap, at))
+                        : memref::LoadOp::create(b, loc, c.c, at);
         memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
                                 c.c, at);
       }
@@ -375,9 +396,7 @@ private:
       setRow(m1, i);
       for (int64_t v = 0; v < nv; ++v) {
         column(v);
-        init.push_back(c.initValue ? vector::BroadcastOp::create(
-                                         b, loc, vecType, c.initValue)
-                                   : load(c.c, c.mapC));
+        init.push_back(initialTile(mask));
       }
     }
     auto forOp = scf::ForOp::create(
@@ -408,13 +427,61 @@ private:
       for (int64_t v = 0; v < nv; ++v) {
         column(v);
         Value value = forOp.getResult(i * nv + v);
+        Value out = c.c;
+        if (c.epilogue) {
+          value = applyEpilogue(value, mask);
+          out = c.epilogueOut;
+        }
         if (mask)
-          vector::MaskedStoreOp::create(b, loc, c.c, indices(c.mapC), mask,
+          vector::MaskedStoreOp::create(b, loc, out, indices(c.mapC), mask,
                                         value);
         else
-          vector::StoreOp::create(b, loc, value, c.c, indices(c.mapC));
+          vector::StoreOp::create(b, loc, value, out, indices(c.mapC));
       }
     }
+  }
+
+  /// Loads the vector of `memref` (indexed by `map` in terms of C's
+  /// dimensions) at the current C vector, or broadcasts its element when the
+  /// map does not depend on C's last dimension.
+  Value loadAlongC(Value memref, AffineMap map, Value mask) {
+    SmallVector<Value> at = indices(c.mapC), where;
+    for (AffineExpr e : map.getResults())
+      where.push_back(at[cast<AffineDimExpr>(e).getPosition()]);
+    if (!map.isFunctionOfDim(map.getNumDims() - 1))
+      return vector::BroadcastOp::create(
+          b, loc, vecType, memref::LoadOp::create(b, loc, memref, where));
+    if (mask) {
+      Value zeros = arith::ConstantOp::create(
+          b, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
+      return vector::MaskedLoadOp::create(b, loc, vecType, memref, where, mask,
+                                          zeros);
+    }
+    return vector::LoadOp::create(b, loc, vecType, memref, where);
+  }
+
+  /// The accumulators' initial value at the current C vector: C itself, or
+  /// what the absorbed fill or bias copy would have written there.
+  Value initialTile(Value mask) {
+    if (c.initValue)
+      return vector::BroadcastOp::create(b, loc, vecType, c.initValue);
+    if (c.initInput)
+      return loadAlongC(c.initInput, c.initMap, mask);
+    int64_t rank = c.mapC.getNumResults();
+    return loadAlongC(c.c, b.getMultiDimIdentityMap(rank), mask);
+  }
+
+  /// The epilogue's body on `value`, the finished C vector.
+  Value applyEpilogue(Value value, Value mask) {
+    Block *body = c.epilogue.getBlock();
+    IRMapping map;
+    for (auto [arg, memref, inC] : c.epilogueInputs)
+      map.map(arg, memref ? loadAlongC(memref, inC, mask) : value);
+    seq::cpu::cloneBodyOnVectors(b, loc, *body, t.lanes, map);
+    Value result = cast<linalg::YieldOp>(body->getTerminator()).getOperand(0);
+    if (result.getParentBlock() != body && !map.contains(result))
+      return vector::BroadcastOp::create(b, loc, vecType, result);
+    return map.lookupOrDefault(result);
   }
 
   Contraction c;
@@ -534,29 +601,256 @@ struct SeqCPUVectorizeContractionsPass
     return packed;
   }
 
-  /// When the last op to touch C before the contraction is a linalg.fill of
-  /// all of it (C is the fill's buffer or a reshape of it), erases the fill
-  /// and records its value: the kernels then start their accumulators from
-  /// it, which saves writing C and reading it back.
-  static void absorbFill(Contraction &c) {
-    Value root = c.c;
-    while (Operation *def = root.getDefiningOp()) {
+  /// The buffer C is a reshape of (C itself when it is not one).
+  static Value reshapeRoot(Value value) {
+    while (Operation *def = value.getDefiningOp()) {
       if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
               def))
         break;
-      root = def->getOperand(0);
+      value = def->getOperand(0);
     }
-    for (Operation *op = c.op->getPrevNode(); op; op = op->getPrevNode()) {
-      if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-        if (fill.getOutputs()[0] != root && fill.getOutputs()[0] != c.c)
-          return;
-        c.initValue = fill.getInputs()[0];
-        fill->erase();
+    return value;
+  }
+
+  /// The op with memory effects nearest to `op` in its block, before or
+  /// after it: index arithmetic, dims, views and (after it) allocations and
+  /// shape assertions in between touch nothing the contraction reads or
+  /// writes.
+  static Operation *effectfulNeighbor(Operation *op, bool after) {
+    for (Operation *next = after ? op->getNextNode() : op->getPrevNode(); next;
+         next = after ? next->getNextNode() : next->getPrevNode())
+      if (!isMemoryEffectFree(next) &&
+          !(after && isa<memref::AllocOp, cf::AssertOp>(next)))
+        return next;
+    return nullptr;
+  }
+
+  /// Whether `op` is an all-parallel linalg.generic whose output, indexed
+  /// by the identity, has C's rank.
+  static bool isElementwiseOnC(linalg::GenericOp op, const Contraction &c) {
+    return op && op.hasPureBufferSemantics() && op.getNumDpsInits() == 1 &&
+           op.getNumParallelLoops() == op.getNumLoops() &&
+           op.getNumLoops() == c.mapC.getNumResults() &&
+           op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() &&
+           llvm::all_of(op.getIndexingMapsArray(),
+                        [](AffineMap m) { return m.isProjectedPermutation(); });
+  }
+
+  /// When the op that writes C just before the contraction fills all of C
+  /// (a linalg.fill of C or of the buffer it reshapes) or copies a
+  /// broadcast into it (a Linear's bias: a generic whose body yields its one
+  /// input), erases it and records what it wrote: the kernels start their
+  /// accumulators from it instead of writing C and reading it back.
+  static void absorbInit(Contraction &c) {
+    Operation *prev = effectfulNeighbor(c.op, /*after=*/false);
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(prev)) {
+      Value target = fill.getOutputs()[0];
+      if (target != c.c && target != reshapeRoot(c.c))
         return;
+      c.initValue = fill.getInputs()[0];
+      fill->erase();
+      return;
+    }
+    auto copy = dyn_cast_or_null<linalg::GenericOp>(prev);
+    if (!isElementwiseOnC(copy, c) || copy.getDpsInitOperand(0)->get() != c.c ||
+        copy.getNumDpsInputs() != 1)
+      return;
+    auto yield = cast<linalg::YieldOp>(copy.getBlock()->getTerminator());
+    if (yield.getNumOperands() != 1 ||
+        yield.getOperand(0) != copy.getBlock()->getArgument(0))
+      return;
+    OpOperand *input = copy.getDpsInputOperand(0);
+    AffineMap map = copy.getMatchingIndexingMap(input);
+    if (map.isFunctionOfDim(map.getNumDims() - 1) &&
+        !hasUnitInnerStride(input->get()))
+      return;
+    if (map.isFunctionOfDim(map.getNumDims() - 1) &&
+        cast<AffineDimExpr>(map.getResults().back()).getPosition() !=
+            map.getNumDims() - 1)
+      return;
+    c.initInput = input->get();
+    c.initMap = map;
+    copy->erase();
+  }
+
+  /// Whether the contents of `root` are never read after `op`: the next op
+  /// that touches it (or a reshape of it) frees it or overwrites it without
+  /// reading it (bufferization reuses dead buffers), or nothing does.
+  static bool isDeadAfter(Value root, Operation *op) {
+    SmallPtrSet<Value, 4> views{root};
+    // All reshapes of the root, transitively.
+    SmallVector<Value> worklist{root};
+    while (!worklist.empty())
+      for (Operation *user : worklist.pop_back_val().getUsers())
+        if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+                user) &&
+            views.insert(user->getResult(0)).second)
+          worklist.push_back(user->getResult(0));
+    auto touches = [&](Operation *candidate) {
+      bool found = false;
+      candidate->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          found |= views.contains(operand);
+      });
+      return found;
+    };
+    for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
+              memref::DimOp>(next) ||
+          !touches(next))
+        continue;
+      if (isa<memref::DeallocOp>(next))
+        return true;
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
+      if (!linalgOp)
+        return false;
+      for (OpOperand &operand : next->getOpOperands()) {
+        if (!views.contains(operand.get()))
+          continue;
+        if (!linalgOp.isDpsInit(&operand) ||
+            linalgOp.payloadUsesValueFromOperand(&operand))
+          return false;
       }
-      // Index arithmetic, dims and views between them touch no memory.
-      if (!isMemoryEffectFree(op))
+      // Every element is written before anything reads it.
+      return linalgOp.getNumReductionLoops() == 0;
+    }
+    return true;
+  }
+
+  /// When the op right after the contraction is an elementwise generic that
+  /// reads C once at the same element (an activation, a residual add, a
+  /// scaling, a gate multiply), directly or through an expand_shape that
+  /// keeps C's last dimension, its other inputs are contiguous along C's
+  /// rows or constant along them, and nothing reads C afterwards, records it
+  /// as the epilogue: the kernels apply it to the output tile in registers
+  /// and store its result, and it is erased. Its operands are collapsed to
+  /// C's shape when it works on the expanded view.
+  static void absorbEpilogue(Contraction &c, OpBuilder &b) {
+    auto op = dyn_cast_or_null<linalg::GenericOp>(
+        effectfulNeighbor(c.op, /*after=*/true));
+    if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+        op.getNumParallelLoops() != op.getNumLoops() ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+      return;
+    Block *body = op.getBlock();
+    if (!seq::cpu::isF32Body(body) || !body->getArguments().back().use_empty() ||
+        !llvm::all_of(body->without_terminator(),
+                      seq::cpu::isVectorizableBodyOp))
+      return;
+    // The view of C the epilogue reads: C, or an expand_shape of it.
+    unsigned rankC = c.mapC.getNumResults(), loops = op.getNumLoops();
+    Value view;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value v = input->get();
+      auto expand = v.getDefiningOp<memref::ExpandShapeOp>();
+      if (v == c.c || (expand && expand.getSrc() == c.c)) {
+        if (view || !op.getMatchingIndexingMap(input).isIdentity())
+          return;
+        view = v;
+      }
+    }
+    if (!view)
+      return;
+    SmallVector<ReassociationIndices> reassociation;
+    if (view != c.c) {
+      reassociation = view.getDefiningOp<memref::ExpandShapeOp>()
+                          .getReassociationIndices();
+      if (reassociation.back().size() != 1)
+        return; // C's columns are split: not one tile row per row
+    } else if (loops != rankC) {
+      return;
+    }
+    // Collapsing an operand to C's shape needs the identity layout.
+    auto collapsible = [&](Value v) {
+      auto type = cast<MemRefType>(v.getType());
+      return reassociation.empty() || type.getLayout().isIdentity();
+    };
+    Value out = op.getDpsInitOperand(0)->get();
+    if (!hasUnitInnerStride(out) || !collapsible(out))
+      return;
+    // The kernel writes the output while other tiles still read A and B:
+    // an output in their buffer (bufferization reuses dead buffers) would
+    // overwrite them.
+    Value outRoot = reshapeRoot(out);
+    if (outRoot == reshapeRoot(c.a) || outRoot == reshapeRoot(c.b))
+      return;
+    unsigned last = loops - 1;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      if (input->get() == view ||
+          body->getArgument(input->getOperandNumber()).use_empty())
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(input);
+      // An input aliasing C would be read after the kernel wrote C.
+      if (reshapeRoot(input->get()) == reshapeRoot(c.c))
         return;
+      if (map.isIdentity() && hasUnitInnerStride(input->get()) &&
+          collapsible(input->get()))
+        continue;
+      // Constant along the rows: indexed by the last loop or by nothing.
+      if (map.getNumResults() == 0 ||
+          (map.getNumResults() == 1 && map.isFunctionOfDim(last) &&
+           hasUnitInnerStride(input->get())))
+        continue;
+      return;
+    }
+    if (!isDeadAfter(reshapeRoot(c.c), op))
+      return;
+
+    // Matched: the operands in C's coordinates, built where the kernel goes.
+    b.setInsertionPoint(op);
+    auto inC = [&](Value v) -> Value {
+      if (reassociation.empty())
+        return v;
+      return memref::CollapseShapeOp::create(b, op.getLoc(), v, reassociation);
+    };
+    MLIRContext *ctx = op.getContext();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      BlockArgument arg = body->getArgument(input->getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      if (input->get() == view) {
+        c.epilogueInputs.push_back({arg, Value(), AffineMap()});
+        continue;
+      }
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (map.isIdentity())
+        c.epilogueInputs.push_back(
+            {arg, inC(input->get()), AffineMap::getMultiDimIdentityMap(rankC, ctx)});
+      else
+        c.epilogueInputs.push_back(
+            {arg, input->get(),
+             map.getNumResults() == 0
+                 ? AffineMap::get(rankC, 0, ctx)
+                 : AffineMap::get(rankC, 0, getAffineDimExpr(rankC - 1, ctx))});
+    }
+    c.epilogueOut = inC(out);
+    c.reassociation = reassociation;
+    c.epilogue = op;
+  }
+
+  /// What the contraction became, for --remarks.
+  static void remarkOn(Contraction c, const Tiling &t) {
+    InFlightDiagnostic remark = c.op.emitRemark("contraction vectorized: ");
+    if (c.kind == KernelKind::Dot)
+      remark << "dot kernel, " << t.mr << " x " << t.nr << " tiles of "
+             << t.lanes << "-lane accumulators";
+    else
+      remark << "broadcast kernel, " << t.mr << " rows x " << t.nr
+             << " vectors of " << t.lanes << " lanes";
+    remark << ", blocks of " << t.mc << " x " << t.nc;
+    if (c.panel)
+      remark << ", right operand in packed panels of " << c.panel
+             << " columns";
+    if (c.initValue)
+      remark << ", the fill of the output folded into the accumulators";
+    if (c.initInput)
+      remark << ", the broadcast (bias) into the output folded into the "
+                "accumulators";
+    if (c.epilogue) {
+      remark << ", epilogue fused into the output tile:";
+      for (Operation &op : c.epilogue.getBlock()->without_terminator())
+        if (!isa<arith::ConstantOp>(op))
+          remark << " " << op.getName().stripDialect();
     }
   }
 
@@ -564,7 +858,7 @@ struct SeqCPUVectorizeContractionsPass
   static constexpr int64_t kMaxPackedReduction = 256;
 
   void runOnOperation() override {
-    SmallVector<Contraction> found;
+    SmallVector<Contraction, 4> found;
     getOperation()->walk([&](linalg::LinalgOp op) {
       std::string why;
       FailureOr<Contraction> c = matchContraction(op, why);
@@ -583,13 +877,21 @@ struct SeqCPUVectorizeContractionsPass
               << t.nr * t.lanes;
         continue;
       }
-      absorbFill(c);
+      absorbInit(c);
+      // With an epilogue, the kernel replaces it: what it reads and writes
+      // may be defined between the two ops.
       OpBuilder b(c.op);
       Value packed = packShortReduction(c, b);
       t = tilingFor(c.kind);
+      if (c.kind == KernelKind::Broadcast)
+        absorbEpilogue(c, b);
       ContractionEmitter(c, t, b).emit();
       if (packed)
         memref::DeallocOp::create(b, c.op.getLoc(), packed);
+      if (remarks)
+        remarkOn(c, t);
+      if (c.epilogue)
+        c.epilogue->erase();
       c.op->erase();
     }
   }

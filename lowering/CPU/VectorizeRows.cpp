@@ -62,28 +62,6 @@ static bool isContiguousAlong(Value memref, AffineMap map, unsigned loop) {
          seq::cpu::hasUnitInnerStride(memref);
 }
 
-/// Ops the vector body may contain: elementwise arith and math on f32 (and
-/// their i1 comparisons), which all have vector forms of the same name.
-static bool isVectorizableBodyOp(Operation &op) {
-  if (op.getNumRegions() != 0 || op.getNumResults() != 1)
-    return false;
-  if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
-    return false;
-  if (isa<arith::ConstantOp>(op))
-    return op.getResult(0).getType().isF32() ||
-           op.getResult(0).getType().isInteger(1);
-  if (!op.hasTrait<OpTrait::Elementwise>())
-    return false;
-  auto scalar = [](Type t) { return t.isF32() || t.isInteger(1); };
-  return llvm::all_of(op.getOperandTypes(), scalar) &&
-         llvm::all_of(op.getResultTypes(), scalar);
-}
-
-static bool isF32Body(Block *body) {
-  return llvm::all_of(body->getArgumentTypes(),
-                      [](Type t) { return t.isF32(); });
-}
-
 /// Inputs that move with `loop` must be contiguous along it; the others are
 /// the same for the whole row and are broadcast.
 static bool inputsContiguousAlong(linalg::GenericOp op, unsigned loop) {
@@ -104,7 +82,7 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
     if (!map.isProjectedPermutation())
       return failure();
   Block *body = op.getBlock();
-  if (!isF32Body(body))
+  if (!seq::cpu::isF32Body(body))
     return failure();
   Row r;
   r.op = op;
@@ -124,7 +102,7 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
         !inputsContiguousAlong(op, r.loop))
       return failure();
     for (Operation &inner : body->without_terminator())
-      if (!isVectorizableBodyOp(inner))
+      if (!seq::cpu::isVectorizableBodyOp(inner))
         return failure();
     // A body that only copies or broadcasts is left to the copy lowering.
     if (body->without_terminator().empty())
@@ -163,7 +141,7 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
   else
     return failure();
   for (Operation &inner : body->without_terminator())
-    if (&inner != combine && !isVectorizableBodyOp(inner))
+    if (&inner != combine && !seq::cpu::isVectorizableBodyOp(inner))
       return failure();
   return r;
 }
@@ -252,30 +230,7 @@ private:
       }
       map.map(body->getArgument(input->getOperandNumber()), v);
     }
-    for (Operation &inner : body->without_terminator()) {
-      if (&inner == r.combine)
-        continue;
-      if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
-        auto type = VectorType::get({lanes}, constant.getType());
-        auto attr = DenseElementsAttr::get(
-            type, ArrayRef<Attribute>{constant.getValue()});
-        map.map(constant.getResult(),
-                arith::ConstantOp::create(b, loc, type, attr).getResult());
-        continue;
-      }
-      // Values captured from above the body (constants of the function)
-      // are the same for every lane.
-      for (Value operand : inner.getOperands())
-        if (!map.contains(operand) && operand.getParentBlock() != body)
-          map.map(operand,
-                  vector::BroadcastOp::create(
-                      b, loc, VectorType::get({lanes}, operand.getType()),
-                      operand)
-                      .getResult());
-      Operation *clone = b.clone(inner, map);
-      for (OpResult result : clone->getResults())
-        result.setType(VectorType::get({lanes}, result.getType()));
-    }
+    seq::cpu::cloneBodyOnVectors(b, loc, *body, lanes, map, r.combine);
     if (!r.reduction) {
       Value result = cast<linalg::YieldOp>(body->getTerminator()).getOperand(0);
       if (result.getParentBlock() != body && !map.contains(result))

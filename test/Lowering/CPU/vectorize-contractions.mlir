@@ -14,6 +14,7 @@
 #w = affine_map<(b, m, n, k) -> (n, k)>
 #y = affine_map<(b, m, n, k) -> (b, m, n)>
 func.func @linear(%x: memref<?x?x300xf32>, %w: memref<45x300xf32>, %y: memref<?x?x45xf32>) {
+  // expected-remark @below {{contraction vectorized}}
   linalg.generic {indexing_maps = [#x, #w, #y],
                   iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<?x?x300xf32>, memref<45x300xf32>) outs(%y : memref<?x?x45xf32>) {
@@ -50,6 +51,7 @@ func.func @linear(%x: memref<?x?x300xf32>, %w: memref<45x300xf32>, %y: memref<?x
 // the column edge (columns 64 to 69; both column loops have one iteration
 // here, so the canonicalizer unrolls them). The named op is handled like its generic form.
 func.func @pv(%p: memref<8x?x?xf32>, %v: memref<8x?x70xf32>, %o: memref<8x?x70xf32>) {
+  // expected-remark @below {{contraction vectorized}}
   linalg.batch_matmul ins(%p, %v : memref<8x?x?xf32>, memref<8x?x70xf32>)
                       outs(%o : memref<8x?x70xf32>)
   return
@@ -76,6 +78,7 @@ func.func @pv(%p: memref<8x?x?xf32>, %v: memref<8x?x70xf32>, %o: memref<8x?x70xf
 // the kernel) and the broadcast kernel runs on the copy, which sums nothing
 // across lanes.
 func.func @short_reduction(%q: memref<8x?x64xf32>, %k: memref<8x?x64xf32>, %s: memref<8x?x?xf32>) {
+  // expected-remark @below {{contraction vectorized}}
   linalg.generic {indexing_maps = [affine_map<(g, m, n, c) -> (g, m, c)>,
                                    affine_map<(g, m, n, c) -> (g, n, c)>,
                                    affine_map<(g, m, n, c) -> (g, m, n)>],
@@ -114,6 +117,7 @@ func.func @short_reduction(%q: memref<8x?x64xf32>, %k: memref<8x?x64xf32>, %s: m
 #bt = affine_map<(m, n, k) -> (k, n)>
 #ct = affine_map<(m, n, k) -> (m, n)>
 func.func @transposed_lhs(%a: memref<33x20xf32>, %b: memref<33x40xf32>, %c: memref<20x40xf32>) {
+  // expected-remark @below {{contraction vectorized}}
   linalg.generic {indexing_maps = [#at, #bt, #ct],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<33x20xf32>, memref<33x40xf32>) outs(%c : memref<20x40xf32>) {

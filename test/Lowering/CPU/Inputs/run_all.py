@@ -1,5 +1,6 @@
-"""run_all.py [--tol=T] DIR DIMS...: runs DIR/ref, DIR/o2 and DIR/avx2 on
-random inputs for each DIMS (g=..,m=..,r=..) and compares o2 and avx2 with
+"""run_all.py [--tol=T] [--outputs=A,B,...] DIR DIMS...: runs DIR/ref, DIR/o2
+and DIR/avx2 on random inputs for each DIMS (g=..,m=..,r=..) and compares
+the named outputs (default: those of contractions.seq) of o2 and avx2 with
 ref (compare_npy.py, relative tolerance T)."""
 import os
 import subprocess
@@ -7,9 +8,10 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 tol = [a for a in sys.argv[1:] if a.startswith("--tol=")]
-sys.argv = [a for a in sys.argv if not a.startswith("--tol=")]
+names = next((a[10:].split(",") for a in sys.argv[1:] if a.startswith("--outputs=")),
+             ["lin", "mm", "s", "pv", "tt"])
+sys.argv = [a for a in sys.argv if not a.startswith(("--tol=", "--outputs="))]
 work = sys.argv[1]
-names = ["lin", "mm", "s", "pv", "tt"]
 for i, dims in enumerate(sys.argv[2:]):
     outs = {}
     for exe in ("ref", "o2", "avx2"):
