@@ -203,6 +203,25 @@ std::vector<Work> buildWorks() {
     }
     works.push_back(std::move(w));
   }
+  {
+    // examples/gpt.seq at GPT-2-small size (RoPE, causal attention, tanh-GELU
+    // MLP, untied LM head); a prefill of n tokens.
+    const int64_t e = 768, depth = 12, vocab = 50257;
+    Work w{"gpt2_small", "model", "gpt2_small",
+           "examples/gpt.seq at GPT-2-small size (d 768, 12 heads, 12 layers, "
+           "vocab 50257), prefill",
+           {{"dim", "768"}, {"heads", "12"}, {"kv_heads", "12"},
+            {"depth", "12"}, {"vocab", "50257"}},
+           {}};
+    for (int64_t n : {128, 512}) {
+      // Projections and MLP, causal scores and values (half), LM head.
+      double perLayer = 2.0 * n * e * e * 4 + 2.0 * n * e * 4 * e * 2 +
+                        2.0 * n * n * e;
+      w.sizes.push_back({"n=" + std::to_string(n), {{"b", 1}, {"n", n}},
+                         perLayer * depth + 2.0 * n * e * vocab, 0, n == 128});
+    }
+    works.push_back(std::move(w));
+  }
   // The examples at their default sizes: time only (no FLOP model).
   for (const char *example :
        {"attention", "mha", "pre_ln_block", "post_ln_block", "gpt", "alibi",

@@ -5,7 +5,8 @@
 eager:   the plain formulation an engineer writes with torch ops (1.13 and
          2.x); attention materializes the scores.
 sdpa:    2.x only: F.scaled_dot_product_attention (its CPU flash kernel) for
-         attention, nn.TransformerEncoder's fast path for the encoder.
+         attention and gpt2_small, nn.TransformerEncoder's fast path for the
+         encoder.
 compile: 2.x only: torch.compile of the eager formulation.
 """
 
@@ -166,14 +167,58 @@ def make_encoder(h, dims, mode):
     return lambda: model(x)
 
 
+def make_gpt(h, dims, mode):
+    """examples/gpt.seq: token embedding, Pre-LN blocks (causal multi-head
+    attention with rotate-half RoPE, no projection biases; tanh-GELU MLP with
+    biases), final LayerNorm, LM head without bias. sdpa: the attention
+    through F.scaled_dot_product_attention."""
+    e, heads, depth, vocab = h["dim"], h["heads"], h["depth"], h["vocab"]
+    hd, half, n = e // heads, e // heads // 2, dims["n"]
+    lin = lambda i, o, bias: torch.nn.Linear(i, o, bias=bias)
+    blocks = [dict(ln1=torch.nn.LayerNorm(e), wq=lin(e, e, False), wk=lin(e, e, False),
+                   wv=lin(e, e, False), wo=lin(e, e, False), ln2=torch.nn.LayerNorm(e),
+                   fc1=lin(e, 4 * e, True), fc2=lin(4 * e, e, True)) for _ in range(depth)]
+    emb, norm, head = torch.nn.Embedding(vocab, e), torch.nn.LayerNorm(e), lin(e, vocab, False)
+    tokens = torch.randint(0, vocab, (dims["b"], n))
+    inv = 1.0 / (10000.0 ** (torch.arange(0, half, dtype=torch.float32) / half))
+    ang = torch.arange(n, dtype=torch.float32)[:, None] * inv[None, :]
+    cos, sin = ang.cos().repeat(1, 2), ang.sin().repeat(1, 2)
+    causal = torch.ones(n, n, dtype=torch.bool).tril()
+
+    def rope(x):
+        return x * cos + torch.cat([-x[..., half:], x[..., :half]], dim=-1) * sin
+
+    def attend(q, k, v):
+        if mode == "sdpa":
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        s = (q @ k.transpose(-1, -2)) / math.sqrt(hd)
+        return torch.softmax(s.masked_fill(~causal, float("-inf")), dim=-1) @ v
+
+    def forward():
+        x = emb(tokens)
+        for p in blocks:
+            y = p["ln1"](x)
+            split = lambda t: t.view(dims["b"], n, heads, hd).transpose(1, 2)
+            q, k, v = rope(split(p["wq"](y))), rope(split(p["wk"](y))), split(p["wv"](y))
+            a = attend(q, k, v).transpose(1, 2).reshape(dims["b"], n, e)
+            x = x + p["wo"](a)
+            x = x + p["fc2"](F.gelu(p["fc1"](p["ln2"](x)), approximate="tanh"))
+        return head(norm(x))
+    return forward
+
+
 def make(work, dims, mode):
     name, h = work["name"], work["hyper"]
     if name.startswith("attention_"):
         return make_attention(h, dims, mode)
     if name == "encoder":
         return make_encoder(h, dims, mode)
+    if name == "gpt2_small":
+        if mode == "sdpa" and not hasattr(F, "scaled_dot_product_attention"):
+            unsupported("F.scaled_dot_product_attention needs PyTorch >= 2.0")
+        return make_gpt(h, dims, mode)
     if mode == "sdpa":
-        unsupported("sdpa mode applies to attention and the encoder only")
+        unsupported("sdpa mode applies to attention, the encoder and gpt2_small only")
     if name == "linear":
         x = torch.randn(dims["b"], dims["m"], h["in_features"])
         w = torch.randn(h["out_features"], h["in_features"])
