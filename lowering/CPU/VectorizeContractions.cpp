@@ -108,8 +108,21 @@ static FailureOr<Contraction> matchContraction(linalg::LinalgOp op,
     return failure(); // not a binary contraction: nothing to report
   if (op.getNumReductionLoops() != 1)
     return failure();
-  if (!isMulAddBody(op))
+  if (!isMulAddBody(op)) {
+    // A product whose body grew (an elementwise producer fused into it)
+    // is still worth saying; a row reduction (one input) is not a product.
+    Block *body = op.getBlock();
+    SmallVector<unsigned> reductions;
+    op.getReductionDims(reductions);
+    if (body && seq::cpu::isF32Body(body) &&
+        llvm::any_of(*body, [](Operation &o) { return isa<arith::MulFOp>(o); }) &&
+        llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+          return op.getMatchingIndexingMap(in).isFunctionOfDim(reductions[0]);
+        }))
+      why = "its body is not a multiply-add (an elementwise op was fused "
+            "into it)";
     return failure();
+  }
   Contraction c;
   c.op = op;
   c.a = op.getDpsInputOperand(0)->get();
@@ -528,16 +541,21 @@ struct SeqCPUVectorizeContractionsPass
   /// which sums nothing across lanes and streams each panel contiguously;
   /// the copy is B's size, the products B's size times the rows. Returns the
   /// packed buffer (to free after the kernel), or null.
-  Value packShortReduction(Contraction &c, OpBuilder &b) const {
+  static bool canPackShortReduction(const Contraction &c) {
     if (c.kind != KernelKind::Dot || !c.m)
-      return Value();
+      return false;
     auto bType = cast<MemRefType>(c.b.getType());
     int64_t rank = bType.getRank();
     ArrayRef<AffineExpr> results = c.mapB.getResults();
-    if (rank < 2 || bType.isDynamicDim(rank - 1) ||
-        bType.getDimSize(rank - 1) > kMaxPackedReduction ||
-        cast<AffineDimExpr>(results[rank - 2]).getPosition() != c.n)
-      return Value();
+    return rank >= 2 && !bType.isDynamicDim(rank - 1) &&
+           bType.getDimSize(rank - 1) <= kMaxPackedReduction &&
+           cast<AffineDimExpr>(results[rank - 2]).getPosition() == c.n;
+  }
+
+  Value packShortReduction(Contraction &c, OpBuilder &b) const {
+    auto bType = cast<MemRefType>(c.b.getType());
+    int64_t rank = bType.getRank();
+    ArrayRef<AffineExpr> results = c.mapB.getResults();
     Location loc = c.op.getLoc();
     int64_t width = seq::cpu::panelWidth(vectorBits, vectorRegisters);
     int64_t k = bType.getDimSize(rank - 1);
@@ -571,22 +589,39 @@ struct SeqCPUVectorizeContractionsPass
           Value zero = arith::ConstantOp::create(
               nb, nloc, nb.getZeroAttr(bType.getElementType()));
           Value base = arith::MulIOp::create(nb, nloc, p, cWidth);
-          auto kLoop = scf::ForOp::create(nb, nloc, c0, cK, c1);
-          OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
-          auto jLoop = scf::ForOp::create(kb, nloc, c0, cWidth, c1);
-          OpBuilder jb = OpBuilder::atBlockBegin(jLoop.getBody());
-          Value kk = kLoop.getInductionVar(), j = jLoop.getInductionVar();
-          Value column = arith::AddIOp::create(jb, nloc, base, j);
-          Value inside = arith::CmpIOp::create(
-              jb, nloc, arith::CmpIPredicate::ult, column, n);
-          Value clamped = arith::MinUIOp::create(jb, nloc, column, last);
-          SmallVector<Value> from(ivs.drop_back()), to(ivs.drop_back());
-          from.append({clamped, kk});
-          to.append({p, kk, j});
-          Value element = memref::LoadOp::create(jb, nloc, c.b, from);
-          Value value =
-              arith::SelectOp::create(jb, nloc, inside, element, zero);
-          memref::StoreOp::create(jb, nloc, value, packed, to);
+          // P[..., p, kk, j] for kk < k, j < w: a whole panel as a plain
+          // transpose (LLVM vectorizes its inner loop over j), the last
+          // partial one with the padding test.
+          auto panel = [&](OpBuilder &pb, bool padded) {
+            auto kLoop = scf::ForOp::create(pb, nloc, c0, cK, c1);
+            OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
+            auto jLoop = scf::ForOp::create(kb, nloc, c0, cWidth, c1);
+            OpBuilder jb = OpBuilder::atBlockBegin(jLoop.getBody());
+            Value kk = kLoop.getInductionVar(), j = jLoop.getInductionVar();
+            Value column = arith::AddIOp::create(jb, nloc, base, j);
+            SmallVector<Value> from(ivs.drop_back()), to(ivs.drop_back());
+            from.append({padded ? arith::MinUIOp::create(jb, nloc, column,
+                                                         last)
+                                        .getResult()
+                                : column,
+                         kk});
+            to.append({p, kk, j});
+            Value value = memref::LoadOp::create(jb, nloc, c.b, from);
+            if (padded) {
+              Value inside = arith::CmpIOp::create(
+                  jb, nloc, arith::CmpIPredicate::ult, column, n);
+              value = arith::SelectOp::create(jb, nloc, inside, value, zero);
+            }
+            memref::StoreOp::create(jb, nloc, value, packed, to);
+          };
+          Value whole = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::ule,
+              arith::AddIOp::create(nb, nloc, base, cWidth), n);
+          auto branch = scf::IfOp::create(nb, nloc, whole, /*withElse=*/true);
+          OpBuilder thenBuilder = branch.getThenBodyBuilder();
+          panel(thenBuilder, /*padded=*/false);
+          OpBuilder elseBuilder = branch.getElseBodyBuilder();
+          panel(elseBuilder, /*padded=*/true);
         });
     // (batch..., n floordiv w, k, n mod w) in the contraction's loops.
     SmallVector<AffineExpr> packedResults(results.drop_back(2));
@@ -854,6 +889,10 @@ struct SeqCPUVectorizeContractionsPass
     }
   }
 
+  /// Below this many rows a short reduction keeps the dot kernel: the copy
+  /// of B would cost more than the lanes the dot kernel sums.
+  static constexpr int64_t kMinPackedRows = 8;
+
   /// Reductions up to this long are packed for the broadcast kernel.
   static constexpr int64_t kMaxPackedReduction = 256;
 
@@ -878,20 +917,57 @@ struct SeqCPUVectorizeContractionsPass
         continue;
       }
       absorbInit(c);
-      // With an epilogue, the kernel replaces it: what it reads and writes
-      // may be defined between the two ops.
       OpBuilder b(c.op);
-      Value packed = packShortReduction(c, b);
-      t = tilingFor(c.kind);
-      if (c.kind == KernelKind::Broadcast)
-        absorbEpilogue(c, b);
-      ContractionEmitter(c, t, b).emit();
-      if (packed)
-        memref::DeallocOp::create(b, c.op.getLoc(), packed);
-      if (remarks)
-        remarkOn(c, t);
-      if (c.epilogue)
-        c.epilogue->erase();
+      Location loc = c.op.getLoc();
+      // A short reduction is packed for the broadcast kernel when there are
+      // enough rows to pay for the copy; with a dynamic row count (a block
+      // of queries of attention, one at decode time), both kernels are
+      // emitted behind a test of it.
+      bool pack = canPackShortReduction(c);
+      Value rows;
+      if (pack) {
+        auto cType = cast<MemRefType>(c.c.getType());
+        unsigned at = 0;
+        for (auto [i, e] : llvm::enumerate(c.mapC.getResults()))
+          if (cast<AffineDimExpr>(e).getPosition() == *c.m)
+            at = i;
+        if (cType.isDynamicDim(at))
+          rows = memref::DimOp::create(b, loc, c.c, at);
+        else
+          pack = cType.getDimSize(at) >= kMinPackedRows;
+      }
+      auto emitPacked = [&](Contraction pc, OpBuilder &pb) {
+        Value packed = packShortReduction(pc, pb);
+        Tiling pt = tilingFor(pc.kind);
+        ContractionEmitter(pc, pt, pb).emit();
+        memref::DeallocOp::create(pb, loc, packed);
+        if (remarks)
+          remarkOn(pc, pt);
+      };
+      if (pack && rows) {
+        Value many = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::uge, rows,
+            arith::ConstantIndexOp::create(b, loc, kMinPackedRows));
+        auto branch = scf::IfOp::create(b, loc, many, /*withElse=*/true);
+        OpBuilder thenBuilder = branch.getThenBodyBuilder();
+        emitPacked(c, thenBuilder);
+        OpBuilder elseBuilder = branch.getElseBodyBuilder();
+        ContractionEmitter(c, t, elseBuilder).emit();
+        if (remarks)
+          remarkOn(c, t);
+      } else if (pack) {
+        emitPacked(c, b);
+      } else {
+        // With an epilogue, the kernel replaces it: what it reads and
+        // writes may be defined between the two ops.
+        if (c.kind == KernelKind::Broadcast)
+          absorbEpilogue(c, b);
+        ContractionEmitter(c, t, b).emit();
+        if (remarks)
+          remarkOn(c, t);
+        if (c.epilogue)
+          c.epilogue->erase();
+      }
       c.op->erase();
     }
   }

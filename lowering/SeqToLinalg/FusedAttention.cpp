@@ -12,7 +12,7 @@
 //   scf.forall (b, h, block of `B` queries):
 //     m = -inf, l = 0, O = 0                       (per query of the block)
 //     for each block of `B` keys the mask can let through:
-//       S = (Q K^T) * scale                   (K transposed once per block)
+//       S = (Q * scale) K^T                   (the scale folded into Q once)
 //       S = -inf where the mask hides a key   (only on blocks it cuts)
 //       m' = max(m, rowmax(S)); P = exp(S - m')
 //       l = l exp(m - m') + rowsum(P); O = O exp(m - m') + P V
@@ -86,6 +86,21 @@ public:
     auto red = utils::IteratorType::reduction;
     return generic(ValueRange{lhs, rhs}, acc,
                    {map(3, {dim(0), dim(2)}), map(3, {dim(2), dim(1)}),
+                    map(3, {dim(0), dim(1)})},
+                   {par, par, red},
+                   [](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+                     Value p = arith::MulFOp::create(nb, nloc, a[0], a[1]);
+                     return arith::AddFOp::create(nb, nloc, a[2], p);
+                   });
+  }
+
+  /// acc[i, j] += sum_r lhs[i, r] rhs[j, r]: `lhs @ rhs^T` without a copy of
+  /// rhs (the CPU's contraction kernels read it in place, or pack it).
+  Value matmulTransposedAcc(Value lhs, Value rhs, Value acc) {
+    auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
+    return generic(ValueRange{lhs, rhs}, acc,
+                   {map(3, {dim(0), dim(2)}), map(3, {dim(1), dim(2)}),
                     map(3, {dim(0), dim(1)})},
                    {par, par, red},
                    [](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
@@ -170,6 +185,28 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
     Value lengths = op.getLengths();
     Value batch = tensor::DimOp::create(rewriter, loc, q, 0);
+    // The scale folded into the queries, once per call, instead of into
+    // every block of scores. (Outside the loops, elementwise fusion cannot
+    // merge it into the Q K^T contraction, whose body must stay a
+    // multiply-add for the contraction kernels.)
+    {
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, q);
+      AffineMap id4 = rewriter.getMultiDimIdentityMap(4);
+      q = linalg::GenericOp::create(
+              rewriter, loc, q.getType(), ValueRange{q},
+              ValueRange{tensor::EmptyOp::create(rewriter, loc, sizes, f32)},
+              ArrayRef<AffineMap>{id4, id4},
+              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+              [&](OpBuilder &gb, Location gl, ValueRange a) {
+                linalg::YieldOp::create(
+                    gb, gl,
+                    ValueRange{arith::MulFOp::create(
+                        gb, gl, a[0],
+                        createFloatConstant(gb, gl, gb.getF32Type(), scale))});
+              })
+              .getResult(0);
+    }
     Value nq = tensor::DimOp::create(rewriter, loc, q, 2);
     Value nk = tensor::DimOp::create(rewriter, loc, k, 2);
     Value init = tensor::EmptyOp::create(
@@ -249,29 +286,12 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                     nb, loc, blockSize, arith::SubIOp::create(nb, loc, hi, k0));
                 Value kBlock = slice2d(k, kvh, k0, cols, d);
                 Value vBlock = slice2d(v, kvh, k0, cols, dv);
-                // K^T once per block, so that the product's right operand
-                // runs along the keys.
-                Value kT = linalg::TransposeOp::create(
-                               nb, loc, kBlock,
-                               kb.empty({nb.getIndexAttr(d), cols}),
-                               ArrayRef<int64_t>{1, 0})
-                               .getResult()[0];
-                Value s = kb.matmulAcc(qBlock, kT, kb.filled({rows, cols}, 0.0));
+                // Q K^T with K read in place along the head dimension.
+                Value s = kb.matmulTransposedAcc(qBlock, kBlock,
+                                                 kb.filled({rows, cols}, 0.0));
 
-                // Scale, and hide keys where the mask cuts this block.
+                // Hide keys where the mask cuts this block.
                 AffineMap id2 = kb.map(2, {kb.dim(0), kb.dim(1)});
-                auto scaleOnly = [&](OpBuilder &ib) {
-                  BlockBuilder sb(ib, loc);
-                  return sb.generic(ValueRange{}, s, {id2}, {par, par},
-                                    [&](OpBuilder &gb, Location gl,
-                                        ValueRange a) -> Value {
-                                      return arith::MulFOp::create(
-                                          gb, gl, a[0],
-                                          createFloatConstant(gb, gl,
-                                                              gb.getF32Type(),
-                                                              scale));
-                                    });
-                };
                 Value cut = needsMask(nb, q0, qLast, k0, cols, length, causal,
                                       window);
                 Value scores = s;
@@ -289,10 +309,7 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                               gb, gl, q0, linalg::IndexOp::create(gb, gl, 0));
                           Value j = arith::AddIOp::create(
                               gb, gl, k0, linalg::IndexOp::create(gb, gl, 1));
-                          Value x = arith::MulFOp::create(
-                              gb, gl, a[0],
-                              createFloatConstant(gb, gl, gb.getF32Type(),
-                                                  scale));
+                          Value x = a[0];
                           Value allowed =
                               buildMaskPredicate(gb, gl, mask, i, j, length);
                           return arith::SelectOp::create(
@@ -302,11 +319,9 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                         });
                     scf::YieldOp::create(nb, loc, masked);
                     nb.setInsertionPointToStart(ifOp.elseBlock());
-                    scf::YieldOp::create(nb, loc, scaleOnly(nb));
+                    scf::YieldOp::create(nb, loc, s);
                   }
                   scores = ifOp.getResult(0);
-                } else {
-                  scores = scaleOnly(nb);
                 }
 
                 // Online softmax.
