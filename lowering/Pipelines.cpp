@@ -108,6 +108,7 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
   conversion.scanVectorLanes = strategy.scanVectorLanes;
   conversion.attentionBlock = strategy.attentionBlock;
   conversion.rowForms = strategy.rowForms;
+  conversion.linearAttentionChunk = strategy.linearAttentionChunk;
   conversion.remarks = options.remarks;
   pm.addPass(seq::createConvertSeqToLinalg(conversion));
   pm.addPass(createCanonicalizerPass());

@@ -67,6 +67,10 @@ CPUTargetInfo::getConversionStrategy(const SeqPipelineOptions &options) const {
   // RoPE and conv1d in forms whose innermost loop runs along contiguous
   // features or channels, which seq-cpu-vectorize-rows vectorizes.
   strategy.rowForms = true;
+  // Causal linear attention in chunks of 64 tokens: per chunk four
+  // contractions of 64 x 64 x d or d x d_v tiles (vector kernels) instead of
+  // 64 rank-1 updates of the [d, d_v] state.
+  strategy.linearAttentionChunk = 64;
   return strategy;
 }
 

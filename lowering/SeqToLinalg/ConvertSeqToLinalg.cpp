@@ -50,6 +50,8 @@ struct ConvertSeqToLinalgPass
     populateSeqToLinalgPatterns(patterns);
     populateFusedScanToLinalgPatterns(patterns, scanVectorLanes, remarks);
     populateFusedAttentionToLinalgPatterns(patterns, attentionBlock, remarks);
+    populateChunkedLinearAttentionToLinalgPatterns(
+        patterns, linearAttentionChunk, remarks);
     if (rowForms) {
       populateTabulatedRopeToLinalgPatterns(patterns);
       populateConv1dTapsToLinalgPatterns(patterns, remarks);

@@ -17,6 +17,18 @@
 //   over batch and heads and updates a loop-carried tensor in place, so the
 //   state is allocated once.
 //
+// - causal, chunked (convert-seq-to-linalg's `linear-attention-chunk`, the
+//   CPU at -O2 and above; f32 only): an `scf.for` over chunks of C tokens
+//   carrying S and z, per chunk with Q_c, K_c, V_c its rows of phi(Q),
+//   phi(K), V:
+//     A     = Q_c K_c^T, 0 above the diagonal (key j > query i)  [C, C]
+//     num   = Q_c S + A V_c,   den = Q_c z + rowsum(A)
+//     out_c = num / (den + eps)
+//     S    += K_c^T V_c,       z  += colsum(K_c)
+//   The products, sums included (as products with a row of ones), are
+//   batched `C += A * B` contractions over (batch, heads) that the target's
+//   contraction kernels take; the last chunk may be partial.
+//
 // Sums are carried in the compute type (f32 for half-precision inputs).
 //
 //===----------------------------------------------------------------------===//
@@ -232,6 +244,131 @@ static Value buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
   return loop.getResult(3);
 }
 
+/// Causal linear attention by chunks of `chunk` tokens (see the file
+/// comment), on f32 features `phiQ, phiK: [b, h, n, d]` and values
+/// `v: [b, h, n, e]`. Returns `[b, h, n, e]`.
+static Value buildChunkedCausalLinearAttention(OpBuilder &b, Location loc,
+                                               Value phiQ, Value phiK, Value v,
+                                               double eps, int64_t chunk) {
+  MLIRContext *ctx = b.getContext();
+  Type t = cast<RankedTensorType>(phiQ.getType()).getElementType();
+  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, phiQ);
+  SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(b, loc, v);
+  OpFoldResult batch = qSizes[0], heads = qSizes[1], d = qSizes[3],
+               e = vSizes[3];
+  OpFoldResult unit = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> outSizes{batch, heads, qSizes[2], e};
+
+  // The state: S[b, h, d, e] and z[b, h, 0, d] (z keeps a unit dimension so
+  // that its products are contractions with a loop of extent 1).
+  Value kv = createZeros(b, loc, {batch, heads, d, e}, t);
+  Value keySum = createZeros(b, loc, {batch, heads, unit, d}, t);
+  Value out = createEmptyTensor(b, loc, outSizes, t);
+  // A row of ones: row and column sums as contractions.
+  Value ones = createFilledTensor(b, loc, {unit, b.getIndexAttr(chunk)}, t,
+                                  createFloatConstant(b, loc, t, 1.0));
+  Value zero = createIndexConstant(b, loc, 0);
+  Value step = createIndexConstant(b, loc, chunk);
+  Value end = getValueOrCreateIndex(b, loc, qSizes[2]);
+  Value epsValue = createFloatConstant(b, loc, t, eps);
+  Value zeroF = createFloatConstant(b, loc, t, 0.0);
+
+  auto loop = scf::ForOp::create(
+      b, loc, zero, end, step, ValueRange{kv, keySum, out},
+      [&](OpBuilder &nb, Location nloc, Value start, ValueRange iterArgs) {
+        // The chunk [start, start + len), len = min(chunk, n - start).
+        Value remaining = arith::SubIOp::create(nb, nloc, end, start);
+        OpFoldResult len =
+            arith::MinSIOp::create(nb, nloc, step, remaining).getResult();
+        Value qc = extractSliceRange(nb, nloc, phiQ, qSizes, 2, start, len);
+        Value kc = extractSliceRange(nb, nloc, phiK, qSizes, 2, start, len);
+        Value vc = extractSliceRange(nb, nloc, v, vSizes, 2, start, len);
+        Value onesC =
+            extractSliceRange(nb, nloc, ones, {unit, step}, 1, zero, len);
+        Value s = iterArgs[0], z = iterArgs[1];
+
+        // A[b, h, i, j] = sum_r qc[b, h, i, r] kc[b, h, j, r]; loops
+        // (b, h, i, j, r).
+        Value scores = buildGeneric(
+            nb, nloc, ValueRange{qc, kc},
+            createZeros(nb, nloc, {batch, heads, len, len}, t),
+            {getDimsMap(ctx, 5, {0, 1, 2, 4}), getDimsMap(ctx, 5, {0, 1, 3, 4}),
+             getDimsMap(ctx, 5, {0, 1, 2, 3})},
+            getIteratorTypes(5, {4}), multiplyAdd);
+        // Query i sees keys j <= i.
+        AffineMap identity = nb.getMultiDimIdentityMap(4);
+        scores = buildGeneric(
+            nb, nloc, scores,
+            createEmptyTensor(nb, nloc, {batch, heads, len, len}, t),
+            {identity, identity}, getIteratorTypes(4),
+            [&](OpBuilder &bb, Location bl, ValueRange args) -> Value {
+              Value i = linalg::IndexOp::create(bb, bl, 2);
+              Value j = linalg::IndexOp::create(bb, bl, 3);
+              Value seen = arith::CmpIOp::create(
+                  bb, bl, arith::CmpIPredicate::ule, j, i);
+              return arith::SelectOp::create(bb, bl, seen, args[0], zeroF);
+            });
+
+        // den[b, h, i, 0] = sum_r qc[b, h, i, r] z[b, h, 0, r]
+        //                 + sum_j A[b, h, i, j] ones[0, j]; loops
+        //                 (b, h, i, 0, r or j).
+        Value den = buildGeneric(
+            nb, nloc, ValueRange{qc, z},
+            createZeros(nb, nloc, {batch, heads, len, unit}, t),
+            {getDimsMap(ctx, 5, {0, 1, 2, 4}), getDimsMap(ctx, 5, {0, 1, 3, 4}),
+             getDimsMap(ctx, 5, {0, 1, 2, 3})},
+            getIteratorTypes(5, {4}), multiplyAdd);
+        den = buildGeneric(nb, nloc, ValueRange{scores, onesC}, den,
+                           {getDimsMap(ctx, 5, {0, 1, 2, 4}),
+                            getDimsMap(ctx, 5, {3, 4}),
+                            getDimsMap(ctx, 5, {0, 1, 2, 3})},
+                           getIteratorTypes(5, {4}), multiplyAdd);
+
+        // num[b, h, i, e] = sum_r qc[b, h, i, r] S[b, h, r, e]
+        //                 + sum_j A[b, h, i, j] vc[b, h, j, e]; loops
+        //                 (b, h, i, e, r or j).
+        AffineMap lhsMap = getDimsMap(ctx, 5, {0, 1, 2, 4});
+        AffineMap rhsMap = getDimsMap(ctx, 5, {0, 1, 4, 3});
+        AffineMap accMap = getDimsMap(ctx, 5, {0, 1, 2, 3});
+        Value num = buildGeneric(
+            nb, nloc, ValueRange{qc, s},
+            createZeros(nb, nloc, {batch, heads, len, e}, t),
+            {lhsMap, rhsMap, accMap}, getIteratorTypes(5, {4}), multiplyAdd);
+        num = buildGeneric(nb, nloc, ValueRange{scores, vc}, num,
+                           {lhsMap, rhsMap, accMap}, getIteratorTypes(5, {4}),
+                           multiplyAdd);
+
+        // out_c = num / (den + eps).
+        Value outC = buildGeneric(
+            nb, nloc, ValueRange{num, den},
+            createEmptyTensor(nb, nloc, {batch, heads, len, e}, t),
+            {identity, getDimsMap(ctx, 4, {0, 1, 2, kUnitDim}), identity},
+            getIteratorTypes(4),
+            [&](OpBuilder &bb, Location bl, ValueRange args) -> Value {
+              Value denominator =
+                  arith::AddFOp::create(bb, bl, args[1], epsValue);
+              return arith::DivFOp::create(bb, bl, args[0], denominator);
+            });
+        Value newOut = insertSliceRange(nb, nloc, outC, iterArgs[2], outSizes,
+                                        2, start, len);
+
+        // S[b, h, r, e] += sum_j kc[b, h, j, r] vc[b, h, j, e]; loops
+        // (b, h, r, e, j).
+        Value newKv =
+            buildGeneric(nb, nloc, ValueRange{kc, vc}, s,
+                         {getDimsMap(ctx, 5, {0, 1, 4, 2}), rhsMap, accMap},
+                         getIteratorTypes(5, {4}), multiplyAdd);
+        // z[b, h, 0, r] += sum_j ones[0, j] kc[b, h, j, r]; loops
+        // (b, h, 0, r, j).
+        Value newKeySum =
+            buildGeneric(nb, nloc, ValueRange{onesC, kc}, z,
+                         {getDimsMap(ctx, 5, {2, 4}), rhsMap, accMap},
+                         getIteratorTypes(5, {4}), multiplyAdd);
+        scf::YieldOp::create(nb, nloc, ValueRange{newKv, newKeySum, newOut});
+      });
+  return loop.getResult(2);
+}
+
 namespace {
 /// `seq.linear_attention`: feature maps, then the reassociated (non-causal)
 /// or recurrent (causal) form.
@@ -281,9 +418,66 @@ struct LinearAttentionOpLowering : public OpRewritePattern<LinearAttentionOp> {
     return success();
   }
 };
+
+/// Causal `seq.linear_attention` on f32 by chunks of `chunk` tokens;
+/// preferred over the recurrent form.
+struct ChunkedLinearAttentionLowering
+    : public OpRewritePattern<LinearAttentionOp> {
+  ChunkedLinearAttentionLowering(MLIRContext *context, int64_t chunk,
+                                 bool remarks)
+      : OpRewritePattern(context, /*benefit=*/2), chunk(chunk),
+        remarks(remarks) {}
+
+  /// Declines `op` for the recurrent form, saying why when asked.
+  LogicalResult decline(LinearAttentionOp op, const Twine &why) const {
+    if (remarks)
+      op.emitRemark("causal linear attention takes the token-by-token "
+                    "recurrent lowering: ")
+          << why;
+    return failure();
+  }
+
+  LogicalResult matchAndRewrite(LinearAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getCausal())
+      return failure(); // the reassociated form has no recurrence to chunk
+    if (op.getQuery().getType().getRank() != 4 ||
+        op.getKey().getType().getRank() != 4 ||
+        op.getValue().getType().getRank() != 4)
+      return failure(); // the reference lowering reports it
+    Type f32 = rewriter.getF32Type();
+    for (Value operand : {op.getQuery(), op.getKey(), op.getValue()})
+      if (cast<RankedTensorType>(operand.getType()).getElementType() != f32)
+        return decline(op, "an operand is not f32 (the chunked form's "
+                           "contractions are f32 kernels)");
+    if (op.getType().getElementType() != f32)
+      return decline(op, "the result is not f32");
+
+    Location loc = op.getLoc();
+    FeatureMap map = op.getFeatureMap();
+    Value phiQ = buildFeatures(rewriter, loc, op.getQuery(), map, f32);
+    Value phiK = buildFeatures(rewriter, loc, op.getKey(), map, f32);
+    Value out = buildChunkedCausalLinearAttention(
+        rewriter, loc, phiQ, phiK, op.getValue(), op.getEps().convertToDouble(),
+        chunk);
+    rewriter.replaceOp(op, castToType(rewriter, loc, out, op.getType()));
+    return success();
+  }
+
+private:
+  int64_t chunk;
+  bool remarks;
+};
 } // namespace
 
 void mlir::seq::populateLinearAttentionToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LinearAttentionOpLowering>(patterns.getContext());
+}
+
+void mlir::seq::populateChunkedLinearAttentionToLinalgPatterns(
+    RewritePatternSet &patterns, int64_t chunk, bool remarks) {
+  if (chunk > 0)
+    patterns.add<ChunkedLinearAttentionLowering>(patterns.getContext(), chunk,
+                                                 remarks);
 }

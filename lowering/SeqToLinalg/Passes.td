@@ -36,6 +36,16 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     online softmax over blocks of that many queries and keys, skipping the
     key blocks a causal or windowed mask empties (FusedAttention.cpp),
     instead of materializing the scores.
+
+    With `linear-attention-chunk` above 0 (the CPU target at -O2 and above
+    sets it to 64), causal `seq.linear_attention` on f32 takes the chunked
+    form instead of the token-by-token recurrence: an `scf.for` over chunks
+    of that many tokens carrying the prefix state `S = phi(K)^T V` and
+    `z = sum phi(k)` as iter_args, each chunk computing its output from
+    batched linalg contractions (`phi(Q_c) phi(K_c)^T` masked causally within
+    the chunk, times `V_c`, plus `phi(Q_c) S`; the normalizer likewise) and
+    then adding `phi(K_c)^T V_c` to the state (LinearAttention.cpp). The last
+    chunk may be partial.
   }];
   let options = [
     Option<"scanVectorLanes", "scan-vector-lanes", "int64_t",
@@ -48,6 +58,10 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     Option<"attentionBlock", "attention-block", "int64_t", /*default=*/"0",
            "Query and key block of the fused attention (0: the reference "
            "lowering)">,
+    Option<"linearAttentionChunk", "linear-attention-chunk", "int64_t",
+           /*default=*/"0",
+           "Tokens per chunk of the chunked causal linear attention (0: the "
+           "recurrent reference lowering)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Remark on every op a fused form was asked for but does not "
            "apply to, saying why">

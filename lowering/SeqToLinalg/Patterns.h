@@ -52,6 +52,14 @@ void populateFusedScanToLinalgPatterns(RewritePatternSet &patterns,
 void populateFusedAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                             int64_t block,
                                             bool remarks = false);
+/// Causal seq.linear_attention on f32 by chunks of `chunk` tokens, batched
+/// contractions per chunk and the prefix state carried between chunks
+/// (LinearAttention.cpp); preferred over the recurrent reference lowering.
+/// Nothing when chunk is 0. With `remarks`, a causal op it does not apply to
+/// gets a remark saying why.
+void populateChunkedLinearAttentionToLinalgPatterns(RewritePatternSet &patterns,
+                                                    int64_t chunk,
+                                                    bool remarks = false);
 /// Causal depthwise conv1d (Conv1d.cpp).
 void populateConv1dToLinalgPatterns(RewritePatternSet &patterns);
 

@@ -548,34 +548,49 @@ Value mlir::seq::buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
       .getResult(0);
 }
 
-/// Offsets, sizes and strides of the unit slice at `index` along `dim` of a
-/// tensor of `sizes`.
-static void getUnitSliceAt(OpBuilder &b, ArrayRef<OpFoldResult> sizes,
-                           int64_t dim, Value index,
-                           SmallVectorImpl<OpFoldResult> &offsets,
-                           SmallVectorImpl<OpFoldResult> &sliceSizes,
-                           SmallVectorImpl<OpFoldResult> &strides) {
+/// Offsets, sizes and strides of the slice [offset, offset + length) along
+/// `dim` of a tensor of `sizes`.
+static void getSliceAt(OpBuilder &b, ArrayRef<OpFoldResult> sizes, int64_t dim,
+                       OpFoldResult offset, OpFoldResult length,
+                       SmallVectorImpl<OpFoldResult> &offsets,
+                       SmallVectorImpl<OpFoldResult> &sliceSizes,
+                       SmallVectorImpl<OpFoldResult> &strides) {
   offsets.assign(sizes.size(), b.getIndexAttr(0));
   sliceSizes.assign(sizes.begin(), sizes.end());
   strides.assign(sizes.size(), b.getIndexAttr(1));
-  offsets[dim] = index;
-  sliceSizes[dim] = b.getIndexAttr(1);
+  offsets[dim] = offset;
+  sliceSizes[dim] = length;
 }
 
 Value mlir::seq::extractSliceAt(OpBuilder &b, Location loc, Value source,
                                 ArrayRef<OpFoldResult> sizes, int64_t dim,
                                 Value index) {
-  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
-  getUnitSliceAt(b, sizes, dim, index, offsets, sliceSizes, strides);
-  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sliceSizes,
-                                        strides);
+  return extractSliceRange(b, loc, source, sizes, dim, index,
+                           b.getIndexAttr(1));
 }
 
 Value mlir::seq::insertSliceAt(OpBuilder &b, Location loc, Value slice,
                                Value dest, ArrayRef<OpFoldResult> sizes,
                                int64_t dim, Value index) {
+  return insertSliceRange(b, loc, slice, dest, sizes, dim, index,
+                          b.getIndexAttr(1));
+}
+
+Value mlir::seq::extractSliceRange(OpBuilder &b, Location loc, Value source,
+                                   ArrayRef<OpFoldResult> sizes, int64_t dim,
+                                   OpFoldResult offset, OpFoldResult length) {
   SmallVector<OpFoldResult> offsets, sliceSizes, strides;
-  getUnitSliceAt(b, sizes, dim, index, offsets, sliceSizes, strides);
+  getSliceAt(b, sizes, dim, offset, length, offsets, sliceSizes, strides);
+  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sliceSizes,
+                                        strides);
+}
+
+Value mlir::seq::insertSliceRange(OpBuilder &b, Location loc, Value slice,
+                                  Value dest, ArrayRef<OpFoldResult> sizes,
+                                  int64_t dim, OpFoldResult offset,
+                                  OpFoldResult length) {
+  SmallVector<OpFoldResult> offsets, sliceSizes, strides;
+  getSliceAt(b, sizes, dim, offset, length, offsets, sliceSizes, strides);
   return tensor::InsertSliceOp::create(b, loc, slice, dest, offsets, sliceSizes,
                                        strides);
 }

@@ -230,6 +230,17 @@ Value extractSliceAt(OpBuilder &b, Location loc, Value source,
 Value insertSliceAt(OpBuilder &b, Location loc, Value slice, Value dest,
                     ArrayRef<OpFoldResult> sizes, int64_t dim, Value index);
 
+/// The slice of `source` (whose sizes are `sizes`) of `length` elements from
+/// `offset` along `dim`, every other dimension whole (a chunk of tokens).
+Value extractSliceRange(OpBuilder &b, Location loc, Value source,
+                        ArrayRef<OpFoldResult> sizes, int64_t dim,
+                        OpFoldResult offset, OpFoldResult length);
+
+/// Inserts `slice` (as `extractSliceRange` returns it) into `dest`.
+Value insertSliceRange(OpBuilder &b, Location loc, Value slice, Value dest,
+                       ArrayRef<OpFoldResult> sizes, int64_t dim,
+                       OpFoldResult offset, OpFoldResult length);
+
 } // namespace seq
 } // namespace mlir
 

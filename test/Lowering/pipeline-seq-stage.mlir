@@ -9,7 +9,7 @@
 // O0:      builtin.module(
 // O0-NEXT:   seq-decompose,
 // O0-NEXT:   canonicalize{{.*}},
-// O0-NEXT:   convert-seq-to-linalg{attention-block=0 remarks=false row-forms=false scan-vector-lanes=0},
+// O0-NEXT:   convert-seq-to-linalg{attention-block=0 linear-attention-chunk=0 remarks=false row-forms=false scan-vector-lanes=0},
 
 // RUN: seq-opt %s --seq-lower-to-linalg="opt-level=2" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=O2
@@ -17,19 +17,20 @@
 // O2-NEXT:   seq-decompose,
 // O2-NEXT:   canonicalize{{.*}},
 // O2-NEXT:   cse,
-// O2-NEXT:   convert-seq-to-linalg{attention-block=64 remarks=false row-forms=true scan-vector-lanes=8},
+// O2-NEXT:   convert-seq-to-linalg{attention-block=64 linear-attention-chunk=64 remarks=false row-forms=true scan-vector-lanes=8},
 
 // The whole pipeline has the same stage, between the manifest and the
 // conversion. The conversion's strategy comes from the target too: at -O2
 // the CPU asks for the fused attention with 64 x 64 blocks and the fused
 // selective scan with its vector lanes (8 for the default 256-bit
-// registers), at -O0 and -O1 for the reference forms.
+// registers) and causal linear attention in 64-token chunks, at -O0 and -O1
+// for the reference forms.
 // RUN: seq-opt %s --seq-lower-to-llvm="opt-level=1 emit-entry=false" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=LLVM
 // LLVM:      seq-decompose,
 // LLVM-NEXT: canonicalize{{.*}},
 // LLVM-NEXT: cse,
-// LLVM-NEXT: convert-seq-to-linalg{attention-block=0 remarks=false row-forms=false scan-vector-lanes=0},
+// LLVM-NEXT: convert-seq-to-linalg{attention-block=0 linear-attention-chunk=0 remarks=false row-forms=false scan-vector-lanes=0},
 
 // The stage sees seq ops: CSE merges the two seq.elu before they are
 // converted, so the conversion emits one linalg.generic.
