@@ -27,6 +27,11 @@ FailureOr<Value> decomposeMultiHeadAttention(RewriterBase &rewriter,
 /// Patterns decomposing composite seq ops (see `seq-decompose`).
 void populateSeqDecompositionPatterns(RewritePatternSet &patterns);
 
+/// The pattern raising plain-math attention to `seq.attention` (see
+/// `seq-raise-attention`); with `remarks`, each rewrite says so.
+void populateSeqRaiseAttentionPatterns(RewritePatternSet &patterns,
+                                       bool remarks = false);
+
 } // namespace seq
 } // namespace mlir
 

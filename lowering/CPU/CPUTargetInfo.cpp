@@ -6,6 +6,7 @@
 
 #include "lowering/CPU/CPUTargetInfo.h"
 #include "lowering/CPU/Passes.h"
+#include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -19,11 +20,14 @@ using namespace mlir::seq;
 
 void CPUTargetInfo::addSeqTransforms(OpPassManager &pm,
                                      const SeqPipelineOptions &options) const {
-  // None yet: on the CPU, attention and the scans lower as
-  // convert-seq-to-linalg writes them, and the shared stage (seq-decompose,
-  // CSE) is all that runs on seq ops. The CPU's seq-level strategy (which
-  // attention form, its tile sizes for this core's caches) is chosen here
-  // when those transforms land in passes/.
+  // At -O2, attention written as matrix products becomes seq.attention, so
+  // that it takes the fused online-softmax form of the conversion strategy
+  // below instead of materializing the scores.
+  if (options.optLevel >= 2) {
+    SeqRaiseAttentionOptions raise;
+    raise.remarks = options.remarks;
+    pm.addPass(createSeqRaiseAttention(raise));
+  }
 }
 
 void CPUTargetInfo::addParameterLayouts(

@@ -1,8 +1,8 @@
 // The seq-level stage of the pipelines: after seq-decompose and before
 // convert-seq-to-linalg, passes rewrite seq ops into seq ops. -O0 runs only
 // the decomposition the conversion needs; -O1 and above add CSE and the
-// target's seq transforms (TargetInfoBase::addSeqTransforms; none on the CPU
-// yet).
+// target's seq transforms (TargetInfoBase::addSeqTransforms: on the CPU at
+// -O2, seq-raise-attention).
 
 // RUN: seq-opt %s --seq-lower-to-linalg="opt-level=0" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=O0
@@ -17,6 +17,7 @@
 // O2-NEXT:   seq-decompose,
 // O2-NEXT:   canonicalize{{.*}},
 // O2-NEXT:   cse,
+// O2-NEXT:   seq-raise-attention{remarks=false},
 // O2-NEXT:   convert-seq-to-linalg{attention-block=64 linear-attention-chunk=64 remarks=false row-forms=true scan-vector-lanes=8},
 
 // The whole pipeline has the same stage, between the manifest and the
