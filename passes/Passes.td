@@ -51,4 +51,35 @@ def SeqRaiseAttention : Pass<"seq-raise-attention"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def SeqReassociateLinearAttention
+    : Pass<"seq-reassociate-linear-attention"> {
+  let summary = "Chooses the association of linear attention by its cost";
+  let description = [{
+    Linear attention written with its n x m score matrix,
+
+    ```
+    S = phi(Q) @ phi(K)^T            // [..., n, m], O(n m d)
+    y = (S @ V) / (sum(S, -1) + eps) // O(n m e) and O(n m)
+    ```
+
+    is rewritten into `phi(Q) @ (phi(K)^T @ V)` and
+    `phi(Q) @ sum(phi(K), -2)^T`, O((n + m) d e), when that costs fewer
+    multiply-adds: every `S = A @ B^T` (batched, static feature sizes) whose
+    uses are all products `S @ V` and row sums of S (keepdim) is a candidate.
+    With static n and m the cheaper form is chosen at compile time; with a
+    symbolic n or m both are emitted, in the branches of an `scf.if` on the
+    costs evaluated at run time. With `remarks`, each candidate says which
+    form was chosen and the costs compared. It does not fire when S has any
+    other use (a softmax: that is softmax attention).
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark with the form chosen at each candidate">,
+  ];
+  let dependentDialects = ["::mlir::seq::SeqDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // SEQC_PASSES_PASSES_TD

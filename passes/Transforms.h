@@ -27,6 +27,14 @@ FailureOr<Value> decomposeMultiHeadAttention(RewriterBase &rewriter,
 /// Patterns decomposing composite seq ops (see `seq-decompose`).
 void populateSeqDecompositionPatterns(RewritePatternSet &patterns);
 
+/// Rewrites `S = A @ B^T` whose uses are all `S @ V` and row sums of S into
+/// `A @ (B^T V)` and `A @ sum(B)^T` when the cost model says so, or behind a
+/// run-time test of it when the sizes are symbolic (see
+/// `seq-reassociate-linear-attention`). With `remarks`, says which form and
+/// why at the product.
+LogicalResult reassociateLinearAttention(RewriterBase &rewriter, MatmulOp qk,
+                                         bool remarks = false);
+
 /// The pattern raising plain-math attention to `seq.attention` (see
 /// `seq-raise-attention`); with `remarks`, each rewrite says so.
 void populateSeqRaiseAttentionPatterns(RewritePatternSet &patterns,

@@ -22,11 +22,17 @@ void CPUTargetInfo::addSeqTransforms(OpPassManager &pm,
                                      const SeqPipelineOptions &options) const {
   // At -O2, attention written as matrix products becomes seq.attention, so
   // that it takes the fused online-softmax form of the conversion strategy
-  // below instead of materializing the scores.
+  // below instead of materializing the scores, and linear attention takes
+  // its cheaper association.
   if (options.optLevel >= 2) {
     SeqRaiseAttentionOptions raise;
     raise.remarks = options.remarks;
     pm.addPass(createSeqRaiseAttention(raise));
+    // Linear attention in its cheaper association (decided at run time
+    // when the lengths are symbolic).
+    SeqReassociateLinearAttentionOptions reassociate;
+    reassociate.remarks = options.remarks;
+    pm.addPass(createSeqReassociateLinearAttention(reassociate));
   }
 }
 

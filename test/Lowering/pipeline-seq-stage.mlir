@@ -2,7 +2,7 @@
 // convert-seq-to-linalg, passes rewrite seq ops into seq ops. -O0 runs only
 // the decomposition the conversion needs; -O1 and above add CSE and the
 // target's seq transforms (TargetInfoBase::addSeqTransforms: on the CPU at
-// -O2, seq-raise-attention).
+// -O2, seq-raise-attention and seq-reassociate-linear-attention).
 
 // RUN: seq-opt %s --seq-lower-to-linalg="opt-level=0" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=O0
@@ -18,6 +18,7 @@
 // O2-NEXT:   canonicalize{{.*}},
 // O2-NEXT:   cse,
 // O2-NEXT:   seq-raise-attention{remarks=false},
+// O2-NEXT:   seq-reassociate-linear-attention{remarks=false},
 // O2-NEXT:   convert-seq-to-linalg{attention-block=64 linear-attention-chunk=64 remarks=false row-forms=true scan-vector-lanes=8},
 
 // The whole pipeline has the same stage, between the manifest and the
