@@ -9,7 +9,7 @@
 // for it (the CPU at -O2), FusedAttention.cpp lowers the ops it handles as a
 // tiled online softmax instead; it is checked against this one
 // (test/Lowering/SeqToLinalg/fused-attention-run.test). This one remains the
-// form of bias, ALiBi, global tokens and non-f32 attention.
+// form of score-bias, global-token and non-f32 attention.
 //
 //   1. scores[b, h, i, j] = sum_d q[b, h, i, d] k[b, h / g, j, d]
 //   2. scores = scores * scale + bias - slope[h] |i - j|, then -inf where

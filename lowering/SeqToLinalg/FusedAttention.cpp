@@ -13,6 +13,7 @@
 //     m = -inf, l = 0, O = 0                       (per query of the block)
 //     for each block of `B` keys the mask can let through:
 //       S = (Q * scale) K^T                   (the scale folded into Q once)
+//       S = S - slope[h] |i - j|              (ALiBi, when the op has slopes)
 //       S = -inf where the mask hides a key   (only on blocks it cuts)
 //       m' = max(m, rowmax(S)); P = exp(S - m')
 //       l = l exp(m - m') + rowsum(P); O = O exp(m - m') + P V
@@ -28,6 +29,14 @@
 // The products are linalg contractions and the softmax steps linalg
 // generics on small tensors, which the target's kernels then vectorize (on
 // the CPU: seq-cpu-vectorize-contractions and seq-cpu-vectorize-rows).
+//
+// ALiBi's bias is computed in the tile from the head's slope and the query
+// and key positions, read as floats from one table of positions 0, 1, ...
+// made once per call (the block's rows and columns are slices of it): the
+// bias generic's body is then f32 arithmetic only, which the row kernels
+// vectorize along the keys, and it reproduces the reference's
+// `slope * float(|i - j|)` exactly (positions below 2^24 are exact). On
+// blocks the mask cuts, the same generic also applies the mask.
 //
 //===----------------------------------------------------------------------===//
 
@@ -158,7 +167,7 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
     Type f32 = rewriter.getF32Type();
     MaskAttr mask = op.getMaskAttr();
     // f32, static head counts and head sizes, masks stated by position: the
-    // rest (bias, ALiBi, global tokens) takes the reference lowering.
+    // rest (bias, global tokens) takes the reference lowering.
     if (qType.getElementType() != f32 || kType.getElementType() != f32 ||
         vType.getElementType() != f32 || op.getType().getElementType() != f32)
       return decline(op, "it is not f32");
@@ -167,8 +176,6 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
       return decline(op, "its head counts or head sizes are not static");
     if (op.getBias())
       return decline(op, "it has a score bias");
-    if (op.getAlibi())
-      return decline(op, "it has ALiBi slopes");
     if (mask && mask.getGlobalTokens() > 0)
       return decline(op, "its mask has global tokens");
     const int64_t heads = qType.getDimSize(1);
@@ -184,7 +191,14 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
     BlockBuilder bb(rewriter, loc);
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
     Value lengths = op.getLengths();
+    Value alibi = op.getAlibi();
     Value batch = tensor::DimOp::create(rewriter, loc, q, 0);
+    if (alibi &&
+        failed(assertEqualSizes(
+            rewriter, loc, tensor::getMixedSize(rewriter, loc, alibi, 0),
+            rewriter.getIndexAttr(heads),
+            "seq.attention: alibi size differs from the heads")))
+      return rewriter.notifyMatchFailure(op, "alibi size differs from heads");
     // The scale folded into the queries, once per call, instead of into
     // every block of scores. (Outside the loops, elementwise fusion cannot
     // merge it into the Q K^T contraction, whose body must stay a
@@ -216,6 +230,19 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
         f32);
     Value blockSize = bb.idx(block);
     Value qBlocks = arith::CeilDivUIOp::create(rewriter, loc, nq, blockSize);
+
+    // ALiBi: positions 0, 1, ..., max(n_q, n_k) - 1 as f32, once per call.
+    Value positions;
+    if (alibi) {
+      Value n = arith::MaxUIOp::create(rewriter, loc, nq, nk);
+      AffineMap id1 = bb.map(1, {bb.dim(0)});
+      positions = bb.generic(
+          ValueRange{}, bb.empty({n}), {id1}, {utils::IteratorType::parallel},
+          [](OpBuilder &gb, Location gl, ValueRange) -> Value {
+            return indexToFloat(gb, gl, linalg::IndexOp::create(gb, gl, 0),
+                                gb.getF32Type());
+          });
+    }
 
     auto par = utils::IteratorType::parallel;
     auto forall = scf::ForallOp::create(
@@ -251,6 +278,21 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                 SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
           };
           Value qBlock = slice2d(q, h, q0, rows, d);
+          auto slice1d = [&](Value source, Value start, Value n) {
+            return tensor::ExtractSliceOp::create(
+                b, loc,
+                RankedTensorType::get({ShapedType::kDynamic}, b.getF32Type()),
+                source, ArrayRef<OpFoldResult>{start}, ArrayRef<OpFoldResult>{n},
+                ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+          };
+          // ALiBi: the head's slope and the block's query positions.
+          Value slope, qPos;
+          if (alibi) {
+            slope = convertScalar(
+                b, loc, tensor::ExtractOp::create(b, loc, alibi, ValueRange{h}),
+                b.getF32Type());
+            qPos = slice1d(positions, q0, rows);
+          }
 
           // The keys the mask lets this block of queries see: [lo, hi).
           Value lo = bb.idx(0), hi = nk;
@@ -290,11 +332,35 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                 Value s = kb.matmulTransposedAcc(qBlock, kBlock,
                                                  kb.filled({rows, cols}, 0.0));
 
-                // Hide keys where the mask cuts this block.
+                // ALiBi's bias, and the mask where it cuts this block.
                 AffineMap id2 = kb.map(2, {kb.dim(0), kb.dim(1)});
+                AffineMap rowMap = kb.map(2, {kb.dim(0)});
+                AffineMap colMap = kb.map(2, {kb.dim(1)});
+                SmallVector<Value> biasInputs;
+                SmallVector<AffineMap> biasMaps;
+                if (alibi) {
+                  biasInputs = {qPos, slice1d(positions, k0, cols)};
+                  biasMaps = {rowMap, colMap};
+                }
+                biasMaps.push_back(id2);
+                // s - slope * |i - j| on f32 positions; `a` holds the query
+                // and key positions, then the score.
+                auto addBias = [&](OpBuilder &gb, Location gl,
+                                   ValueRange a) -> Value {
+                  if (!alibi)
+                    return a[0];
+                  Value distance = math::AbsFOp::create(
+                      gb, gl, arith::SubFOp::create(gb, gl, a[0], a[1]));
+                  return arith::SubFOp::create(
+                      gb, gl, a[2],
+                      arith::MulFOp::create(gb, gl, slope, distance));
+                };
                 Value cut = needsMask(nb, q0, qLast, k0, cols, length, causal,
                                       window);
                 Value scores = s;
+                if (alibi && !cut)
+                  scores = kb.generic(biasInputs, s, biasMaps, {par, par},
+                                      addBias);
                 if (cut) {
                   auto ifOp = scf::IfOp::create(
                       nb, loc, TypeRange{s.getType()}, cut, /*withElse=*/true);
@@ -303,13 +369,13 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                     nb.setInsertionPointToStart(ifOp.thenBlock());
                     BlockBuilder mb(nb, loc);
                     Value masked = mb.generic(
-                        ValueRange{}, s, {id2}, {par, par},
+                        biasInputs, s, biasMaps, {par, par},
                         [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
                           Value i = arith::AddIOp::create(
                               gb, gl, q0, linalg::IndexOp::create(gb, gl, 0));
                           Value j = arith::AddIOp::create(
                               gb, gl, k0, linalg::IndexOp::create(gb, gl, 1));
-                          Value x = a[0];
+                          Value x = addBias(gb, gl, a);
                           Value allowed =
                               buildMaskPredicate(gb, gl, mask, i, j, length);
                           return arith::SelectOp::create(
@@ -319,7 +385,12 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                         });
                     scf::YieldOp::create(nb, loc, masked);
                     nb.setInsertionPointToStart(ifOp.elseBlock());
-                    scf::YieldOp::create(nb, loc, s);
+                    BlockBuilder ub(nb, loc);
+                    scf::YieldOp::create(
+                        nb, loc,
+                        alibi ? ub.generic(biasInputs, s, biasMaps, {par, par},
+                                           addBias)
+                              : s);
                   }
                   scores = ifOp.getResult(0);
                 }
