@@ -167,7 +167,7 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
     Type f32 = rewriter.getF32Type();
     MaskAttr mask = op.getMaskAttr();
     // f32, static head counts and head sizes, masks stated by position: the
-    // rest (bias, global tokens) takes the reference lowering.
+    // rest (a score bias tensor) takes the reference lowering.
     if (qType.getElementType() != f32 || kType.getElementType() != f32 ||
         vType.getElementType() != f32 || op.getType().getElementType() != f32)
       return decline(op, "it is not f32");
@@ -176,8 +176,6 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
       return decline(op, "its head counts or head sizes are not static");
     if (op.getBias())
       return decline(op, "it has a score bias");
-    if (mask && mask.getGlobalTokens() > 0)
-      return decline(op, "its mask has global tokens");
     const int64_t heads = qType.getDimSize(1);
     const int64_t kvHeads = kType.getDimSize(1);
     const int64_t group = heads / kvHeads;
@@ -185,6 +183,7 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
     const int64_t dv = vType.getDimSize(3);
     const bool causal = mask && mask.getCausal();
     const int64_t window = mask ? mask.getWindow() : 0;
+    const int64_t globalTokens = mask ? mask.getGlobalTokens() : 0;
     const double scale = op.getEffectiveScale();
 
     Location loc = op.getLoc();
@@ -310,22 +309,47 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                 b, loc, hi,
                 arith::AddIOp::create(b, loc, qLast, bb.idx(window)));
           }
+          // Global tokens: a block with a global query sees every key the
+          // causal mask leaves (the predicate then sorts its rows out); the
+          // others also see the global keys [0, g) before the window, in a
+          // first loop over [0, min(g, lo)).
+          Value globalEnd = bb.idx(0);
+          if (globalTokens > 0) {
+            Value g = bb.idx(globalTokens);
+            Value globalRows = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ult, q0, g);
+            Value allHi = causal ? arith::MinUIOp::create(
+                                       b, loc, nk,
+                                       arith::AddIOp::create(b, loc, qLast,
+                                                             bb.idx(1)))
+                                       .getResult()
+                                 : nk;
+            globalEnd = arith::SelectOp::create(
+                b, loc, globalRows, bb.idx(0),
+                arith::MinUIOp::create(b, loc, g, lo));
+            lo = arith::SelectOp::create(b, loc, globalRows, bb.idx(0), lo);
+            hi = arith::SelectOp::create(b, loc, globalRows, allHi, hi);
+          }
           if (length) {
             // A negative length hides every key.
             Value clamped = arith::MaxSIOp::create(b, loc, length, bb.idx(0));
             hi = arith::MinUIOp::create(b, loc, hi, clamped);
+            globalEnd = arith::MinUIOp::create(b, loc, globalEnd, clamped);
           }
           hi = arith::MaxUIOp::create(b, loc, hi, lo);
 
           Value m0 = bb.filled({rows}, -std::numeric_limits<double>::infinity());
           Value l0 = bb.filled({rows}, 0.0);
           Value o0 = bb.filled({rows, b.getIndexAttr(dv)}, 0.0);
-          auto keys = scf::ForOp::create(
-              b, loc, lo, hi, blockSize, ValueRange{m0, l0, o0},
+          // The online softmax over the key blocks of [from, to), from the
+          // state `init`.
+          auto keyLoop = [&](Value from, Value to, ValueRange init) {
+           return scf::ForOp::create(
+              b, loc, from, to, blockSize, init,
               [&](OpBuilder &nb, Location, Value k0, ValueRange carried) {
                 BlockBuilder kb(nb, loc);
                 Value cols = arith::MinUIOp::create(
-                    nb, loc, blockSize, arith::SubIOp::create(nb, loc, hi, k0));
+                    nb, loc, blockSize, arith::SubIOp::create(nb, loc, to, k0));
                 Value kBlock = slice2d(k, kvh, k0, cols, d);
                 Value vBlock = slice2d(v, kvh, k0, cols, dv);
                 // Q K^T with K read in place along the head dimension.
@@ -461,6 +485,13 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                 Value oNew = kb.matmulAcc(p, vBlock, oScaled);
                 scf::YieldOp::create(nb, loc, ValueRange{mNew, lNew, oNew});
               });
+          };
+          SmallVector<Value> state{m0, l0, o0};
+          if (globalTokens > 0) {
+            scf::ForOp globalKeys = keyLoop(bb.idx(0), globalEnd, state);
+            state = SmallVector<Value>(globalKeys.getResults());
+          }
+          scf::ForOp keys = keyLoop(lo, hi, state);
 
           // out = O / l; rows that saw no key give 0.
           AffineMap row = bb.map(2, {bb.dim(0)});
