@@ -198,28 +198,6 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
             rewriter.getIndexAttr(heads),
             "seq.attention: alibi size differs from the heads")))
       return rewriter.notifyMatchFailure(op, "alibi size differs from heads");
-    // The scale folded into the queries, once per call, instead of into
-    // every block of scores. (Outside the loops, elementwise fusion cannot
-    // merge it into the Q K^T contraction, whose body must stay a
-    // multiply-add for the contraction kernels.)
-    {
-      SmallVector<OpFoldResult> sizes =
-          tensor::getMixedSizes(rewriter, loc, q);
-      AffineMap id4 = rewriter.getMultiDimIdentityMap(4);
-      q = linalg::GenericOp::create(
-              rewriter, loc, q.getType(), ValueRange{q},
-              ValueRange{tensor::EmptyOp::create(rewriter, loc, sizes, f32)},
-              ArrayRef<AffineMap>{id4, id4},
-              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-              [&](OpBuilder &gb, Location gl, ValueRange a) {
-                linalg::YieldOp::create(
-                    gb, gl,
-                    ValueRange{arith::MulFOp::create(
-                        gb, gl, a[0],
-                        createFloatConstant(gb, gl, gb.getF32Type(), scale))});
-              })
-              .getResult(0);
-    }
     Value nq = tensor::DimOp::create(rewriter, loc, q, 2);
     Value nk = tensor::DimOp::create(rewriter, loc, k, 2);
     Value init = tensor::EmptyOp::create(
@@ -276,7 +254,23 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                                        b.getIndexAttr(width)},
                 SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
           };
-          Value qBlock = slice2d(q, h, q0, rows, d);
+          // The scale folded into the block of queries, once, instead of
+          // into every block of scores. A linalg.map, not a generic, so that
+          // elementwise fusion does not merge it into the Q K^T product,
+          // whose body must stay a multiply-add for the contraction kernels.
+          Value qBlock =
+              linalg::MapOp::create(
+                  b, loc, ValueRange{slice2d(q, h, q0, rows, d)},
+                  bb.empty({rows, b.getIndexAttr(d)}),
+                  [&](OpBuilder &gb, Location gl, ValueRange a) {
+                    linalg::YieldOp::create(
+                        gb, gl,
+                        ValueRange{arith::MulFOp::create(
+                            gb, gl, a[0],
+                            createFloatConstant(gb, gl, gb.getF32Type(),
+                                                scale))});
+                  })
+                  .getResult()[0];
           auto slice1d = [&](Value source, Value start, Value n) {
             return tensor::ExtractSliceOp::create(
                 b, loc,

@@ -10,7 +10,8 @@
 // Causal grouped-query attention: one scf.forall over (batch, head, block of
 // 64 queries); the loop over key blocks stops after the query block's last
 // query (causal), carries the running max, sum and output; the scale is
-// applied to Q once, before the loops, and Q K^T reads K in place; the mask
+// applied to the block of Q once (a linalg.map, which elementwise fusion
+// leaves out of the product), and Q K^T reads K in place; the mask
 // predicate runs only where the block is cut (scf.if), and elsewhere the
 // scores pass unchanged.
 func.func @causal(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>) -> tensor<?x8x?x64xf32> {
@@ -21,11 +22,11 @@ func.func @causal(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor
 // CHECK-DAG:   #[[QMAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG:   #[[KMAP:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-LABEL: func.func @causal
-//       CHECK:   %[[QS:.*]] = linalg.generic
-//       CHECK:     arith.mulf %{{.*}}, %cst
 //       CHECK:   scf.forall (%[[B:.*]], %[[H:.*]], %[[QB:.*]]) in (%{{.*}}, 8, %{{.*}}) shared_outs(
 //       CHECK:     arith.divui %[[H]], %c4
-//       CHECK:     tensor.extract_slice %[[QS]]
+//       CHECK:     %[[QSLICE:.*]] = tensor.extract_slice %arg0
+//       CHECK:     linalg.map ins(%[[QSLICE]]
+//       CHECK:       arith.mulf %{{.*}}, %cst
 //       CHECK:     %[[HI:.*]] = arith.minui
 //       CHECK:     scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>)
 //   CHECK-NOT:       linalg.transpose
