@@ -55,6 +55,7 @@ struct ConvertSeqToLinalgPass
     if (rowForms) {
       populateTabulatedRopeToLinalgPatterns(patterns);
       populateConv1dTapsToLinalgPatterns(patterns, remarks);
+      populateRowBlockNormalizationToLinalgPatterns(patterns, remarks);
     }
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

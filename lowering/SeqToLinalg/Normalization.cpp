@@ -16,6 +16,15 @@
 // The two-pass variance avoids the cancellation of E[x^2] - E[x]^2 on rows
 // with a large mean.
 //
+// With `row-forms` (the CPU at -O2), f32 ops over their last dimension take
+// row-blocked forms instead, preferred where they apply: the input collapsed
+// to [rows, d], an `scf.forall` over blocks of a few rows (64 KiB of input,
+// 1 to 16 rows), each block running the same chain on its slices, so that
+// the block is read from memory once and its passes hit L1/L2. Softmax then
+// writes exp(x - max) into the output block and scales it there by the
+// reciprocal of the row sum (the reference recomputes the exp and divides).
+// The intermediates are per-row vectors of the block's size.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/SeqToLinalg/Patterns.h"
@@ -23,7 +32,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -93,9 +104,13 @@ struct RowNormalization {
   /// `rowInputs` and per-feature tensors `featureInputs` (the affine
   /// parameters, in the element type); `body` receives x (compute type),
   /// the row values, then the feature values (compute type).
+  /// The result is written into `init` when given (a slice of the output in
+  /// the row-blocked forms), a new tensor otherwise.
   Value normalize(ValueRange rowInputs, ValueRange featureInputs,
-                  function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-    Value init = createEmptyTensor(b, loc, sizes, elementType);
+                  function_ref<Value(OpBuilder &, Location, ValueRange)> body,
+                  Value init = {}) {
+    if (!init)
+      init = createEmptyTensor(b, loc, sizes, elementType);
     SmallVector<Value> inputs = {input};
     llvm::append_range(inputs, rowInputs);
     llvm::append_range(inputs, featureInputs);
@@ -138,48 +153,85 @@ static void assertFeatureSize(OpBuilder &b, Location loc, Value param,
                          features, message);
 }
 
+/// Layer norm of `input` over its last dimension (the op's input, or a block
+/// of its rows), into `init` when given.
+static Value buildLayerNorm(OpBuilder &b, Location loc, LayerNormOp op,
+                            Value input, Value init = {}) {
+  RowNormalization norm(b, loc, input);
+  Value gamma = op.getGamma();
+  Value beta = op.getBeta();
+  Value mean = norm.rowMean(
+      {}, [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  Value variance =
+      norm.rowMean(mean, [](OpBuilder &b, Location loc, ValueRange args) {
+        Value centered = arith::SubFOp::create(b, loc, args[0], args[1]);
+        return arith::MulFOp::create(b, loc, centered, centered).getResult();
+      });
+
+  Type computeType = norm.computeType;
+  double eps = op.getEps().convertToDouble();
+  SmallVector<Value> params;
+  if (gamma)
+    params.push_back(gamma);
+  if (beta)
+    params.push_back(beta);
+  return norm.normalize(
+      {mean, variance}, params,
+      [&](OpBuilder &b, Location nloc, ValueRange args) {
+        Value epsValue = createFloatConstant(b, nloc, computeType, eps);
+        Value centered = arith::SubFOp::create(b, nloc, args[0], args[1]);
+        Value rstd = math::RsqrtOp::create(
+            b, nloc, arith::AddFOp::create(b, nloc, args[2], epsValue));
+        Value y = arith::MulFOp::create(b, nloc, centered, rstd);
+        if (gamma)
+          y = arith::MulFOp::create(b, nloc, y, args[3]);
+        if (beta)
+          y = arith::AddFOp::create(b, nloc, y, args[4]);
+        return y;
+      },
+      init);
+}
+
+/// RMS norm of `input` over its last dimension, into `init` when given.
+static Value buildRMSNorm(OpBuilder &b, Location loc, RMSNormOp op,
+                          Value input, Value init = {}) {
+  RowNormalization norm(b, loc, input);
+  Value gamma = op.getGamma();
+  Value meanSquare =
+      norm.rowMean({}, [](OpBuilder &b, Location loc, ValueRange args) {
+        return arith::MulFOp::create(b, loc, args[0], args[0]).getResult();
+      });
+  Type computeType = norm.computeType;
+  double eps = op.getEps().convertToDouble();
+  SmallVector<Value> params;
+  if (gamma)
+    params.push_back(gamma);
+  return norm.normalize(
+      meanSquare, params,
+      [&](OpBuilder &b, Location nloc, ValueRange args) {
+        Value epsValue = createFloatConstant(b, nloc, computeType, eps);
+        Value rms = math::RsqrtOp::create(
+            b, nloc, arith::AddFOp::create(b, nloc, args[1], epsValue));
+        Value y = arith::MulFOp::create(b, nloc, args[0], rms);
+        if (gamma)
+          y = arith::MulFOp::create(b, nloc, y, args[2]);
+        return y;
+      },
+      init);
+}
+
 struct LayerNormLowering : public OpRewritePattern<LayerNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LayerNormOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RowNormalization norm(rewriter, loc, op.getInput());
-    Value gamma = op.getGamma();
-    Value beta = op.getBeta();
-    assertFeatureSize(rewriter, loc, gamma, norm.sizes.back(),
+    OpFoldResult features = tensor::getMixedSizes(rewriter, loc,
+                                                  op.getInput()).back();
+    assertFeatureSize(rewriter, loc, op.getGamma(), features,
                       "seq.layer_norm: gamma size differs from the features");
-    assertFeatureSize(rewriter, loc, beta, norm.sizes.back(),
+    assertFeatureSize(rewriter, loc, op.getBeta(), features,
                       "seq.layer_norm: beta size differs from the features");
-
-    Value mean = norm.rowMean(
-        {}, [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-    Value variance =
-        norm.rowMean(mean, [](OpBuilder &b, Location loc, ValueRange args) {
-          Value centered = arith::SubFOp::create(b, loc, args[0], args[1]);
-          return arith::MulFOp::create(b, loc, centered, centered).getResult();
-        });
-
-    Type computeType = norm.computeType;
-    double eps = op.getEps().convertToDouble();
-    SmallVector<Value> params;
-    if (gamma)
-      params.push_back(gamma);
-    if (beta)
-      params.push_back(beta);
-    Value result = norm.normalize(
-        {mean, variance}, params,
-        [&](OpBuilder &b, Location nloc, ValueRange args) {
-          Value epsValue = createFloatConstant(b, nloc, computeType, eps);
-          Value centered = arith::SubFOp::create(b, nloc, args[0], args[1]);
-          Value rstd = math::RsqrtOp::create(
-              b, nloc, arith::AddFOp::create(b, nloc, args[2], epsValue));
-          Value y = arith::MulFOp::create(b, nloc, centered, rstd);
-          if (gamma)
-            y = arith::MulFOp::create(b, nloc, y, args[3]);
-          if (beta)
-            y = arith::AddFOp::create(b, nloc, y, args[4]);
-          return y;
-        });
+    Value result = buildLayerNorm(rewriter, loc, op, op.getInput());
     rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
     return success();
   }
@@ -190,30 +242,11 @@ struct RMSNormLowering : public OpRewritePattern<RMSNormOp> {
   LogicalResult matchAndRewrite(RMSNormOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RowNormalization norm(rewriter, loc, op.getInput());
-    Value gamma = op.getGamma();
-    assertFeatureSize(rewriter, loc, gamma, norm.sizes.back(),
+    OpFoldResult features = tensor::getMixedSizes(rewriter, loc,
+                                                  op.getInput()).back();
+    assertFeatureSize(rewriter, loc, op.getGamma(), features,
                       "seq.rms_norm: gamma size differs from the features");
-
-    Value meanSquare =
-        norm.rowMean({}, [](OpBuilder &b, Location loc, ValueRange args) {
-          return arith::MulFOp::create(b, loc, args[0], args[0]).getResult();
-        });
-    Type computeType = norm.computeType;
-    double eps = op.getEps().convertToDouble();
-    SmallVector<Value> params;
-    if (gamma)
-      params.push_back(gamma);
-    Value result = norm.normalize(
-        meanSquare, params, [&](OpBuilder &b, Location nloc, ValueRange args) {
-          Value epsValue = createFloatConstant(b, nloc, computeType, eps);
-          Value rms = math::RsqrtOp::create(
-              b, nloc, arith::AddFOp::create(b, nloc, args[1], epsValue));
-          Value y = arith::MulFOp::create(b, nloc, args[0], rms);
-          if (gamma)
-            y = arith::MulFOp::create(b, nloc, y, args[2]);
-          return y;
-        });
+    Value result = buildRMSNorm(rewriter, loc, op, op.getInput());
     rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
     return success();
   }
@@ -235,10 +268,222 @@ struct SoftmaxLowering : public OpRewritePattern<SoftmaxOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Row-blocked forms (row-forms)
+//===----------------------------------------------------------------------===//
+
+/// f32 input bytes per block of rows, and the most rows in a block: 64 KiB
+/// of a block's input and as much of its output stay in the 1 MiB L2 of the
+/// Zen cores (and mostly in L1 for short rows), and at most 16 rows keep
+/// blocks numerous enough to share among the cores.
+constexpr int64_t kRowBlockBytes = 64 * 1024;
+constexpr int64_t kMaxRowsPerBlock = 16;
+
+/// Why the row-blocked form does not apply to an op normalizing `input`
+/// along `axis` (the last dimension for the norms); empty when it does.
+static std::string getRowBlockMismatch(Value input, int64_t axis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  if (!type.getElementType().isF32())
+    os << "the element type is " << type.getElementType()
+       << ", not f32 (the row kernels are f32)";
+  else if (axis != type.getRank() - 1)
+    os << "the axis " << axis << " is not the last of rank "
+       << type.getRank() << " (its rows are not contiguous)";
+  return why;
+}
+
+/// `input` collapsed to [rows, d] and cut into blocks of rows by an
+/// `scf.forall`; `blockBody(b, loc, xBlock, outBlock)` computes a block's
+/// [n, d] result into `outBlock`, its slice of the output. Returns the
+/// result in the shape of `input`.
+static Value buildRowBlocks(
+    OpBuilder &b, Location loc, Value input,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> blockBody) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+  SmallVector<OpFoldResult> leading(sizes.begin(), sizes.end() - 1);
+  Value rows2d = collapseLeadingDims(b, loc, input, 1);
+  SmallVector<OpFoldResult> sizes2d = tensor::getMixedSizes(b, loc, rows2d);
+  Value rows = getValueOrCreateIndex(b, loc, sizes2d[0]);
+  OpFoldResult features = sizes2d[1];
+
+  // Rows per block: kRowBlockBytes of input, 1 to kMaxRowsPerBlock rows.
+  int64_t elementsPerBlock = kRowBlockBytes / 4;
+  Value blockRows;
+  if (std::optional<int64_t> d = getConstantIntValue(features)) {
+    int64_t n = std::clamp<int64_t>(elementsPerBlock / std::max<int64_t>(*d, 1),
+                                    1, kMaxRowsPerBlock);
+    blockRows = createIndexConstant(b, loc, n);
+  } else {
+    Value width = arith::MaxUIOp::create(b, loc,
+                                     getValueOrCreateIndex(b, loc, features),
+                                     createIndexConstant(b, loc, 1));
+    Value n = arith::DivUIOp::create(
+        b, loc, createIndexConstant(b, loc, elementsPerBlock), width);
+    n = arith::MinUIOp::create(b, loc, n,
+                               createIndexConstant(b, loc, kMaxRowsPerBlock));
+    blockRows =
+        arith::MaxUIOp::create(b, loc, n, createIndexConstant(b, loc, 1));
+  }
+  Value blocks = arith::CeilDivUIOp::create(b, loc, rows, blockRows);
+
+  Value init = createEmptyTensor(b, loc, sizes2d, type.getElementType());
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{blocks}, ValueRange{init}, std::nullopt,
+      [&](OpBuilder &fb, Location floc, ValueRange args) {
+        Value r0 = arith::MulIOp::create(fb, floc, args[0], blockRows);
+        Value n = arith::MinUIOp::create(
+            fb, floc, blockRows, arith::SubIOp::create(fb, floc, rows, r0));
+        SmallVector<OpFoldResult> offsets = {r0, fb.getIndexAttr(0)};
+        SmallVector<OpFoldResult> blockSizes = {n, features};
+        SmallVector<OpFoldResult> strides(2, fb.getIndexAttr(1));
+        Value xBlock = tensor::ExtractSliceOp::create(
+            fb, floc, rows2d, offsets, blockSizes, strides);
+        Value outBlock = tensor::ExtractSliceOp::create(
+            fb, floc, args[1], offsets, blockSizes, strides);
+        Value y = blockBody(fb, floc, xBlock, outBlock);
+        auto inParallel = scf::InParallelOp::create(fb, floc);
+        OpBuilder::InsertionGuard guard(fb);
+        fb.setInsertionPointToStart(inParallel.getBody());
+        tensor::ParallelInsertSliceOp::create(fb, floc, y, args[1], offsets,
+                                              blockSizes, strides);
+      });
+  return expandLeadingDim(b, loc, forall.getResult(0), leading);
+}
+
+/// The safe softmax of a block [n, d] of f32 rows along d, into `outBlock`:
+/// m = max x; out = exp(x - m) (m = 0 on rows of only -inf, whose exps are
+/// then 0); s = sum out; out = s > 0 ? out * (1 / s) : 0.
+static Value buildSoftmaxBlock(OpBuilder &b, Location loc, Value xBlock,
+                               Value outBlock) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  SmallVector<OpFoldResult> rowSizes = {tensor::getMixedSize(b, loc, xBlock, 0)};
+  AffineMap identity = b.getMultiDimIdentityMap(2);
+  AffineMap rowMap = getProjectionMap(ctx, 2, {1});
+  AffineMap rowIdentity = b.getMultiDimIdentityMap(1);
+  auto reduction = getIteratorTypes(2, {1});
+
+  Value negInf = createInfinity(b, loc, f32, /*negative=*/true);
+  Value rowMax = buildGeneric(
+      b, loc, xBlock, createFilledTensor(b, loc, rowSizes, f32, negInf),
+      {identity, rowMap}, reduction,
+      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        return arith::MaximumFOp::create(nb, nloc, args[0], args[1]);
+      });
+  Value exps = buildGeneric(
+      b, loc, ValueRange{xBlock, rowMax}, outBlock,
+      {identity, rowMap, identity}, getIteratorTypes(2),
+      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Type t = args[1].getType();
+        Value zero = createFloatConstant(nb, nloc, t, 0.0);
+        Value ninf = createInfinity(nb, nloc, t, /*negative=*/true);
+        Value isNegInf = arith::CmpFOp::create(
+            nb, nloc, arith::CmpFPredicate::OEQ, args[1], ninf);
+        Value max = arith::SelectOp::create(nb, nloc, isNegInf, zero, args[1]);
+        Value shifted = arith::SubFOp::create(nb, nloc, args[0], max);
+        return math::ExpOp::create(nb, nloc, shifted);
+      });
+  Value zero = createFloatConstant(b, loc, f32, 0.0);
+  Value rowSum = buildGeneric(
+      b, loc, exps, createFilledTensor(b, loc, rowSizes, f32, zero),
+      {identity, rowMap}, reduction,
+      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        return arith::AddFOp::create(nb, nloc, args[0], args[1]);
+      });
+  // One division per row; the select keeps the reference's zeros where the
+  // sum is not positive (rows of only -inf, NaN rows).
+  Value scale = buildGeneric(
+      b, loc, rowSum, createEmptyTensor(b, loc, rowSizes, f32),
+      {rowIdentity, rowIdentity}, getIteratorTypes(1),
+      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Type t = args[0].getType();
+        Value one = createFloatConstant(nb, nloc, t, 1.0);
+        return arith::DivFOp::create(nb, nloc, one, args[0]);
+      });
+  return buildGeneric(
+      b, loc, ValueRange{rowSum, scale}, exps, {rowMap, rowMap, identity},
+      getIteratorTypes(2),
+      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Type t = args[0].getType();
+        Value zero = createFloatConstant(nb, nloc, t, 0.0);
+        Value positive = arith::CmpFOp::create(
+            nb, nloc, arith::CmpFPredicate::OGT, args[0], zero);
+        Value p = arith::MulFOp::create(nb, nloc, args[2], args[1]);
+        return arith::SelectOp::create(nb, nloc, positive, p, zero);
+      });
+}
+
+/// The row-blocked forms, preferred over the reference lowerings where they
+/// apply. With `remarks`, an op they do not apply to says why.
+template <typename OpTy>
+struct RowBlockLowering : public OpRewritePattern<OpTy> {
+  RowBlockLowering(MLIRContext *context, bool remarks)
+      : OpRewritePattern<OpTy>(context, /*benefit=*/2), remarks(remarks) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    if (type.getRank() == 0)
+      return failure(); // the reference lowering reports it
+    int64_t axis = type.getRank() - 1;
+    if constexpr (std::is_same_v<OpTy, SoftmaxOp>) {
+      axis = op.getAxis();
+      if (axis < 0)
+        axis += type.getRank();
+    }
+    std::string mismatch = getRowBlockMismatch(input, axis);
+    if (!mismatch.empty()) {
+      if (remarks)
+        op.emitRemark() << op->getName().stripDialect()
+                        << " takes the reference lowering: " << mismatch;
+      return failure();
+    }
+
+    OpFoldResult features = tensor::getMixedSizes(rewriter, loc, input).back();
+    Value result;
+    if constexpr (std::is_same_v<OpTy, SoftmaxOp>) {
+      result = buildRowBlocks(rewriter, loc, input, buildSoftmaxBlock);
+    } else if constexpr (std::is_same_v<OpTy, LayerNormOp>) {
+      assertFeatureSize(rewriter, loc, op.getGamma(), features,
+                        "seq.layer_norm: gamma size differs from the features");
+      assertFeatureSize(rewriter, loc, op.getBeta(), features,
+                        "seq.layer_norm: beta size differs from the features");
+      result = buildRowBlocks(
+          rewriter, loc, input,
+          [&](OpBuilder &b, Location bloc, Value x, Value out) {
+            return buildLayerNorm(b, bloc, op, x, out);
+          });
+    } else {
+      assertFeatureSize(rewriter, loc, op.getGamma(), features,
+                        "seq.rms_norm: gamma size differs from the features");
+      result = buildRowBlocks(
+          rewriter, loc, input,
+          [&](OpBuilder &b, Location bloc, Value x, Value out) {
+            return buildRMSNorm(b, bloc, op, x, out);
+          });
+    }
+    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+
+  bool remarks;
+};
+
 } // namespace
 
 void mlir::seq::populateNormalizationToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LayerNormLowering, RMSNormLowering, SoftmaxLowering>(
       patterns.getContext());
+}
+
+void mlir::seq::populateRowBlockNormalizationToLinalgPatterns(
+    RewritePatternSet &patterns, bool remarks) {
+  patterns.add<RowBlockLowering<LayerNormOp>, RowBlockLowering<RMSNormOp>,
+               RowBlockLowering<SoftmaxOp>>(patterns.getContext(), remarks);
 }

@@ -30,6 +30,12 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     features with an elementwise generic (PositionEncoding.cpp), and
     `seq.conv1d` with a static kernel of at most 16 taps becomes one
     elementwise generic along the channels, its taps unrolled (Conv1d.cpp).
+    It also gives f32 `seq.softmax` over the last axis, `seq.layer_norm`
+    and `seq.rms_norm` row-blocked forms: an `scf.forall` over blocks of 1
+    to 16 rows (64 KiB of input), each block's reductions and elementwise
+    passes on its slices, so that the block's rows are read from memory once
+    (Normalization.cpp); other element types and axes keep the reference
+    form, with a remark under `remarks`.
 
     With `attention-block` above 0, `seq.attention` on f32 with static head
     counts and sizes and without bias, ALiBi or global tokens becomes a tiled
@@ -53,8 +59,9 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
            "Vector lanes of the fused selective scan (0 or 1: the "
            "reference lowering)">,
     Option<"rowForms", "row-forms", "bool", /*default=*/"false",
-           "The row forms of rope (tabulated cos/sin) and conv1d (unrolled "
-           "taps along the channels)">,
+           "The row forms of rope (tabulated cos/sin), conv1d (unrolled "
+           "taps along the channels) and the row ops (softmax, layer and RMS "
+           "norm by blocks of rows)">,
     Option<"attentionBlock", "attention-block", "int64_t", /*default=*/"0",
            "Query and key block of the fused attention (0: the reference "
            "lowering)">,

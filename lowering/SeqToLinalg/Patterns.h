@@ -75,6 +75,14 @@ void populateTabulatedRopeToLinalgPatterns(RewritePatternSet &patterns);
 void populateConv1dTapsToLinalgPatterns(RewritePatternSet &patterns,
                                         bool remarks = false);
 
+/// f32 seq.layer_norm, seq.rms_norm and last-axis seq.softmax as an
+/// scf.forall over blocks of rows, each block's passes on its slices
+/// (Normalization.cpp); preferred over the reference lowerings where they
+/// apply. With `remarks`, an op they do not apply to gets a remark saying
+/// why.
+void populateRowBlockNormalizationToLinalgPatterns(RewritePatternSet &patterns,
+                                                   bool remarks = false);
+
 /// All of the above.
 void populateSeqToLinalgPatterns(RewritePatternSet &patterns);
 
