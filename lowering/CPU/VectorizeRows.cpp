@@ -276,30 +276,56 @@ private:
                                   evaluate(mask));
   }
 
-  /// One row of a reduction: partial results in a vector, then one
-  /// reduction combined into the output.
+  /// One row of a reduction: partial results in kChains vectors (independent
+  /// chains of combines, so that consecutive steps do not wait on each
+  /// other), then one vector per step, one masked step, and one reduction
+  /// combined into the output.
   void emitReductionRow(Value size) {
+    constexpr int64_t kChains = 4;
     VectorType f32Vec = VectorType::get({lanes}, b.getF32Type());
     Value neutral = arith::ConstantOp::create(
         b, loc, f32Vec, DenseElementsAttr::get(f32Vec, r.combiner.neutral));
-    Value count = arith::DivUIOp::create(b, loc, size, idx(lanes));
-    Value full = arith::MulIOp::create(b, loc, count, idx(lanes));
-    auto forOp = scf::ForOp::create(
-        b, loc, idx(0), full, idx(lanes), ValueRange{neutral},
-        [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(),
-                              nested.getInsertionPoint());
-          iv[r.loop] = k;
-          scf::YieldOp::create(b, loc,
-                               ValueRange{combine(acc[0], evaluate(Value()))});
-        });
+    auto fullEnd = [&](Value from, int64_t step) {
+      Value count = arith::DivUIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, size, from), idx(step));
+      return arith::AddIOp::create(
+                 b, loc, from, arith::MulIOp::create(b, loc, count, idx(step)))
+          .getResult();
+    };
+    auto steps = [&](Value from, Value to, int64_t vectors,
+                     ValueRange init) {
+      return scf::ForOp::create(
+                 b, loc, from, to, idx(vectors * lanes), init,
+                 [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
+                   OpBuilder::InsertionGuard guard(b);
+                   b.setInsertionPoint(nested.getInsertionBlock(),
+                                       nested.getInsertionPoint());
+                   SmallVector<Value> next;
+                   for (int64_t c = 0; c < vectors; ++c) {
+                     iv[r.loop] =
+                         c == 0 ? k
+                                : arith::AddIOp::create(b, loc, k,
+                                                        idx(c * lanes))
+                                      .getResult();
+                     next.push_back(combine(acc[c], evaluate(Value())));
+                   }
+                   scf::YieldOp::create(b, loc, next);
+                 })
+          .getResults();
+    };
+    Value chainsEnd = fullEnd(idx(0), kChains * lanes);
+    SmallVector<Value> chains(steps(idx(0), chainsEnd, kChains,
+                                    SmallVector<Value>(kChains, neutral)));
+    Value partial = combine(combine(chains[0], chains[1]),
+                            combine(chains[2], chains[3]));
+    Value full = fullEnd(chainsEnd, lanes);
+    partial = steps(chainsEnd, full, 1, ValueRange{partial})[0];
     // The rest of the row as one masked step.
     iv[r.loop] = full;
     Value mask = vector::CreateMaskOp::create(
         b, loc, VectorType::get({lanes}, b.getI1Type()),
         ValueRange{arith::SubIOp::create(b, loc, size, full)});
-    Value acc = combine(forOp.getResult(0), evaluate(mask));
+    Value acc = combine(partial, evaluate(mask));
     Value total = vector::ReductionOp::create(b, loc, r.combiner.kind, acc,
                                               arith::FastMathFlags::reassoc);
     OpOperand *init = r.op.getDpsInitOperand(0);

@@ -22,14 +22,18 @@ func.func @sum_exp(%x: memref<?x?xf32>, %max: memref<?xf32>, %sum: memref<?xf32>
 }
 // CHECK-LABEL: func.func @sum_exp
 //   CHECK-DAG:   %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// Four independent chains of partial sums over 64 columns per step, then
+// one vector per step, then the masked step.
 //       CHECK:   scf.parallel (%[[R:.*]]) =
-//       CHECK:     %[[ACC:.*]] = scf.for %[[C:.*]] = %c0 to %{{.*}} step %c16 iter_args(%[[A:.*]] = %[[ZEROS]]) -> (vector<16xf32>) {
+//       CHECK:     %[[ACC:.*]]:4 = scf.for %[[C:.*]] = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 //       CHECK:       vector.load %{{.*}}[%[[R]], %[[C]]] : memref<?x?xf32>, vector<16xf32>
 //       CHECK:       %[[M:.*]] = memref.load %{{.*}}[%[[R]]]
 //       CHECK:       vector.broadcast %[[M]] : f32 to vector<16xf32>
 //       CHECK:       arith.subf {{.*}} : vector<16xf32>
 //       CHECK:       math.exp {{.*}} : vector<16xf32>
 //       CHECK:       arith.addf
+//       CHECK:     scf.for %{{.*}} step %c16 iter_args(
+//       CHECK:       math.exp {{.*}} : vector<16xf32>
 //       CHECK:     vector.create_mask
 //       CHECK:     vector.maskedload
 //       CHECK:     arith.select
@@ -53,7 +57,9 @@ func.func @row_max(%x: memref<8x100xf32>, %out: memref<8xf32>) {
 // CHECK-LABEL: func.func @row_max
 //       CHECK:   arith.constant dense<0xFF800000> : vector<16xf32>
 //       CHECK:   scf.parallel
-//       CHECK:     scf.for %{{.*}} = %c0 to %c96 step %c16
+// (The one step of four chains over columns 0-63 is unrolled.)
+// CHECK-COUNT-4:     arith.maximumf {{.*}} : vector<16xf32>
+//       CHECK:     scf.for {{.*}} step %c16 iter_args(
 //       CHECK:       arith.maximumf {{.*}} : vector<16xf32>
 //       CHECK:     vector.constant_mask [4] : vector<16xi1>
 //       CHECK:     vector.reduction <maximumf>
