@@ -260,9 +260,13 @@ extern "C" seqc_status *seqc_model_info(const seqc_model *model,
 namespace {
 
 /// Reads output `index` from its descriptor, checks it against the manifest
-/// and copies it into `out`. `outputDims` binds symbols only outputs use.
+/// and copies it into `out`, or, when `adoptable` (a buffer the model
+/// allocated for this output alone) and the output is row-major contiguous,
+/// takes the buffer itself (`*adopted` is then set): no copy, and it is
+/// released when the output is replaced. `outputDims` binds symbols only
+/// outputs use.
 seqc_status *collectOutput(const seqc_model *model, size_t index,
-                           const int64_t *desc,
+                           const int64_t *desc, bool adoptable, bool *adopted,
                            std::unordered_map<std::string, int64_t> &outputDims,
                            OutputValue *out) {
   const ValueSpec &spec = model->manifest.values[SEQC_VALUE_OUTPUT][index];
@@ -316,6 +320,23 @@ seqc_status *collectOutput(const seqc_model *model, size_t index,
     return makeStatus(SEQC_STATUS_MODEL_ERROR,
                       "output '%s': the model returned a null data pointer",
                       name);
+  bool rowMajor = true;
+  int64_t expected = 1;
+  for (int d = spec.rank - 1; d >= 0; --d) {
+    if (sizes[d] != 1 && strides[d] != expected)
+      rowMajor = false;
+    expected *= sizes[d];
+  }
+  if (adoptable && rowMajor && numel > 0) {
+    void *allocated;
+    std::memcpy(&allocated, &desc[0], sizeof(allocated));
+    out->buffer.data = const_cast<char *>(aligned) +
+                       offset * static_cast<int64_t>(seqc_dtype_size(spec.dtype));
+    out->buffer.bytes = bytes;
+    out->buffer.owner = std::shared_ptr<void>(allocated, releaseModelBuffer);
+    *adopted = true;
+    return nullptr;
+  }
   if (out->buffer.bytes != bytes || !out->buffer.data)
     SEQC_RETURN_IF_ERROR(
         annotate(allocateBuffer(bytes, &out->buffer), "output '%s'", name));
@@ -400,24 +421,30 @@ extern "C" seqc_status *seqc_model_run(seqc_model *model) {
   seqc_status *status = nullptr;
   std::unordered_map<std::string, int64_t> outputDims;
   std::vector<void *> toFree;
+  // A buffer another output also views, an argument or a constant global
+  // is never adopted, and a buffer is freed once.
+  std::vector<void *> allocations(outputSpecs.size());
+  for (size_t i = 0; i < outputSpecs.size(); ++i)
+    std::memcpy(&allocations[i], &results[resultOffsets[i]],
+                sizeof(void *));
   for (size_t i = 0; i < outputSpecs.size(); ++i) {
     const int64_t *desc = &results[resultOffsets[i]];
+    void *allocated = allocations[i];
+    bool owned = allocated &&
+                 reinterpret_cast<uintptr_t>(allocated) != kMlirGlobalMarker &&
+                 std::find(argPointers.begin(), argPointers.end(),
+                           allocated) == argPointers.end();
+    bool shared = std::count(allocations.begin(), allocations.end(),
+                             allocated) > 1;
+    bool adopted = false;
     if (!status)
-      status = collectOutput(model, i, desc, outputDims, &model->outputs[i]);
-    void *allocated;
-    std::memcpy(&allocated, &desc[0], sizeof(allocated));
-    if (!allocated ||
-        reinterpret_cast<uintptr_t>(allocated) == kMlirGlobalMarker)
-      continue;
+      status = collectOutput(model, i, desc, owned && !shared, &adopted,
+                             outputDims, &model->outputs[i]);
     // Never free an output that aliases an argument (the model returned an
     // input or weight, or a view of one), nor one buffer twice (two outputs
-    // viewing one allocation).
-    bool skip = false;
-    for (void *arg : argPointers)
-      skip |= arg == allocated;
-    for (void *freed : toFree)
-      skip |= freed == allocated;
-    if (!skip)
+    // viewing one allocation), nor one the output now owns.
+    if (owned && !adopted &&
+        std::find(toFree.begin(), toFree.end(), allocated) == toFree.end())
       toFree.push_back(allocated);
   }
   for (void *allocated : toFree)
