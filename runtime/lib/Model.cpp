@@ -107,12 +107,14 @@ void appendDescriptor(std::vector<int64_t> &storage, void *data,
   storage.push_back(0);           // offset
   for (int d = 0; d < rank; ++d)
     storage.push_back(sizes[d]);
-  int64_t stride = 1;
+  // Unsigned: the strides of an empty tensor may exceed int64_t (a size 0
+  // next to huge ones); they are never used, but must not overflow.
+  uint64_t stride = 1;
   size_t stridesAt = storage.size();
   storage.resize(storage.size() + static_cast<size_t>(rank));
   for (int d = rank - 1; d >= 0; --d) {
-    storage[stridesAt + static_cast<size_t>(d)] = stride;
-    stride *= sizes[d];
+    storage[stridesAt + static_cast<size_t>(d)] = static_cast<int64_t>(stride);
+    stride *= static_cast<uint64_t>(sizes[d]);
   }
 }
 

@@ -975,4 +975,16 @@ TEST(Prepared, PrepareAndReleaseComeTogether) {
   EXPECT_EQ(model, nullptr);
 }
 
+TEST(Prepared, EmptyParameterWithHugeSizesRuns) {
+  // Found by the manifest fuzzer: a parameter of 0 elements whose other
+  // sizes are huge has strides past int64_t; building its descriptor must
+  // not overflow (it is never read).
+  ModelPtr model = load(
+      "{\"model\": \"fuzz\", \"inputs\": [], \"outputs\": [], \"params\": "
+      "[{\"name\": \"half\", \"dtype\": \"f32\", \"shape\": [0, "
+      "4922337203685477580, 7]}]}");
+  ASSERT_TRUE(isOk(seqc_model_random_weights(model.get(), 1)));
+  EXPECT_TRUE(isOk(seqc_model_run(model.get())));
+}
+
 } // namespace
