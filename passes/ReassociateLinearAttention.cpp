@@ -234,8 +234,13 @@ struct SeqReassociateLinearAttentionPass
   void runOnOperation() override {
     // Each product once: the quadratic branch of a run-time choice keeps a
     // copy of it, which must not be rewritten again.
+    // Only the `A @ B^T` products: a rewrite erases the products of S (never
+    // transposed ones, which it declines), so the list holds no erased op.
     SmallVector<MatmulOp> products;
-    getOperation()->walk([&](MatmulOp op) { products.push_back(op); });
+    getOperation()->walk([&](MatmulOp op) {
+      if (op.getTransposeRhs())
+        products.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
     for (MatmulOp op : products)
       (void)reassociateLinearAttention(rewriter, op, remarks);
