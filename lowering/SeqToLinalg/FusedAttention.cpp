@@ -89,28 +89,16 @@ public:
         .getResult(0);
   }
 
-  /// acc[i, j] += sum_r lhs[i, r] rhs[r, j].
-  Value matmulAcc(Value lhs, Value rhs, Value acc) {
+  /// acc[i, j] += sum_r lhs[i, r] rhs[r, j], or with `transposedRhs` rhs
+  /// read as [j, r] (`lhs @ rhs^T` without a copy of rhs: the CPU's
+  /// contraction kernels read it in place, or pack it).
+  Value matmulAcc(Value lhs, Value rhs, Value acc, bool transposedRhs = false) {
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
+    AffineMap rhsMap = transposedRhs ? map(3, {dim(1), dim(2)})
+                                     : map(3, {dim(2), dim(1)});
     return generic(ValueRange{lhs, rhs}, acc,
-                   {map(3, {dim(0), dim(2)}), map(3, {dim(2), dim(1)}),
-                    map(3, {dim(0), dim(1)})},
-                   {par, par, red},
-                   [](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
-                     Value p = arith::MulFOp::create(nb, nloc, a[0], a[1]);
-                     return arith::AddFOp::create(nb, nloc, a[2], p);
-                   });
-  }
-
-  /// acc[i, j] += sum_r lhs[i, r] rhs[j, r]: `lhs @ rhs^T` without a copy of
-  /// rhs (the CPU's contraction kernels read it in place, or pack it).
-  Value matmulTransposedAcc(Value lhs, Value rhs, Value acc) {
-    auto par = utils::IteratorType::parallel;
-    auto red = utils::IteratorType::reduction;
-    return generic(ValueRange{lhs, rhs}, acc,
-                   {map(3, {dim(0), dim(2)}), map(3, {dim(1), dim(2)}),
-                    map(3, {dim(0), dim(1)})},
+                   {map(3, {dim(0), dim(2)}), rhsMap, map(3, {dim(0), dim(1)})},
                    {par, par, red},
                    [](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
                      Value p = arith::MulFOp::create(nb, nloc, a[0], a[1]);
@@ -347,8 +335,9 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                 Value kBlock = slice2d(k, kvh, k0, cols, d);
                 Value vBlock = slice2d(v, kvh, k0, cols, dv);
                 // Q K^T with K read in place along the head dimension.
-                Value s = kb.matmulTransposedAcc(qBlock, kBlock,
-                                                 kb.filled({rows, cols}, 0.0));
+                Value s = kb.matmulAcc(qBlock, kBlock,
+                                       kb.filled({rows, cols}, 0.0),
+                                       /*transposedRhs=*/true);
 
                 // ALiBi's bias, and the mask where it cuts this block.
                 AffineMap id2 = kb.map(2, {kb.dim(0), kb.dim(1)});
