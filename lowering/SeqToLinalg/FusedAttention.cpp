@@ -123,16 +123,6 @@ public:
   Location loc;
 };
 
-/// `x`, or 0 where x is -inf: the offset exp() subtracts, so that rows that
-/// have seen no key yet give exp(-inf) = 0 instead of NaN.
-static Value safeMax(OpBuilder &b, Location loc, Value x) {
-  Value negInf = createInfinity(b, loc, x.getType(), /*negative=*/true);
-  Value isNegInf =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, negInf);
-  return arith::SelectOp::create(
-      b, loc, isNegInf, createFloatConstant(b, loc, x.getType(), 0.0), x);
-}
-
 struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
   FusedAttentionLowering(MLIRContext *context, int64_t block, bool remarks)
       : OpRewritePattern(context, /*benefit=*/2), block(block),
@@ -410,7 +400,8 @@ struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
                     /*max=*/true);
                 auto newMax = [](OpBuilder &gb, Location gl, Value m,
                                  Value bm) {
-                  return safeMax(gb, gl,
+                  // Rows that have seen no key yet keep exp(-inf) = 0.
+                  return createSafeMax(gb, gl,
                                  arith::MaximumFOp::create(gb, gl, m, bm));
                 };
                 // alpha = exp(m - m'), the rescaling of what came before;

@@ -52,6 +52,13 @@ static Value multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
   return arith::AddFOp::create(b, loc, args[2], product);
 }
 
+/// `num / (den + eps)`, the normalization of every form below.
+static Value normalize(OpBuilder &b, Location loc, Value num, Value den,
+                       Value eps) {
+  return arith::DivFOp::create(b, loc, num,
+                               arith::AddFOp::create(b, loc, den, eps));
+}
+
 /// `tensor.empty` + `linalg.fill` with 0.
 static Value createZeros(OpBuilder &b, Location loc,
                          ArrayRef<OpFoldResult> sizes, Type elementType) {
@@ -151,8 +158,7 @@ static Value buildGlobalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
       {getDimsMap(ctx, 4, {0, 1, 2, 3}), getDimsMap(ctx, 4, {0, 1, 2}),
        getDimsMap(ctx, 4, {0, 1, 2, 3})},
       getIteratorTypes(4), [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value den = arith::AddFOp::create(nb, nloc, args[1], epsValue);
-        Value out = arith::DivFOp::create(nb, nloc, args[0], den);
+        Value out = normalize(nb, nloc, args[0], args[1], epsValue);
         return convertScalar(nb, nloc, out, outType);
       });
 }
@@ -232,9 +238,7 @@ static Value buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
              getDimsMap(ctx, 3, {0, 1, kUnitDim, 2})},
             getIteratorTypes(3),
             [&](OpBuilder &bb, Location bl, ValueRange args) -> Value {
-              Value denominator =
-                  arith::AddFOp::create(bb, bl, args[0], epsValue);
-              return arith::DivFOp::create(bb, bl, args[1], denominator);
+              return normalize(bb, bl, args[1], args[0], epsValue);
             });
         Value newOut = insertSliceAt(nb, nloc, outRow, iterArgs[3], outSizes,
                                      /*dim=*/2, i);
@@ -345,9 +349,7 @@ static Value buildChunkedCausalLinearAttention(OpBuilder &b, Location loc,
             {identity, getDimsMap(ctx, 4, {0, 1, 2, kUnitDim}), identity},
             getIteratorTypes(4),
             [&](OpBuilder &bb, Location bl, ValueRange args) -> Value {
-              Value denominator =
-                  arith::AddFOp::create(bb, bl, args[1], epsValue);
-              return arith::DivFOp::create(bb, bl, args[0], denominator);
+              return normalize(bb, bl, args[0], args[1], epsValue);
             });
         Value newOut = insertSliceRange(nb, nloc, outC, iterArgs[2], outSizes,
                                         2, start, len);

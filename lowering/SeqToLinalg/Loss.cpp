@@ -85,15 +85,6 @@ struct CrossEntropyLowering : public OpRewritePattern<CrossEntropyOp> {
             })
             .getResult(0);
 
-    auto safeMax = [&](OpBuilder &b, Location nloc, Value max) -> Value {
-      Value isNegInf =
-          arith::CmpFOp::create(b, nloc, arith::CmpFPredicate::OEQ, max,
-                                createInfinity(b, nloc, computeType, true));
-      return arith::SelectOp::create(
-          b, nloc, isNegInf, createFloatConstant(b, nloc, computeType, 0.0),
-          max);
-    };
-
     // sum_c exp(l_c - m) and sum_c l_c, in one pass.
     Value sumInit =
         createFilledTensor(rewriter, loc, positionSizes, computeType, zero);
@@ -104,7 +95,7 @@ struct CrossEntropyLowering : public OpRewritePattern<CrossEntropyOp> {
         classReduction, [&](OpBuilder &b, Location nloc, ValueRange args) {
           Value l = convertScalar(b, nloc, args[0], computeType);
           Value shifted =
-              arith::SubFOp::create(b, nloc, l, safeMax(b, nloc, args[1]));
+              arith::SubFOp::create(b, nloc, l, createSafeMax(b, nloc, args[1]));
           Value sumExp = arith::AddFOp::create(
               b, nloc, args[2], math::ExpOp::create(b, nloc, shifted));
           Value sumLogits = arith::AddFOp::create(b, nloc, args[3], l);
@@ -153,7 +144,7 @@ struct CrossEntropyLowering : public OpRewritePattern<CrossEntropyOp> {
               computeType);
 
           Value lse =
-              arith::AddFOp::create(b, nloc, safeMax(b, nloc, args[1]),
+              arith::AddFOp::create(b, nloc, createSafeMax(b, nloc, args[1]),
                                     math::LogOp::create(b, nloc, args[2]));
           Value loss = arith::SubFOp::create(b, nloc, lse, targetLogit);
           if (smoothing > 0.0) {

@@ -377,13 +377,8 @@ static Value buildSoftmaxBlock(OpBuilder &b, Location loc, Value xBlock,
       b, loc, ValueRange{xBlock, rowMax}, outBlock,
       {identity, rowMap, identity}, getIteratorTypes(2),
       [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        Type t = args[1].getType();
-        Value zero = createFloatConstant(nb, nloc, t, 0.0);
-        Value ninf = createInfinity(nb, nloc, t, /*negative=*/true);
-        Value isNegInf = arith::CmpFOp::create(
-            nb, nloc, arith::CmpFPredicate::OEQ, args[1], ninf);
-        Value max = arith::SelectOp::create(nb, nloc, isNegInf, zero, args[1]);
-        Value shifted = arith::SubFOp::create(nb, nloc, args[0], max);
+        Value shifted = arith::SubFOp::create(
+            nb, nloc, args[0], createSafeMax(nb, nloc, args[1]));
         return math::ExpOp::create(nb, nloc, shifted);
       });
   Value zero = createFloatConstant(b, loc, f32, 0.0);

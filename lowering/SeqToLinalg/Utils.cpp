@@ -396,6 +396,14 @@ FailureOr<Value> mlir::seq::buildElementwise(OpBuilder &b, Operation *op,
 // Shared numerics
 //===----------------------------------------------------------------------===//
 
+Value mlir::seq::createSafeMax(OpBuilder &b, Location loc, Value max) {
+  Value zero = createFloatConstant(b, loc, max.getType(), 0.0);
+  Value ninf = createInfinity(b, loc, max.getType(), /*negative=*/true);
+  Value isNegInf =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max, ninf);
+  return arith::SelectOp::create(b, loc, isNegInf, zero, max);
+}
+
 Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
                                   int64_t axis) {
   MLIRContext *ctx = b.getContext();
@@ -424,17 +432,7 @@ Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
           })
           .getResult(0);
 
-  // A row of only -inf has max -inf; subtracting it would give
-  // -inf - (-inf) = NaN. Subtracting 0 instead keeps every exp at 0.
-  auto safeMax = [&](OpBuilder &nb, Location nloc, Value max) {
-    Value zero = createFloatConstant(nb, nloc, computeType, 0.0);
-    Value ninf = createInfinity(nb, nloc, computeType, /*negative=*/true);
-    Value isNegInf =
-        arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::OEQ, max, ninf);
-    return arith::SelectOp::create(nb, nloc, isNegInf, zero, max).getResult();
-  };
-
-  // s = sum_axis exp(x - m).
+  // s = sum_axis exp(x - m), with createSafeMax's m for rows of only -inf.
   Value zero = createFloatConstant(b, loc, computeType, 0.0);
   Value sumInit = createFilledTensor(b, loc, rowSizes, computeType, zero);
   Value rowSum = linalg::GenericOp::create(
@@ -444,7 +442,7 @@ Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
                      [&](OpBuilder &nb, Location nloc, ValueRange args) {
                        Value x = convertScalar(nb, nloc, args[0], computeType);
                        Value shifted = arith::SubFOp::create(
-                           nb, nloc, x, safeMax(nb, nloc, args[1]));
+                           nb, nloc, x, createSafeMax(nb, nloc, args[1]));
                        Value e = math::ExpOp::create(nb, nloc, shifted);
                        Value sum = arith::AddFOp::create(nb, nloc, e, args[2]);
                        linalg::YieldOp::create(nb, nloc, sum);
@@ -460,7 +458,7 @@ Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
                Value x = convertScalar(nb, nloc, args[0], computeType);
                Value shifted = arith::SubFOp::create(
-                   nb, nloc, x, safeMax(nb, nloc, args[1]));
+                   nb, nloc, x, createSafeMax(nb, nloc, args[1]));
                Value e = math::ExpOp::create(nb, nloc, shifted);
                Value p = arith::DivFOp::create(nb, nloc, e, args[2]);
                Value zero = createFloatConstant(nb, nloc, computeType, 0.0);

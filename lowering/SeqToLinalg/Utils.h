@@ -180,6 +180,10 @@ FailureOr<Value> buildElementwise(OpBuilder &b, Operation *op,
 /// not NaN, and huge logits do not overflow.
 Value buildSafeSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis);
 
+/// `max`, or 0 where it is -inf: the offset a softmax subtracts before exp,
+/// so that a row of only -inf gives exp(-inf - 0) = 0 instead of NaN.
+Value createSafeMax(OpBuilder &b, Location loc, Value max);
+
 /// The `i1` predicate "query `i` may attend to key `j`" of `mask` (see
 /// `#seq.mask`), with `length` the key padding length of the batch row
 /// (`index`, or null when there is none). `i`, `j` are `index` values. Returns
