@@ -44,6 +44,23 @@ namespace {
 /// pointer of a descriptor for a constant global; it was never malloc'ed.
 const uintptr_t kMlirGlobalMarker = 0xdeadbeef;
 
+/// Whether a memref of `sizes` and `strides` is row-major contiguous (unit
+/// dimensions may have any stride); `numel`, if given, receives its element
+/// count.
+bool isRowMajor(const int64_t *sizes, const int64_t *strides, int rank,
+                int64_t *numel = nullptr) {
+  bool contiguous = true;
+  int64_t expected = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (sizes[d] != 1 && strides[d] != expected)
+      contiguous = false;
+    expected *= sizes[d];
+  }
+  if (numel)
+    *numel = expected;
+  return contiguous;
+}
+
 /// Copies a strided memref into contiguous row-major storage at `dst`.
 void copyStrided(const char *base, int64_t offset, const int64_t *sizes,
                  const int64_t *strides, int rank, size_t elementSize,
@@ -56,14 +73,8 @@ void copyStrided(const char *base, int64_t offset, const int64_t *sizes,
     return;
   }
   // Fast path: already row-major contiguous.
-  bool contiguous = true;
-  int64_t expected = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    if (sizes[d] != 1 && strides[d] != expected)
-      contiguous = false;
-    expected *= sizes[d];
-  }
-  if (contiguous) {
+  int64_t expected;
+  if (isRowMajor(sizes, strides, rank, &expected)) {
     std::memcpy(dst, element(offset),
                 static_cast<size_t>(expected) * elementSize);
     return;
@@ -322,14 +333,7 @@ seqc_status *collectOutput(const seqc_model *model, size_t index,
     return makeStatus(SEQC_STATUS_MODEL_ERROR,
                       "output '%s': the model returned a null data pointer",
                       name);
-  bool rowMajor = true;
-  int64_t expected = 1;
-  for (int d = spec.rank - 1; d >= 0; --d) {
-    if (sizes[d] != 1 && strides[d] != expected)
-      rowMajor = false;
-    expected *= sizes[d];
-  }
-  if (adoptable && rowMajor && numel > 0) {
+  if (adoptable && numel > 0 && isRowMajor(sizes, strides, spec.rank)) {
     void *allocated;
     std::memcpy(&allocated, &desc[0], sizeof(allocated));
     out->buffer.data = const_cast<char *>(aligned) +
