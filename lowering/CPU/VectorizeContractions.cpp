@@ -636,11 +636,16 @@ struct SeqCPUVectorizeContractionsPass
     return packed;
   }
 
+  /// Ops that view their operand's whole buffer under another shape.
+  static bool isReshape(Operation *op) {
+    return isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+        op);
+  }
+
   /// The buffer C is a reshape of (C itself when it is not one).
   static Value reshapeRoot(Value value) {
     while (Operation *def = value.getDefiningOp()) {
-      if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
-              def))
+      if (!isReshape(def))
         break;
       value = def->getOperand(0);
     }
@@ -717,9 +722,7 @@ struct SeqCPUVectorizeContractionsPass
     SmallVector<Value> worklist{root};
     while (!worklist.empty())
       for (Operation *user : worklist.pop_back_val().getUsers())
-        if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
-                user) &&
-            views.insert(user->getResult(0)).second)
+        if (isReshape(user) && views.insert(user->getResult(0)).second)
           worklist.push_back(user->getResult(0));
     auto touches = [&](Operation *candidate) {
       bool found = false;
@@ -730,9 +733,7 @@ struct SeqCPUVectorizeContractionsPass
       return found;
     };
     for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
-      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
-              memref::DimOp>(next) ||
-          !touches(next))
+      if (isReshape(next) || isa<memref::DimOp>(next) || !touches(next))
         continue;
       if (isa<memref::DeallocOp>(next))
         return true;
