@@ -227,9 +227,9 @@ void SeqEmitInvokePass::runOnOperation() {
       LLVM::CondBrOp::create(builder, loc, isNull, done, body);
       builder.setInsertionPointToStart(body);
       if (numPrepared) {
-        auto freeBuffer = declare(
-            runtimeAllocator ? "_mlir_memref_to_llvm_free" : "free", voidType,
-            {ptrType});
+        auto freeBuffer =
+            declare(runtimeAllocator ? "_mlir_memref_to_llvm_free" : "free",
+                    voidType, {ptrType});
         // memref.get_global marks constant buffers with this pointer.
         Value marker = i64Constant(0xdeadbeef);
         // Two prepared values may share a buffer (CSE merged their
@@ -328,13 +328,13 @@ void SeqEmitInvokePass::runOnOperation() {
     if (hasArena) {
       // The arena grows to what this call's sizes need; it is never shrunk
       // and is freed with the state.
-      Value bytes =
-          LLVM::CallOp::create(builder, loc, arenaBytesCiface,
-                               ArrayRef<Value>(operands).drop_front())
-              .getResult();
+      Value bytes = LLVM::CallOp::create(builder, loc, arenaBytesCiface,
+                                         ArrayRef<Value>(operands).drop_front())
+                        .getResult();
       Value baseSlot = atOffset(state, arenaOffset);
       Value capacitySlot = atOffset(state, arenaOffset + 8);
-      Value capacity = LLVM::LoadOp::create(builder, loc, i64Type, capacitySlot);
+      Value capacity =
+          LLVM::LoadOp::create(builder, loc, i64Type, capacitySlot);
       Value grow = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ugt,
                                         bytes, capacity);
       Block *growBlock = invoke.addBlock();
@@ -342,8 +342,7 @@ void SeqEmitInvokePass::runOnOperation() {
       LLVM::CondBrOp::create(builder, loc, grow, growBlock, call);
       builder.setInsertionPointToStart(growBlock);
       auto free = declare("free", voidType, {ptrType});
-      auto alignedAlloc =
-          declare("aligned_alloc", ptrType, {i64Type, i64Type});
+      auto alignedAlloc = declare("aligned_alloc", ptrType, {i64Type, i64Type});
       LLVM::CallOp::create(
           builder, loc, free,
           ValueRange{LLVM::LoadOp::create(builder, loc, ptrType, baseSlot)});

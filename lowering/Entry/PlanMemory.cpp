@@ -212,8 +212,8 @@ struct SeqPlanMemoryPass
 /// Ops whose memref results view their memref operand.
 static bool isViewOf(Operation *op) {
   return isa<ViewLikeOpInterface, memref::CastOp, memref::ReinterpretCastOp,
-             memref::ExpandShapeOp, memref::CollapseShapeOp,
-             memref::SubViewOp, memref::ViewOp, memref::TransposeOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
+             memref::ViewOp, memref::TransposeOp,
              memref::ExtractStridedMetadataOp>(op);
 }
 
@@ -294,7 +294,8 @@ static SmallVector<SmallVector<std::string>> inputDimNames(ModuleOp module) {
   for (const llvm::json::Value &input : *inputs) {
     names.emplace_back();
     const llvm::json::Object *object = input.getAsObject();
-    const llvm::json::Array *shape = object ? object->getArray("shape") : nullptr;
+    const llvm::json::Array *shape =
+        object ? object->getArray("shape") : nullptr;
     if (!shape)
       continue;
     for (const llvm::json::Value &dim : *shape) {
@@ -307,9 +308,8 @@ static SmallVector<SmallVector<std::string>> inputDimNames(ModuleOp module) {
 
 /// A readable form of a size built by EntryMaterializer in `function`:
 /// products and sums of constants and input sizes.
-static std::string
-describeSize(Value value, func::FuncOp function,
-             ArrayRef<SmallVector<std::string>> dimNames) {
+static std::string describeSize(Value value, func::FuncOp function,
+                                ArrayRef<SmallVector<std::string>> dimNames) {
   if (std::optional<int64_t> c = getConstantIntValue(value))
     return std::to_string(*c);
   Operation *def = value.getDefiningOp();
@@ -320,7 +320,8 @@ describeSize(Value value, func::FuncOp function,
     std::optional<int64_t> index = dim.getConstantIndex();
     if (arg && index) {
       unsigned argNumber = arg.getArgNumber();
-      if (argNumber < dimNames.size() && *index < int64_t(dimNames[argNumber].size()) &&
+      if (argNumber < dimNames.size() &&
+          *index < int64_t(dimNames[argNumber].size()) &&
           !dimNames[argNumber][*index].empty())
         return dimNames[argNumber][*index];
       return ("dim(%arg" + Twine(argNumber) + ", " + Twine(*index) + ")").str();
@@ -368,8 +369,7 @@ evaluateSize(Value value, const llvm::StringMap<int64_t> &dims,
     } else {
       SmallVector<Attribute> operands;
       for (Value operand : def->getOperands()) {
-        std::optional<int64_t> v =
-            evaluateSize(operand, dims, dimNames, known);
+        std::optional<int64_t> v = evaluateSize(operand, dims, dimNames, known);
         if (!v)
           return std::nullopt;
         operands.push_back(IntegerAttr::get(operand.getType(), *v));
@@ -431,14 +431,15 @@ void SeqPlanMemoryPass::runOnOperation() {
   for (auto alloc : body.getOps<memref::AllocOp>()) {
     MemRefType type = alloc.getType();
     Type element = type.getElementType();
-    bool plannable =
-        type.getLayout().isIdentity() && !type.getMemorySpace() &&
-        alloc.getSymbolOperands().empty() && element.isIntOrFloat() &&
-        element.getIntOrFloatBitWidth() % 8 == 0 &&
-        (!alloc.getAlignment() || int64_t(*alloc.getAlignment()) <= alignment) &&
-        llvm::all_of(alloc.getDynamicSizes(), [&](Value size) {
-          return materializer.canMaterialize(size);
-        });
+    bool plannable = type.getLayout().isIdentity() && !type.getMemorySpace() &&
+                     alloc.getSymbolOperands().empty() &&
+                     element.isIntOrFloat() &&
+                     element.getIntOrFloatBitWidth() % 8 == 0 &&
+                     (!alloc.getAlignment() ||
+                      int64_t(*alloc.getAlignment()) <= alignment) &&
+                     llvm::all_of(alloc.getDynamicSizes(), [&](Value size) {
+                       return materializer.canMaterialize(size);
+                     });
     PlannedBuffer buffer;
     buffer.alloc = alloc;
     if (!plannable || failed(analyze(buffer, body, order))) {
@@ -479,9 +480,10 @@ void SeqPlanMemoryPass::runOnOperation() {
       if (buffers[j].interferes(buffer))
         conflicts.push_back(j);
     placed.push_back(i);
-    bool allStatic = buffer.staticBytes && llvm::all_of(conflicts, [&](unsigned j) {
-      return buffers[j].staticBytes && buffers[j].staticOffset;
-    });
+    bool allStatic =
+        buffer.staticBytes && llvm::all_of(conflicts, [&](unsigned j) {
+          return buffers[j].staticBytes && buffers[j].staticOffset;
+        });
     if (!allStatic) {
       buffer.below = conflicts;
       if (conflicts.empty())
@@ -495,7 +497,8 @@ void SeqPlanMemoryPass::runOnOperation() {
     for (unsigned j : conflicts) {
       if (*buffers[j].staticOffset - offset >= *buffer.staticBytes)
         break;
-      offset = std::max(offset, *buffers[j].staticOffset + *buffers[j].staticBytes);
+      offset =
+          std::max(offset, *buffers[j].staticOffset + *buffers[j].staticBytes);
     }
     buffer.staticOffset = offset;
   }
@@ -525,13 +528,13 @@ void SeqPlanMemoryPass::runOnOperation() {
       Value bytes = constant(staticPart);
       for (Value size : buffer.alloc.getDynamicSizes())
         bytes = builder.createOrFold<arith::MulIOp>(
-            loc, bytes,
-            materializer.materialize(size, builder, mapping));
+            loc, bytes, materializer.materialize(size, builder, mapping));
       rawSizes.push_back(bytes);
       // Round up to the alignment: (bytes + a - 1) & -a.
       bytes = builder.createOrFold<arith::AndIOp>(
           loc,
-          builder.createOrFold<arith::AddIOp>(loc, bytes, constant(alignment - 1)),
+          builder.createOrFold<arith::AddIOp>(loc, bytes,
+                                              constant(alignment - 1)),
           constant(-alignment));
       sizes.push_back(bytes);
     }
@@ -544,7 +547,8 @@ void SeqPlanMemoryPass::runOnOperation() {
       }
       Value offset;
       for (unsigned j : buffer.below) {
-        Value end = builder.createOrFold<arith::AddIOp>(loc, offsets[j], sizes[j]);
+        Value end =
+            builder.createOrFold<arith::AddIOp>(loc, offsets[j], sizes[j]);
         offset = offset ? builder.createOrFold<arith::MaxUIOp>(loc, offset, end)
                         : end;
       }
@@ -552,16 +556,18 @@ void SeqPlanMemoryPass::runOnOperation() {
     }
     Value total;
     for (unsigned i = 0; i < buffers.size(); ++i) {
-      Value end = builder.createOrFold<arith::AddIOp>(loc, offsets[i], sizes[i]);
-      total = total ? builder.createOrFold<arith::MaxUIOp>(loc, total, end) : end;
+      Value end =
+          builder.createOrFold<arith::AddIOp>(loc, offsets[i], sizes[i]);
+      total =
+          total ? builder.createOrFold<arith::MaxUIOp>(loc, total, end) : end;
     }
     return total;
   };
 
   // The arena: the model function's last argument.
   MLIRContext *context = &getContext();
-  auto arenaType = MemRefType::get({ShapedType::kDynamic},
-                                   IntegerType::get(context, 8));
+  auto arenaType =
+      MemRefType::get({ShapedType::kDynamic}, IntegerType::get(context, 8));
   unsigned arenaIndex = function.getNumArguments();
   if (failed(function.insertArgument(arenaIndex, arenaType, {},
                                      function.getLoc())))
@@ -620,8 +626,7 @@ void SeqPlanMemoryPass::runOnOperation() {
        << ", offset ";
     if (offset)
       os << *offset;
-    else
-    {
+    else {
       os << "above buffers";
       for (unsigned j : buffers[i].below)
         os << " " << j;
@@ -673,9 +678,9 @@ void SeqPlanMemoryPass::runOnOperation() {
   for (auto [i, buffer] : llvm::enumerate(buffers)) {
     memref::AllocOp alloc = buffer.alloc;
     builder.setInsertionPoint(alloc);
-    Value view = memref::ViewOp::create(builder, alloc.getLoc(),
-                                        alloc.getType(), arena, offsets[i],
-                                        alloc.getDynamicSizes());
+    Value view =
+        memref::ViewOp::create(builder, alloc.getLoc(), alloc.getType(), arena,
+                               offsets[i], alloc.getDynamicSizes());
     for (Value alias : buffer.aliases)
       for (Operation *user : llvm::make_early_inc_range(alias.getUsers()))
         if (isa<memref::DeallocOp>(user))
