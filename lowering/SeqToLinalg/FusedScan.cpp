@@ -11,7 +11,7 @@
 // this one swaps the loops:
 //
 //   scf.forall (b, channel block of `lanes` channels):
-//     h[n] = 0 for every state index n       (vector<lanes>, in registers)
+//     h[n] = initial_state[b, c, n] or 0     (vector<lanes>, in registers)
 //     row = dt, dt u, u, silu(z) of step 0   (if L > 0)
 //     for t in 0 .. L:
 //       next = dt, dt u, u, silu(z) of step min(t + 1, L - 1), where
@@ -21,6 +21,7 @@
 //         y   += h[n] * C[b, t, n]           (four partial sums)
 //       out[b, t, c] = (y + D[c] u) * silu(z)
 //       row = next
+//     final_state[b, c, n] = h[n]            (when the op returns it)
 //
 // Every input is read once and the output written once; the state and the
 // [b, L, D, N] products never reach memory. Vectors run across channels, so
@@ -157,11 +158,12 @@ struct FusedSelectiveScanLowering
         op.getC().getType().getRank() != 3)
       return failure(); // the reference lowering reports it
     for (Value v : {op.getInput(), op.getDelta(), op.getA(), op.getB(),
-                    op.getC(), op.getD(), op.getZ(), op.getDeltaBias()})
+                    op.getC(), op.getD(), op.getZ(), op.getDeltaBias(),
+                    op.getInitialState()})
       if (!allF32(v))
         return decline(op, "an operand is not f32");
-    if (op.getType().getElementType() != f32)
-      return decline(op, "the result is not f32");
+    if (!allF32(op.getResult()) || !allF32(op.getFinalState()))
+      return decline(op, "a result is not f32");
     if (aType.isDynamicDim(0) || aType.isDynamicDim(1))
       return decline(op, "A's channels or state size are not static");
     if (aType.getDimSize(0) % lanes != 0)
@@ -179,7 +181,9 @@ struct FusedSelectiveScanLowering
     Value u = op.getInput(), delta = op.getDelta(), a = op.getA();
     Value bIn = op.getB(), cIn = op.getC(), d = op.getD(), z = op.getZ();
     Value bias = op.getDeltaBias();
+    Value initialState = op.getInitialState();
     bool softplus = op.getDeltaSoftplus();
+    bool wantState = static_cast<bool>(op.getFinalState());
 
     VectorType vec = VectorType::get({lanes}, f32);
     auto idx = [&](OpBuilder &b, int64_t v) -> Value {
@@ -193,7 +197,13 @@ struct FusedSelectiveScanLowering
         rewriter, loc,
         ArrayRef<OpFoldResult>{batch, length, rewriter.getIndexAttr(channels)},
         f32);
-
+    SmallVector<Value> sharedInit{init};
+    if (wantState)
+      sharedInit.push_back(tensor::EmptyOp::create(
+          rewriter, loc,
+          ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(channels),
+                                 rewriter.getIndexAttr(state)},
+          f32));
     MLIRContext *ctx = rewriter.getContext();
     // Reads lanes consecutive channels of a [b, t, channel] tensor.
     auto readRow = [&](OpBuilder &b, Value source, ValueRange at) -> Value {
@@ -213,7 +223,7 @@ struct FusedSelectiveScanLowering
     SmallVector<OpFoldResult> upper{batch, rewriter.getIndexAttr(channels /
                                                                  lanes)};
     auto forall = scf::ForallOp::create(
-        rewriter, loc, upper, ValueRange{init}, std::nullopt,
+        rewriter, loc, upper, sharedInit, std::nullopt,
         [&](OpBuilder &b, Location, ValueRange args) {
           Value bIdx = args[0];
           Value c0 = arith::MulIOp::create(b, loc, args[1], idx(b, lanes));
@@ -278,7 +288,20 @@ struct FusedSelectiveScanLowering
               });
           Value last = arith::SubIOp::create(b, loc, length, idx(b, 1));
 
+          // The state starts from the initial state's [lanes, N] block,
+          // gathered into N vectors across the channels, or from zeros.
           SmallVector<Value> iterInit(state, zeros);
+          if (initialState) {
+            for (int64_t n = 0; n < state; ++n) {
+              SmallVector<Value> column;
+              for (int64_t l = 0; l < lanes; ++l)
+                column.push_back(tensor::ExtractOp::create(
+                    b, loc, initialState,
+                    ValueRange{bIdx, arith::AddIOp::create(b, loc, c0, idx(b, l)),
+                               idx(b, n)}));
+              iterInit[n] = vector::FromElementsOp::create(b, loc, vec, column);
+            }
+          }
           iterInit.push_back(block);
           llvm::append_range(iterInit, first.getResults());
           auto steps = scf::ForOp::create(
@@ -338,16 +361,36 @@ struct FusedSelectiveScanLowering
                 llvm::append_range(next, nextRow);
                 scf::YieldOp::create(nb, loc, next);
               });
+          Value finalBlock;
+          if (wantState) {
+            // The final state back as the block's [1, lanes, N] slice.
+            SmallVector<Value> elements;
+            for (int64_t l = 0; l < lanes; ++l)
+              for (int64_t n = 0; n < state; ++n)
+                elements.push_back(vector::ExtractOp::create(
+                    b, loc, steps.getResult(n), ArrayRef<int64_t>{l}));
+            finalBlock = tensor::FromElementsOp::create(
+                b, loc, RankedTensorType::get({1, lanes, state}, f32),
+                elements);
+          }
           auto inParallel = scf::InParallelOp::create(b, loc);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(inParallel.getBody());
           tensor::ParallelInsertSliceOp::create(
               b, loc, steps.getResult(state), shared, offsets, sizes, strides);
+          if (wantState)
+            tensor::ParallelInsertSliceOp::create(
+                b, loc, finalBlock, args[3],
+                ArrayRef<OpFoldResult>{bIdx, c0, b.getIndexAttr(0)},
+                ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                                       b.getIndexAttr(lanes),
+                                       b.getIndexAttr(state)},
+                strides);
         });
-    Value result = forall.getResult(0);
-    if (result.getType() != op.getType())
-      result = tensor::CastOp::create(rewriter, loc, op.getType(), result);
-    rewriter.replaceOp(op, result);
+    SmallVector<Value> results;
+    for (auto [value, wanted] : llvm::zip(forall.getResults(), op.getResults()))
+      results.push_back(castToType(rewriter, loc, value, wanted.getType()));
+    rewriter.replaceOp(op, results);
     return success();
   }
 

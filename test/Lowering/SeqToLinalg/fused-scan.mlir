@@ -67,3 +67,34 @@ func.func @not_fused(%u: tensor<?x?x24xf32>, %a: tensor<24x4xf32>, %b: tensor<?x
 // CHECK-LABEL: func.func @not_fused
 //   CHECK-NOT:   scf.forall
 //   CHECK-NOT:   vector.
+
+// -----
+
+// With an initial state and the final state: the state vectors start from
+// the block's [16, 4] slice of the initial state (gathered across channels)
+// and the final ones go back to a second shared output. The reference
+// lowering starts its loop from the initial state and returns the loop's
+// state.
+func.func @scan_state(%u: tensor<?x?x32xf32>, %a: tensor<32x4xf32>, %b: tensor<?x?x4xf32>,
+                      %h0: tensor<?x32x4xf32>) -> (tensor<?x?x32xf32>, tensor<?x32x4xf32>) {
+  %y, %h = seq.selective_scan %u, %u, %a, %b, %b initial_state(%h0 : tensor<?x32x4xf32>)
+       : tensor<?x?x32xf32>, tensor<?x?x32xf32>, tensor<32x4xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32> -> tensor<?x?x32xf32>, tensor<?x32x4xf32>
+  return %y, %h : tensor<?x?x32xf32>, tensor<?x32x4xf32>
+}
+// CHECK-LABEL: func.func @scan_state
+//  CHECK-SAME: %[[H0:[a-z0-9]+]]: tensor<?x32x4xf32>
+//       CHECK:   %[[SE:.*]] = tensor.empty(%{{.*}}) : tensor<?x32x4xf32>
+//       CHECK:   %[[R:.*]]:2 = scf.forall (%[[B:.*]], %{{.*}}) in (%{{.*}}, 2) shared_outs(%{{.*}} = %{{.*}}, %[[S:.*]] = %[[SE]])
+//       CHECK:     tensor.extract %[[H0]][%[[B]], %{{.*}}, %c3]
+//       CHECK:     %[[H0V:.*]] = vector.from_elements {{.*}} : vector<16xf32>
+//       CHECK:     %[[LOOP:.*]]:{{[0-9]+}} = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[H0V]],
+//       CHECK:     vector.extract %[[LOOP]]#3[15]
+//       CHECK:     %[[FINAL:.*]] = tensor.from_elements {{.*}} : tensor<1x16x4xf32>
+//       CHECK:     scf.forall.in_parallel
+//       CHECK:       tensor.parallel_insert_slice
+//       CHECK:       tensor.parallel_insert_slice %[[FINAL]] into %[[S]][%[[B]], %{{.*}}, 0] [1, 16, 4] [1, 1, 1]
+//       CHECK:   return %[[R]]#0, %[[R]]#1
+// REF-LABEL: func.func @scan_state
+//  REF-SAME: %[[H0:[a-z0-9]+]]: tensor<?x32x4xf32>
+//       REF:   %[[L:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[H0]], %{{.*}} = %{{.*}})
+//       REF:   return %{{.*}}, %[[L]]#0
