@@ -421,7 +421,7 @@ static Val builtinSSM(Elaborator &e, CallArgs &call) {
 static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
   ArgReader args(e, call,
                  {"input", "delta", "A", "B", "C", "D", "z", "delta_bias",
-                  "delta_softplus"},
+                  "delta_softplus", "initial_state", "return_state"},
                  5);
   TensorVal u = args.tensor("input");
   TensorVal delta = args.tensor("delta");
@@ -432,6 +432,8 @@ static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
   std::optional<TensorVal> z = args.optionalTensor("z");
   std::optional<TensorVal> deltaBias = args.optionalTensor("delta_bias");
   bool softplus = args.boolean("delta_softplus", false);
+  std::optional<TensorVal> initial = args.optionalTensor("initial_state");
+  bool returnState = args.boolean("return_state", false);
   if (args.failed() || failed(e.checkInForward(call.loc, "'selective_scan'")))
     return Val::poison();
   ShapeMatcher m(e, call.loc, "selective_scan");
@@ -446,16 +448,26 @@ static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
     m.bind("z", *z, {"batch", "L", "D"});
   if (deltaBias)
     m.bind("delta_bias", *deltaBias, {"D"});
+  if (initial)
+    m.bind("initial_state", *initial, {"batch", "D", "N"});
   if (m.failed())
     return Val::poison();
   Shape shape = m.result({"batch", "L", "D"});
-  return Elaborator::tensorResult(
-      e.create<SelectiveScanOp>(
-          call.loc, getTensorType(shape, m.getElementType()), u.value,
-          delta.value, a.value, b.value, c.value, d ? d->value : Value(),
-          z ? z->value : Value(), deltaBias ? deltaBias->value : Value(),
-          softplus ? e.getBuilder().getUnitAttr() : UnitAttr()),
-      shape);
+  Shape stateShape = m.result({"batch", "D", "N"});
+  SmallVector<Type> types{getTensorType(shape, m.getElementType())};
+  if (returnState)
+    types.push_back(getTensorType(stateShape, m.getElementType()));
+  auto op = e.create<SelectiveScanOp>(
+      call.loc, types, u.value, delta.value, a.value, b.value, c.value,
+      d ? d->value : Value(), z ? z->value : Value(),
+      deltaBias ? deltaBias->value : Value(),
+      initial ? initial->value : Value(),
+      softplus ? e.getBuilder().getUnitAttr() : UnitAttr());
+  if (!returnState)
+    return Elaborator::tensorResult(op, shape);
+  // y, h = selective_scan(..., return_state=True)
+  return Val::list({Val::tensor({op.getResult(), shape}),
+                    Val::tensor({op.getFinalState(), stateShape})});
 }
 
 static Val builtinCausalConv1d(Elaborator &e, CallArgs &call) {

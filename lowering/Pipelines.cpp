@@ -106,6 +106,7 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
       getTargetInfo(options.target).getConversionStrategy(options);
   ConvertSeqToLinalgOptions conversion;
   conversion.scanVectorLanes = strategy.scanVectorLanes;
+  conversion.scanScalef = strategy.scanScalef;
   conversion.attentionBlock = strategy.attentionBlock;
   conversion.rowForms = strategy.rowForms;
   conversion.linearAttentionChunk = strategy.linearAttentionChunk;

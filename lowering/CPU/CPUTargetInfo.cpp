@@ -70,6 +70,8 @@ CPUTargetInfo::getConversionStrategy(const SeqPipelineOptions &options) const {
   // One vector register of f32 channels per scan block: the state of every
   // channel of the block then lives in N registers.
   strategy.scanVectorLanes = options.vectorBits / 32;
+  // 512-bit vectors are AVX-512's, which has vscalefps.
+  strategy.scanScalef = options.vectorBits == 512;
   // 64 x 64 score blocks (16 KiB) with their 64-wide rows of Q, K^T, V and
   // O stay in L1/L2 on the Zen 3 and Zen 5 cores seqc runs on, and 64 is a
   // whole number of vectors on AVX2 and AVX-512 alike.
@@ -143,7 +145,10 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   // Vector ops of the contraction kernels: loads, masked loads and stores,
   // FMAs and reductions map to LLVM vector instructions and intrinsics.
-  pm.addPass(createConvertVectorToLLVMPass());
+  // The fused selective scan's exp uses x86vector's vscalefps on AVX-512.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.x86Vector = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   // With the runtime's allocator, memref.alloc/dealloc call
   // _mlir_memref_to_llvm_alloc/free, which it defines (docs/abi.md).
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
@@ -48,7 +49,8 @@ struct ConvertSeqToLinalgPass
 
     RewritePatternSet patterns(context);
     populateSeqToLinalgPatterns(patterns);
-    populateFusedScanToLinalgPatterns(patterns, scanVectorLanes, remarks);
+    populateFusedScanToLinalgPatterns(patterns, scanVectorLanes, scanScalef,
+                                      remarks);
     populateFusedAttentionToLinalgPatterns(patterns, attentionBlock, remarks);
     populateChunkedLinearAttentionToLinalgPatterns(
         patterns, linearAttentionChunk, remarks);

@@ -26,7 +26,11 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     `seq.ssm` (S4) on f32 with a static state size of at most 64 and static
     channels (the last block of channels masked when they are not whole
     vectors): per step, `Ab x` for a block of channels as N^2 vector FMAs
-    with broadcast entries of Ab, the `D u` skip in the same loop.
+    with broadcast entries of Ab, the `D u` skip in the same loop. The
+    selective scan's `exp(dt A)` is a dedicated 2^y form (a degree-6
+    polynomial, at most about 1 ulp beyond the rounding of `dt A log2(e)`),
+    scaled with `llvm.intr.ldexp` under `scan-scalef` (the CPU target sets it
+    with AVX-512, where that is one `vscalefps`) or through exponent bits.
 
     With `row-forms` (the CPU target at -O2 and above), two ops whose
     reference form has no contiguous innermost loop take row forms: `seq.rope` computes its cos and sin once per
@@ -62,6 +66,9 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
            /*default=*/"0",
            "Vector lanes of the fused selective and S4 scans (0 or 1: the "
            "reference lowering)">,
+    Option<"scanScalef", "scan-scalef", "bool", /*default=*/"false",
+           "With 16 lanes, scale the fused scan's exp by 2^k with AVX-512's "
+           "vscalefps instead of building the exponent bits">,
     Option<"rowForms", "row-forms", "bool", /*default=*/"false",
            "The row forms of rope (tabulated cos/sin), conv1d (unrolled "
            "taps along the channels) and the row ops (softmax, layer and RMS "
@@ -81,6 +88,7 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::x86vector::X86VectorDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",

@@ -41,10 +41,13 @@ void populateStateSpaceToLinalgPatterns(RewritePatternSet &patterns);
 /// seq.selective_scan as one fused loop over the sequence per block of
 /// `lanes` channels, the state in vector registers (FusedScan.cpp); preferred
 /// over the reference lowering where it applies. Nothing when lanes <= 1.
+/// With `scalef` and 16 lanes, the decay's 2^k scaling is AVX-512's
+/// vscalefps, else built from exponent bits.
 /// With `remarks`, an op the fused form does not apply to gets a remark
 /// saying why (it takes the reference lowering).
 void populateFusedScanToLinalgPatterns(RewritePatternSet &patterns,
-                                       int64_t lanes, bool remarks = false);
+                                       int64_t lanes, bool scalef = false,
+                                       bool remarks = false);
 
 /// seq.attention as a tiled online softmax over blocks of `block` queries
 /// and keys (FusedAttention.cpp); preferred over the reference lowering

@@ -372,13 +372,15 @@ static Value buildTimeSteps(OpBuilder &b, Location loc, SelectiveScanOp op,
       });
 }
 
-/// Runs the selective recurrence over the sequence and returns
-/// `y[b, t, d] = C[b, t, :] . x_t[b, d, :]` (without `D u`) in the compute
-/// type: for every step t, in parallel over batch, channels and state,
+/// Runs the selective recurrence over the sequence from the initial state
+/// (zeros without one) and returns `y[b, t, d] = C[b, t, :] . x_t[b, d, :]`
+/// (without `D u`) and the final state, both in the compute type: for every
+/// step t, in parallel over batch, channels and state,
 /// `x[b, d, n] = exp(dt[b, t, d] A[d, n]) x[b, d, n] + dt[b, t, d] B[b, t, n]
 /// u[b, t, d]`, then a reduction over n.
-static Value buildSelectiveScan(OpBuilder &b, Location loc, SelectiveScanOp op,
-                                Value dt, Type computeType) {
+static std::pair<Value, Value> buildSelectiveScan(OpBuilder &b, Location loc,
+                                                  SelectiveScanOp op, Value dt,
+                                                  Type computeType) {
   MLIRContext *ctx = b.getContext();
   Value u = op.getInput(), a = op.getA(), bIn = op.getB(), cIn = op.getC();
   SmallVector<OpFoldResult> uSizes = tensor::getMixedSizes(b, loc, u);
@@ -386,9 +388,13 @@ static Value buildSelectiveScan(OpBuilder &b, Location loc, SelectiveScanOp op,
   OpFoldResult batch = uSizes[0], length = uSizes[1], channels = uSizes[2];
   OpFoldResult n = tensor::getMixedSize(b, loc, a, 1);
 
-  Value state = fillWith(
-      b, loc, createEmptyTensor(b, loc, {batch, channels, n}, computeType),
-      0.0);
+  Value state =
+      op.getInitialState()
+          ? convertElementType(b, loc, op.getInitialState(), computeType)
+          : fillWith(b, loc,
+                     createEmptyTensor(b, loc, {batch, channels, n},
+                                       computeType),
+                     0.0);
   Value y =
       fillWith(b, loc, createEmptyTensor(b, loc, uSizes, computeType), 0.0);
 
@@ -440,7 +446,7 @@ static Value buildSelectiveScan(OpBuilder &b, Location loc, SelectiveScanOp op,
             insertSliceAt(nb, nloc, yStep, iterArgs[1], uSizes, 1, step);
         scf::YieldOp::create(nb, nloc, ValueRange{newState, newY});
       });
-  return loop.getResult(1);
+  return {loop.getResult(1), loop.getResult(0)};
 }
 
 namespace {
@@ -459,11 +465,12 @@ struct SelectiveScanOpLowering : public OpRewritePattern<SelectiveScanOp> {
           rewriter, op, "expected u, delta, B, C of rank 3, A of rank 2");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    Type elementType = op.getType().getElementType();
+    Type elementType = op.getResult().getType().getElementType();
     Type computeType = getComputeType(elementType);
 
     Value dt = buildTimeSteps(rewriter, loc, op, computeType);
-    Value y = buildSelectiveScan(rewriter, loc, op, dt, computeType);
+    auto [y, finalState] = buildSelectiveScan(rewriter, loc, op, dt,
+                                              computeType);
 
     // out = (y + D u) * silu(z), the optional parts left out.
     Value u = op.getInput(), d = op.getD(), z = op.getZ();
@@ -498,7 +505,16 @@ struct SelectiveScanOpLowering : public OpRewritePattern<SelectiveScanOp> {
           }
           return convertScalar(nb, nloc, out, elementType);
         });
-    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    SmallVector<Value> results{
+        castToType(rewriter, loc, result, op.getResult().getType())};
+    if (Value wanted = op.getFinalState()) {
+      auto type = cast<RankedTensorType>(wanted.getType());
+      results.push_back(castToType(
+          rewriter, loc,
+          convertElementType(rewriter, loc, finalState, type.getElementType()),
+          type));
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

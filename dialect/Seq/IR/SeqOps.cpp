@@ -1047,7 +1047,16 @@ LogicalResult SelectiveScanOp::verify() {
   if (getDeltaBias() &&
       failed(binder.bind("'delta_bias'", getDeltaBias().getType(), {"D"})))
     return failure();
-  return binder.expectResult(getType(), {"batch", "L", "D"});
+  if (getInitialState() &&
+      failed(binder.bind("'initial_state'", getInitialState().getType(),
+                         {"batch", "D", "N"})))
+    return failure();
+  if (failed(binder.expectResult(getResult().getType(), {"batch", "L", "D"})))
+    return failure();
+  if (getFinalState())
+    return binder.expectResult(getFinalState().getType(), {"batch", "D", "N"},
+                               {}, "'final_state'");
+  return success();
 }
 
 LogicalResult Conv1dOp::verify() {

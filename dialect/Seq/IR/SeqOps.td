@@ -751,19 +751,28 @@ def Seq_SelectiveScanOp : Seq_Op<"selective_scan",
     The input-dependent (selective) state-space recurrence of Mamba (Gu and
     Dao), in sequence-major layout. With `u, delta: [batch, L, D]`,
     `A: [D, N]`, `B, C: [batch, L, N]`, optional `D: [D]`,
-    `z: [batch, L, D]` and `delta_bias: [D]`:
+    `z: [batch, L, D]`, `delta_bias: [D]` and `initial_state: [batch, D, N]`:
 
     ```
+    x[-1]    = initial_state, or zeros without it
     dt[t,d]  = delta[t,d] + delta_bias[d], then softplus if delta_softplus
     x[t,d,:] = exp(dt[t,d] A[d,:]) * x[t-1,d,:] + dt[t,d] B[t,:] u[t,d]
     y[t,d]   = C[t,:] . x[t,d,:] + D[d] u[t,d]
     y[t,d]  *= silu(z[t,d])                        when z is given
     ```
-    The result is `[batch, L, D]`. A, B and C are real.
+    The result is `[batch, L, D]`. A, B and C are real. With a second
+    result type, the op also returns the final state `x[L-1]`
+    (`initial_state` when L is 0), `[batch, D, N]`, as `mamba_ssm`'s
+    `selective_scan_ref(..., return_last_state=True)` (whose state is
+    `[batch, D, N]` too): a sequence processed in pieces, each piece's
+    final state the next one's initial state, gives the outputs of one scan
+    over the whole sequence.
 
     ```mlir
     %y = seq.selective_scan %u, %dt, %A, %B, %C D(%D : tensor<64xf32>) {delta_softplus}
         : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<64x16xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x64xf32>
+    %y2, %h = seq.selective_scan %u, %dt, %A, %B, %C initial_state(%h0 : tensor<?x64x16xf32>)
+        : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<64x16xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x64xf32>, tensor<?x64x16xf32>
     ```
   }];
   let arguments = (ins RankedTensorOf<[AnyFloat]>:$input,
@@ -774,14 +783,17 @@ def Seq_SelectiveScanOp : Seq_Op<"selective_scan",
                        Optional<RankedTensorOf<[AnyFloat]>>:$d,
                        Optional<RankedTensorOf<[AnyFloat]>>:$z,
                        Optional<RankedTensorOf<[AnyFloat]>>:$delta_bias,
+                       Optional<RankedTensorOf<[AnyFloat]>>:$initial_state,
                        UnitAttr:$delta_softplus);
-  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result,
+                      Optional<RankedTensorOf<[AnyFloat]>>:$final_state);
   let assemblyFormat = [{
     $input `,` $delta `,` $a `,` $b `,` $c
     (`D` `(` $d^ `:` type($d) `)`)?
     (`z` `(` $z^ `:` type($z) `)`)?
     (`delta_bias` `(` $delta_bias^ `:` type($delta_bias) `)`)?
-    attr-dict `:` type($input) `,` type($delta) `,` type($a) `,` type($b) `,` type($c) `->` type($result)
+    (`initial_state` `(` $initial_state^ `:` type($initial_state) `)`)?
+    attr-dict `:` type($input) `,` type($delta) `,` type($a) `,` type($b) `,` type($c) `->` type($result) (`,` type($final_state)^)?
   }];
   let hasVerifier = 1;
 }

@@ -1143,6 +1143,33 @@ func.func @ssm_result(%u: tensor<?x?x8xf32>, %a: tensor<16x16xf32>, %b: tensor<8
 
 // -----
 
+func.func @selective_scan_initial_state(%u: tensor<2x?x64xf32>, %a: tensor<64x16xf32>, %b: tensor<2x?x16xf32>, %h0: tensor<2x64x8xf32>) {
+  // expected-error @+1 {{'initial_state' expected shape [batch, D, N] with N = 16 (dim 1 of 'a'), got 'tensor<2x64x8xf32>'}}
+  %0 = seq.selective_scan %u, %u, %a, %b, %b initial_state(%h0 : tensor<2x64x8xf32>)
+      : tensor<2x?x64xf32>, tensor<2x?x64xf32>, tensor<64x16xf32>, tensor<2x?x16xf32>, tensor<2x?x16xf32> -> tensor<2x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @selective_scan_initial_batch(%u: tensor<2x?x64xf32>, %a: tensor<64x16xf32>, %b: tensor<2x?x16xf32>, %h0: tensor<3x64x16xf32>) {
+  // expected-error @+1 {{'initial_state' expected shape [batch, D, N] with batch = 2 (dim 0 of 'input'), got 'tensor<3x64x16xf32>'}}
+  %0 = seq.selective_scan %u, %u, %a, %b, %b initial_state(%h0 : tensor<3x64x16xf32>)
+      : tensor<2x?x64xf32>, tensor<2x?x64xf32>, tensor<64x16xf32>, tensor<2x?x16xf32>, tensor<2x?x16xf32> -> tensor<2x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @selective_scan_final_state(%u: tensor<?x?x64xf32>, %a: tensor<64x16xf32>, %b: tensor<?x?x16xf32>) {
+  // expected-error @+1 {{'final_state' expected shape [?, 64, 16] ([batch, D, N]), got 'tensor<?x16x64xf32>'}}
+  %0, %1 = seq.selective_scan %u, %u, %a, %b, %b
+      : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<64x16xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x64xf32>, tensor<?x16x64xf32>
+  return
+}
+
+// -----
+
 func.func @selective_scan_delta(%u: tensor<?x?x64xf32>, %dt: tensor<?x?x32xf32>, %a: tensor<64x16xf32>, %b: tensor<?x?x16xf32>) {
   // expected-error @+1 {{'delta' expected shape [batch, L, D] with D = 64 (dim 2 of 'input'), got 'tensor<?x?x32xf32>'}}
   %0 = seq.selective_scan %u, %dt, %a, %b, %b

@@ -387,6 +387,20 @@ func.func @selective_scan(%u: tensor<?x?x64xf32>, %dt: tensor<?x?x64xf32>,
   return
 }
 
+// An initial state and the final state as a second result.
+// CHECK-LABEL: func.func @selective_scan_state
+func.func @selective_scan_state(%u: tensor<?x?x64xf32>, %a: tensor<64x16xf32>,
+                                %b: tensor<?x?x16xf32>, %h0: tensor<?x64x16xf32>)
+    -> (tensor<?x?x64xf32>, tensor<?x64x16xf32>) {
+  // CHECK: %{{.+}}, %{{.+}} = seq.selective_scan %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} initial_state(%{{.+}} : tensor<?x64x16xf32>) : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<64x16xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x64xf32>, tensor<?x64x16xf32>
+  %y, %h = seq.selective_scan %u, %u, %a, %b, %b initial_state(%h0 : tensor<?x64x16xf32>)
+      : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<64x16xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x64xf32>, tensor<?x64x16xf32>
+  // CHECK: seq.selective_scan %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : {{.*}} -> tensor<?x?x64xf32>, tensor<?x64x16xf32>
+  %y2, %h2 = seq.selective_scan %u, %u, %a, %b, %b
+      : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<64x16xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x64xf32>, tensor<?x64x16xf32>
+  return %y, %h : tensor<?x?x64xf32>, tensor<?x64x16xf32>
+}
+
 // -----
 
 // CHECK-LABEL: func.func @conv1d
