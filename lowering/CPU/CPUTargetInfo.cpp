@@ -109,8 +109,11 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
   // copies (GPT-2 small: 12 layers). After the vector kernels, whose remarks
   // name every op; before scf-to-openmp, so that each function holds its
   // own parallel region.
-  if (options.optLevel >= 1 && options.outlineKernels)
-    pm.addPass(createSeqCPUOutlineKernels());
+  if (options.optLevel >= 1 && options.outlineKernels) {
+    SeqCPUOutlineKernelsOptions outline;
+    outline.remarks = options.remarks;
+    pm.addPass(createSeqCPUOutlineKernels(outline));
+  }
   if (options.optLevel == 0) {
     // The reference lowering: one sequential loop nest per linalg op, in
     // program order.

@@ -348,8 +348,8 @@ void SeqCPUOutlineKernelsPass::runOnOperation() {
       func::FuncOp func = outline(*group.front(), symbols);
       if (remarks)
         group.front()->root->emitRemark()
-            << "loop nest shared by " << group.size() << " ops as @"
-            << func.getSymName();
+            << "kernel compiled once and shared by " << group.size()
+            << " loop nests: @" << func.getSymName();
       for (Nest *nest : group) {
         OpBuilder builder(nest->root);
         auto call = func::CallOp::create(builder, nest->root->getLoc(), func,

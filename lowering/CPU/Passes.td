@@ -345,7 +345,8 @@ def SeqCPUOutlineKernels
     Option<"minOps", "min-ops", "int64_t", /*default=*/"8",
            "Leave loop nests of fewer ops (root included) in place">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Emit a remark at the first of every group of shared nests">
+           "Emit a remark at the first nest of every group shared as one "
+           "function">
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];

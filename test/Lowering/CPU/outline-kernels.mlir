@@ -29,7 +29,7 @@ func.func @same(%a: memref<?x64xf32>, %b: memref<?x64xf32>, %n: index,
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
-  // expected-remark @below {{loop nest shared by 2 ops as @__seqc_kernel_0}}
+  // expected-remark @below {{kernel compiled once and shared by 2 loop nests: @__seqc_kernel_0}}
   scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c64) step (%c1, %c1) {
     %x = memref.load %a[%i, %j] : memref<?x64xf32>
     %y = arith.mulf %x, %s : f32
@@ -59,7 +59,7 @@ func.func @same(%a: memref<?x64xf32>, %b: memref<?x64xf32>, %n: index,
 func.func @generics(%a: memref<?x8xf32>, %b: memref<?x8xf32>,
                     %c: memref<?x8xf32>) {
   %one = arith.constant 1.0 : f32
-  // expected-remark @below {{loop nest shared by 2 ops as @__seqc_kernel_0}}
+  // expected-remark @below {{kernel compiled once and shared by 2 loop nests: @__seqc_kernel_0}}
   linalg.generic {indexing_maps = [#id, #id],
                   iterator_types = ["parallel", "parallel"]}
       ins(%a : memref<?x8xf32>) outs(%b : memref<?x8xf32>) {
@@ -214,13 +214,13 @@ func.func @first(%a: memref<?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
-  // expected-remark @below {{loop nest shared by 2 ops as @__seqc_kernel_0}}
+  // expected-remark @below {{kernel compiled once and shared by 2 loop nests: @__seqc_kernel_0}}
   %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
     %x = memref.load %a[%i] : memref<?xf32>
     %y = arith.addf %acc, %x : f32
     scf.yield %y : f32
   }
-  // expected-remark @below {{loop nest shared by 2 ops as @__seqc_kernel_1}}
+  // expected-remark @below {{kernel compiled once and shared by 2 loop nests: @__seqc_kernel_1}}
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     %x = memref.load %a[%i] : memref<?xf32>
     %y = arith.divf %x, %sum : f32
