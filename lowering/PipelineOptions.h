@@ -59,6 +59,12 @@ struct SeqPipelineOptions {
   int64_t vectorBits = 256;
   int64_t vectorRegisters = 16;
 
+  /// At -O1 and above, outline the loop nests that occur several times (the
+  /// kernels of repeated layers) into one function each, called where they
+  /// were (seq-cpu-outline-kernels): less code for LLVM to optimize and
+  /// generate, the same ops at run time.
+  bool outlineKernels = true;
+
   /// Emit a remark at every op that does not get the fused or vectorized
   /// form of its level (a fallback to a slower path), saying why.
   bool remarks = false;

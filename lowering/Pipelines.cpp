@@ -81,6 +81,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.vectorRegisters = vectorRegisters;
   options.runtimeAllocator = runtimeAllocator;
   options.remarks = remarks;
+  options.outlineKernels = outlineKernels;
   return options;
 }
 

@@ -73,6 +73,11 @@ struct SeqLowerToLLVMPipelineOptions
       *this, "vector-registers",
       llvm::cl::desc("Number of vector registers of the target"),
       llvm::cl::init(16)};
+  Option<bool> outlineKernels{
+      *this, "outline-kernels",
+      llvm::cl::desc("Share the loop nests that occur several times as one "
+                     "function each (-O1+)"),
+      llvm::cl::init(true)};
   Option<bool> remarks{
       *this, "remarks",
       llvm::cl::desc("Remark on every op that falls back to a slower form"),

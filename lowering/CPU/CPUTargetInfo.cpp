@@ -105,6 +105,17 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
     rows.vectorBits = options.vectorBits;
     pm.addPass(createSeqCPUVectorizeRows(rows));
   }
+  // Every layer of a model has its own copy of the same kernels by now: one
+  // function per distinct loop nest (or linalg op still to be lowered),
+  // called from each layer, spares the rest of the pipeline and LLVM the
+  // copies (GPT-2 small: 12 layers). After the vector kernels, whose remarks
+  // name every op; before scf-to-openmp, so that each function holds its
+  // own parallel region.
+  if (options.optLevel >= 1 && options.outlineKernels) {
+    SeqCPUOutlineKernelsOptions outline;
+    outline.remarks = options.remarks;
+    pm.addPass(createSeqCPUOutlineKernels(outline));
+  }
   if (options.optLevel == 0) {
     // The reference lowering: one sequential loop nest per linalg op, in
     // program order.

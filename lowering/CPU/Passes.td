@@ -290,4 +290,66 @@ def SeqCPUVectorizeContractions
                            "::mlir::vector::VectorDialect"];
 }
 
+def SeqCPUOutlineKernels
+    : Pass<"seq-cpu-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Shares loop nests that occur several times as one private "
+                "function each";
+  let description = [{
+    A model repeats its layers: after the vector kernels, every layer of a
+    12-layer GPT carries its own copy of the same projection, MLP, norm and
+    attention kernels, and the rest of the pipeline and LLVM optimize and
+    generate code for each copy. This pass finds the outermost loop nests
+    (loops, and linalg ops on buffers that are loop nests still to be
+    lowered, not nested in another loop, in every function of the module)
+    that are identical, moves one copy of each into a private function and
+    replaces every occurrence by a call.
+
+    Nests are identical when their ops agree in order, names, attributes,
+    properties and types, with each operand either a value defined inside
+    the nest (at the same position), a constant with the same value (the
+    function keeps it: kernels keep their static sizes and steps) or the
+    i-th distinct value the nest captures from above (the i-th argument of
+    the function; memrefs keep their types, layouts included). Each call
+    therefore runs the ops the nest it replaces ran, on the same values:
+    results do not change. Nests that capture one value twice and nests
+    that capture two values in its place are not the same nest.
+
+    The functions have internal linkage and LLVM's `noinline`, so that the
+    code exists once; a call costs a few nanoseconds against the whole loop
+    nest it runs. Parallel loops stay `scf.parallel` in the function, which
+    `convert-scf-to-openmp` turns into its OpenMP region as before; the loops
+    of a linalg op are generated in the function, where they would have been
+    generated in each copy.
+
+    Left in place: nests that occur fewer than `min-uses` times or have
+    fewer than `min-ops` ops, nests with a region of several blocks or an op
+    with successors, and nests that return a memref (it could be a stack
+    allocation of the nest).
+
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%n) step (%c1) { ... %x ... }
+    scf.parallel (%i) = (%c0) to (%n) step (%c1) { ... %y ... }
+    ```
+
+    becomes
+
+    ```mlir
+    call @__seqc_kernel_0(%n, %x) : (index, memref<?xf32>) -> ()
+    call @__seqc_kernel_0(%n, %y) : (index, memref<?xf32>) -> ()
+    ```
+  }];
+  let options = [
+    Option<"minUses", "min-uses", "int64_t", /*default=*/"2",
+           "Outline a loop nest only if it occurs at least this many times "
+           "(1 outlines every nest of min-ops or more)">,
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"8",
+           "Leave loop nests of fewer ops (root included) in place">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at the first nest of every group shared as one "
+           "function">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // SEQC_LOWERING_CPU_PASSES_TD

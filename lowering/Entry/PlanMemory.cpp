@@ -25,7 +25,10 @@
 
 #include "lowering/Entry/Entry.h"
 
+#include "dialect/Seq/IR/ModelSignature.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -217,6 +220,17 @@ static bool isViewOf(Operation *op) {
              memref::ExtractStridedMetadataOp>(op);
 }
 
+/// Whether `op` calls a function marked `seqc.kernel`, which uses its
+/// memref arguments only during the call.
+static bool isKernelCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return false;
+  auto callee =
+      SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, call.getCalleeAttr());
+  return callee && callee->hasAttr(kKernelAttrName);
+}
+
 /// Ops that read only the metadata of a memref, not its data.
 static bool isMetadataOnly(Operation *op) {
   return isa<memref::DimOp, memref::ExtractStridedMetadataOp>(op) ||
@@ -238,9 +252,11 @@ SeqPlanMemoryPass::analyze(PlannedBuffer &buffer, Block &body,
         continue;
       // Terminators (return, yields), calls and anything else that turns
       // the buffer into a memref we cannot follow make it escape, and so
-      // does taking its address as an integer.
+      // does taking its address as an integer. Calls of outlined kernels
+      // (seq-cpu-outline-kernels) use their buffers only while they run.
       if (user->hasTrait<OpTrait::IsTerminator>() ||
-          isa<CallOpInterface, memref::ExtractAlignedPointerAsIndexOp>(user))
+          (isa<CallOpInterface>(user) && !isKernelCall(user)) ||
+          isa<memref::ExtractAlignedPointerAsIndexOp>(user))
         return failure();
       bool makesMemref = llvm::any_of(user->getResultTypes(), [](Type t) {
         return isa<BaseMemRefType>(t);

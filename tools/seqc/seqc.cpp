@@ -142,6 +142,13 @@ static cl::opt<bool> openmp(
              "(default true)"),
     cl::init(true), cl::cat(seqcCategory));
 
+static cl::opt<bool> outlineKernels(
+    "outline-kernels",
+    cl::desc("At -O1 and above, compile each loop nest that occurs several "
+             "times (a kernel of repeated layers) once, as a function called "
+             "where it occurred (default true)"),
+    cl::init(true), cl::cat(seqcCategory));
+
 static cl::opt<std::string> runtimeDir(
     "runtime-dir",
     cl::desc("Directory of libseqc_runtime.a (default: $SEQC_RUNTIME_DIR, "
@@ -333,6 +340,7 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   }
   options.pipeline.memoryPlanDims.assign(memoryPlanDims.begin(),
                                          memoryPlanDims.end());
+  options.pipeline.outlineKernels = outlineKernels;
   // seqc's models always link the runtime, whose allocator reuses buffers.
   options.pipeline.runtimeAllocator = true;
   options.codegen.optLevel = optLevel;

@@ -137,6 +137,41 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 2 : i64,
 
 // -----
 
+// A call of an outlined kernel (`seqc.kernel`, seq-cpu-outline-kernels) uses
+// its buffers only while it runs: %a, written by one kernel call and read by
+// the next, is planned like a buffer used in place, and %b, whose life starts
+// after the last use of %a, reuses its bytes.
+// CHECK-LABEL: module attributes {seqc.arena = 64 : i64, seqc.entry = @forward
+// CHECK-SAME:    buffer 0: memref<16xf32> at loc({{.*}}), bytes 64, offset 0, live [1, 3]
+// CHECK-SAME:    buffer 1: memref<16xf32> at loc({{.*}}), bytes 64, offset 0, live [5, 6]
+// CHECK-LABEL: func.func @forward(
+// CHECK-NOT:     memref.alloc()
+// CHECK:         memref.view
+// CHECK:         call @kernel
+// CHECK:         call @kernel
+module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
+                   seqc.num_params = 0 : i64} {
+  func.func private @kernel(%in: memref<16xf32>, %out: memref<16xf32>) attributes {seqc.kernel} {
+    memref.copy %in, %out : memref<16xf32> to memref<16xf32>
+    return
+  }
+  // expected-remark @+1 {{memory plan: 2 buffers in one arena of 64 bytes (128 without reuse); 1 allocations stay on the heap}}
+  func.func @forward(%x: memref<16xf32>) -> memref<16xf32> {
+    %a = memref.alloc() : memref<16xf32>
+    call @kernel(%x, %a) : (memref<16xf32>, memref<16xf32>) -> ()
+    %out = memref.alloc() : memref<16xf32>
+    call @kernel(%a, %out) : (memref<16xf32>, memref<16xf32>) -> ()
+    %b = memref.alloc() : memref<16xf32>
+    call @kernel(%out, %b) : (memref<16xf32>, memref<16xf32>) -> ()
+    call @kernel(%b, %out) : (memref<16xf32>, memref<16xf32>) -> ()
+    memref.dealloc %a : memref<16xf32>
+    memref.dealloc %b : memref<16xf32>
+    return %out : memref<16xf32>
+  }
+}
+
+// -----
+
 // Without the entry attributes the pass does nothing.
 // CHECK-LABEL: func.func @library(
 // CHECK:         memref.alloc

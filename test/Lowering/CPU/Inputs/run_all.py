@@ -1,7 +1,7 @@
-"""run_all.py [--tol=T] [--outputs=A,B,...] DIR DIMS...: runs DIR/ref, DIR/o2
-and DIR/avx2 on random inputs for each DIMS (g=..,m=..,r=..) and compares
-the named outputs (default: those of contractions.seq) of o2 and avx2 with
-ref (compare_npy.py, relative tolerance T)."""
+"""run_all.py [--tol=T] [--outputs=A,B,...] [--exes=X,Y,...] DIR DIMS...: runs
+DIR/ref and DIR/X for each X (default o2 and avx2) on random inputs for each
+DIMS (g=..,m=..,r=..) and compares the named outputs (default: those of
+contractions.seq) of each X with ref (compare_npy.py, relative tolerance T)."""
 import os
 import subprocess
 import sys
@@ -10,11 +10,13 @@ here = os.path.dirname(os.path.abspath(__file__))
 tol = [a for a in sys.argv[1:] if a.startswith("--tol=")]
 names = next((a[10:].split(",") for a in sys.argv[1:] if a.startswith("--outputs=")),
              ["lin", "mm", "s", "pv", "tt"])
-sys.argv = [a for a in sys.argv if not a.startswith(("--tol=", "--outputs="))]
+exes = next((a[7:].split(",") for a in sys.argv[1:] if a.startswith("--exes=")),
+            ["o2", "avx2"])
+sys.argv = [a for a in sys.argv if not a.startswith(("--tol=", "--outputs=", "--exes="))]
 work = sys.argv[1]
 for i, dims in enumerate(sys.argv[2:]):
     outs = {}
-    for exe in ("ref", "o2", "avx2"):
+    for exe in ["ref"] + exes:
         out = os.path.join(work, f"{exe}-{i}")
         os.makedirs(out, exist_ok=True)
         argv = [os.path.join(work, exe), "--random-weights", "1", "--random-inputs", "2"]
@@ -24,7 +26,7 @@ for i, dims in enumerate(sys.argv[2:]):
             argv += ["--output", f"{n}={out}/{n}.npy"]
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
         outs[exe] = out
-    for exe in ("o2", "avx2"):
+    for exe in exes:
         r = subprocess.run([sys.executable, os.path.join(here, "..", "..", "..", "Inputs", "compare_npy.py"),
                             *tol, outs["ref"], outs[exe]] + names, capture_output=True, text=True)
         print(f"{dims} {exe}: {r.stdout.strip() or r.stderr.strip()}")
