@@ -106,7 +106,6 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
       getTargetInfo(options.target).getConversionStrategy(options);
   ConvertSeqToLinalgOptions conversion;
   conversion.scanVectorLanes = strategy.scanVectorLanes;
-  conversion.attentionBlock = strategy.attentionBlock;
   conversion.rowForms = strategy.rowForms;
   conversion.linearAttentionChunk = strategy.linearAttentionChunk;
   conversion.remarks = options.remarks;

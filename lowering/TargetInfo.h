@@ -51,13 +51,11 @@ public:
 
   /// Which fused forms convert-seq-to-linalg uses (0: the reference
   /// lowering of that op): the vector lanes of the fused selective scan
-  /// (`scan-vector-lanes`), the query and key block of the tiled
-  /// online-softmax attention (`attention-block`), whether rope and
+  /// (`scan-vector-lanes`), whether rope and
   /// conv1d take their row forms (`row-forms`), and the tokens per chunk of
   /// the chunked causal linear attention (`linear-attention-chunk`).
   struct ConversionStrategy {
     int64_t scanVectorLanes = 0;
-    int64_t attentionBlock = 0;
     bool rowForms = false;
     int64_t linearAttentionChunk = 0;
   };

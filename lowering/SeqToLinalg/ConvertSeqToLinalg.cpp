@@ -28,6 +28,7 @@ void mlir::seq::populateSeqToLinalgPatterns(RewritePatternSet &patterns) {
   populateLinearToLinalgPatterns(patterns);
   populateNormalizationToLinalgPatterns(patterns);
   populateAttentionToLinalgPatterns(patterns);
+  populateTiledAttentionToLinalgPatterns(patterns);
   populatePositionEncodingToLinalgPatterns(patterns);
   populateLossToLinalgPatterns(patterns);
   populateLinearAttentionToLinalgPatterns(patterns);
@@ -49,7 +50,6 @@ struct ConvertSeqToLinalgPass
     RewritePatternSet patterns(context);
     populateSeqToLinalgPatterns(patterns);
     populateFusedScanToLinalgPatterns(patterns, scanVectorLanes, remarks);
-    populateFusedAttentionToLinalgPatterns(patterns, attentionBlock, remarks);
     populateChunkedLinearAttentionToLinalgPatterns(
         patterns, linearAttentionChunk, remarks);
     if (rowForms) {
