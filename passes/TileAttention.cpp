@@ -559,7 +559,8 @@ struct SeqTileAttentionPass
       getOperation()->emitError()
           << "seq-tile-attention: expected positive query-block and "
              "key-block, got "
-          << queryBlock << " and " << keyBlock;
+          << static_cast<int64_t>(queryBlock) << " and "
+          << static_cast<int64_t>(keyBlock);
       return signalPassFailure();
     }
     TileOptions options{queryBlock, keyBlock, splitUnits,

@@ -3,6 +3,9 @@
 // RUN:   --canonicalize --cse | FileCheck %s --check-prefix=OPTS
 // RUN: seq-opt %s --split-input-file --seq-tile-attention="remarks=true" -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REMARK
+// RUN: not seq-opt %s --split-input-file --seq-tile-attention="query-block=0 key-block=64" -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD
+// BAD: error: seq-tile-attention: expected positive query-block and key-block, got 0 and 64
 
 // Causal grouped-query attention: the scale folded into Q once (seq.mul),
 // one scf.forall over (batch, head, tile of 64 queries), the kv head h / 4;
