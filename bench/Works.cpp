@@ -233,6 +233,35 @@ std::vector<Work> buildWorks() {
     }
     works.push_back(std::move(w));
   }
+  {
+    // examples/mamba.seq with one residual block at Mamba-130M width
+    // (d_model 768, d_inner 1536, N 16, dt_rank 48, conv 4), vocab 256; a
+    // prefill of n tokens.
+    const int64_t e = 768, di = 1536, state = 16, conv = 4, rank = 48,
+                  vocab = 256;
+    Work w{"mamba_block", "model", "mamba_block",
+           "examples/mamba.seq, one block at d 768 (d_inner 1536, N 16), "
+           "vocab 256, prefill",
+           {{"dim", "768"},
+            {"depth", "1"},
+            {"vocab", "256"},
+            {"d_state", "16"},
+            {"d_conv", "4"},
+            {"expand", "2"},
+            {"dt_rank", "48"}},
+           {}};
+    for (int64_t n : {512, 2048}) {
+      // Projections, the convolution, the scan (exp(dt A), the update and
+      // C . h: 6 per state element) and the LM head, per token.
+      double perToken = 2.0 * e * 2 * di + 2.0 * di * conv +
+                        2.0 * di * (rank + 2 * state) + 2.0 * rank * di +
+                        6.0 * di * state + 2.0 * di * e + 2.0 * e * vocab;
+      w.sizes.push_back(
+          {"n=" + std::to_string(n), {{"b", 1}, {"n", n}}, perToken * n, 0,
+           n == 2048});
+    }
+    works.push_back(std::move(w));
+  }
   // The examples at their default sizes: time only (no FLOP model).
   for (const char *example :
        {"attention", "mha", "pre_ln_block", "post_ln_block", "gpt", "alibi",

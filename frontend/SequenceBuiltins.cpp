@@ -305,7 +305,9 @@ static Val builtinMultiHeadAttention(Elaborator &e, CallArgs &call) {
 
 static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
   ArgReader args(e, call,
-                 {"query", "key", "value", "feature_map", "causal", "eps"}, 3);
+                 {"query", "key", "value", "feature_map", "causal", "eps",
+                  "initial_state", "initial_normalizer", "return_state"},
+                 3);
   TensorVal q = args.tensor("query");
   TensorVal k = args.tensor("key");
   TensorVal v = args.tensor("value");
@@ -313,26 +315,58 @@ static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
                                      {"elu_plus_one", "relu", "identity"});
   bool causal = args.boolean("causal", false);
   double eps = args.number("eps", 1e-6);
+  std::optional<TensorVal> s0 = args.optionalTensor("initial_state");
+  std::optional<TensorVal> z0 = args.optionalTensor("initial_normalizer");
+  bool returnState = args.boolean("return_state", false);
   if (args.failed() || failed(e.checkInForward(call.loc, "'linear_attention'")))
     return Val::poison();
   if (!(eps >= 0))
     return e.emitError(args.loc("eps"))
            << "eps must be non-negative, got " << eps;
+  // The state is the prefix sums of the causal form.
+  if (!causal && (s0 || z0 || returnState)) {
+    StringRef name = s0   ? "initial_state"
+                     : z0 ? "initial_normalizer"
+                          : "return_state";
+    return e.emitError(args.loc(name))
+           << "linear_attention carries a state only when causal=True (the "
+              "non-causal form has no recurrence), got "
+           << name << "= without causal=True";
+  }
+  if (bool(s0) != bool(z0))
+    return e.emitError(args.loc(s0 ? "initial_state" : "initial_normalizer"))
+           << "linear_attention takes initial_state= and "
+              "initial_normalizer= together (the sums S and z of the "
+              "previous piece), got only "
+           << (s0 ? "initial_state=" : "initial_normalizer=");
   ShapeMatcher m(e, call.loc, "linear_attention");
   m.bind("query", q, {"batch", "heads", "n", "d"});
   m.bind("key", k, {"batch", "heads", "n", "d"});
   m.bind("value", v, {"batch", "heads", "n", "d_v"});
+  if (s0) {
+    m.bind("initial_state", *s0, {"batch", "heads", "d", "d_v"});
+    m.bind("initial_normalizer", *z0, {"batch", "heads", "d"});
+  }
   if (m.failed())
     return Val::poison();
   Shape shape = m.result({"batch", "heads", "n", "d_v"});
-  return Elaborator::tensorResult(
-      e.create<LinearAttentionOp>(
-          call.loc, getTensorType(shape, m.getElementType()), q.value, k.value,
-          v.value,
-          FeatureMapAttr::get(e.getContext(), *symbolizeFeatureMap(featureMap)),
-          causal ? e.getBuilder().getUnitAttr() : UnitAttr(),
-          e.getBuilder().getF64FloatAttr(eps)),
-      shape);
+  Shape stateShape = m.result({"batch", "heads", "d", "d_v"});
+  Shape normalizerShape = m.result({"batch", "heads", "d"});
+  Type elementType = m.getElementType();
+  auto op = e.create<LinearAttentionOp>(
+      call.loc, getTensorType(shape, elementType),
+      returnState ? getTensorType(stateShape, elementType) : Type(),
+      returnState ? getTensorType(normalizerShape, elementType) : Type(),
+      q.value, k.value, v.value, s0 ? s0->value : Value(),
+      z0 ? z0->value : Value(),
+      FeatureMapAttr::get(e.getContext(), *symbolizeFeatureMap(featureMap)),
+      causal ? e.getBuilder().getUnitAttr() : UnitAttr(),
+      e.getBuilder().getF64FloatAttr(eps));
+  if (!returnState)
+    return Val::tensor({op.getResult(), shape});
+  return Val::list({Val::tensor({op.getResult(), shape}),
+                    Val::tensor({op.getFinalState(), stateShape}),
+                    Val::tensor({op.getFinalNormalizer(), normalizerShape})});
 }
 
 static Val builtinHippo(Elaborator &e, CallArgs &call) {

@@ -428,7 +428,8 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
   // Create the target machine before lowering: a bad --march or --mcpu is
   // then reported before any work is done.
   bool needsMachine = emit != EmitKind::Seq && emit != EmitKind::Linalg &&
-                      emit != EmitKind::LLVMMLIR;
+                      emit != EmitKind::LLVMMLIR &&
+                      emit != EmitKind::MemoryPlan;
   std::unique_ptr<llvm::TargetMachine> machine;
   if (needsMachine) {
     llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
@@ -460,6 +461,18 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
   }
   if (failed(lowerModule(module, emit, lowering)))
     return failure();
+  if (emit == EmitKind::MemoryPlan) {
+    if (auto plan = module->getAttrOfType<StringAttr>(kMemoryPlanAttr))
+      os << plan.getValue();
+    else
+      os << "no memory plan: "
+         << (lowering.pipeline.optLevel == 0
+                 ? "-O0 keeps one allocation per buffer"
+                 : "the model function allocates no intermediate buffer "
+                   "that can be planned")
+         << "\n";
+    return success();
+  }
   if (!needsMachine) {
     module.print(os);
     return success();

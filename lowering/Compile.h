@@ -50,6 +50,9 @@ enum class EmitKind {
   Linalg,
   /// The LLVM dialect, entry points included.
   LLVMMLIR,
+  /// The report of seq-plan-memory: where each intermediate lives in the
+  /// model's arena, and the planned peak.
+  MemoryPlan,
   /// LLVM IR after LLVM's optimization pipeline for the -O level.
   LLVMIR,
   /// Target assembly.

@@ -14,6 +14,8 @@
 #define SEQC_LOWERING_PIPELINEOPTIONS_H
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace mlir {
 namespace seq {
@@ -67,6 +69,10 @@ struct SeqPipelineOptions {
   /// its models always link the runtime. Off for modules run without it
   /// (mlir-runner in the lit tests).
   bool runtimeAllocator = false;
+
+  /// Symbolic input sizes ("n=512") at which seq-plan-memory evaluates the
+  /// report of a plan of dynamic sizes (`seqc --emit=memory-plan`).
+  std::vector<std::string> memoryPlanDims;
 
   /// Build the ABI entry points of docs/abi.md (`seqc_manifest`,
   /// `seqc_invoke`) for the model function the frontend marked. Off for

@@ -180,6 +180,16 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
   buildSeqToTensorPipeline(pm, options);
   buildSeqBufferizationPipeline(pm, options);
   target.addBufferLowering(pm, options);
+  if (options.emitEntry && options.optLevel >= 1) {
+    // The intermediates of the model function share one arena planned from
+    // their lifetimes, allocated once per loaded model (docs/abi.md). -O0,
+    // the reference, keeps one allocation per buffer.
+    SeqPlanMemoryOptions plan;
+    plan.remarks = options.remarks;
+    plan.dims.assign(options.memoryPlanDims.begin(),
+                     options.memoryPlanDims.end());
+    pm.addPass(createSeqPlanMemory(plan));
+  }
   target.addLLVMConversion(pm, options);
 
   if (options.emitEntry)

@@ -207,6 +207,66 @@ def make_gpt(h, dims, mode):
     return forward
 
 
+def mamba_params(h, generator=None):
+    """Random parameters of examples/mamba.seq under seqc's names (the shapes
+    of `seqc --list-params`), for timing."""
+    e, vocab, depth = h["dim"], h["vocab"], h["depth"]
+    N, K, di, r = h["d_state"], h["d_conv"], h["expand"] * h["dim"], h["dt_rank"]
+    g = generator or torch.Generator().manual_seed(0)
+    rnd = lambda *shape, scale=1.0: torch.randn(*shape, generator=g) * scale
+    p = {"tok_emb.weight": rnd(vocab, e), "norm_f.weight": torch.ones(e),
+         "lm_head.weight": rnd(vocab, e, scale=e ** -0.5)}
+    for i in range(depth):
+        m = f"layers.{i}.mixer."
+        p[f"layers.{i}.norm.weight"] = torch.ones(e)
+        p[m + "in_proj.weight"] = rnd(2 * di, e, scale=e ** -0.5)
+        p[m + "conv1d.weight"] = rnd(di, 1, K, scale=K ** -0.5)
+        p[m + "conv1d.bias"] = rnd(di, scale=0.1)
+        p[m + "x_proj.weight"] = rnd(r + 2 * N, di, scale=di ** -0.5)
+        p[m + "dt_proj.weight"] = rnd(di, r, scale=r ** -0.5)
+        p[m + "dt_proj.bias"] = rnd(di, scale=0.1) - 4.0
+        p[m + "A_log"] = torch.log(torch.arange(1, N + 1, dtype=torch.float32)).repeat(di, 1)
+        p[m + "D"] = torch.ones(di)
+        p[m + "out_proj.weight"] = rnd(e, di, scale=di ** -0.5)
+    return p
+
+
+def mamba_forward(h, p, tokens):
+    """examples/mamba.seq in eager PyTorch, on the parameters `p` (seqc's
+    names): embedding, Pre-RMSNorm residual blocks of the Mamba mixer
+    (in_proj, causal depthwise conv1d + SiLU, x_proj, softplus(dt_proj),
+    the selective scan as the plain time-major loop of mamba_ssm's
+    selective_scan_ref, the SiLU(z) gate, out_proj), final RMSNorm, LM head."""
+    N, di, r = h["d_state"], h["expand"] * h["dim"], h["dt_rank"]
+    K = h["d_conv"]
+
+    def rms_norm(x, w):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
+
+    def mixer(m, hidden):
+        b, L, _ = hidden.shape
+        x, z = F.linear(hidden, p[m + "in_proj.weight"]).split(di, dim=-1)
+        x = F.conv1d(x.transpose(1, 2), p[m + "conv1d.weight"], p[m + "conv1d.bias"],
+                     padding=K - 1, groups=di)[..., :L].transpose(1, 2)
+        x = F.silu(x)
+        dt, B, C = F.linear(x, p[m + "x_proj.weight"]).split([r, N, N], dim=-1)
+        delta = F.softplus(F.linear(dt, p[m + "dt_proj.weight"], p[m + "dt_proj.bias"]))
+        A = -torch.exp(p[m + "A_log"])
+        state = torch.zeros(b, di, N)
+        ys = []
+        for t in range(L):
+            dA = torch.exp(delta[:, t, :, None] * A)
+            state = dA * state + (delta[:, t, :, None] * B[:, t, None, :]) * x[:, t, :, None]
+            ys.append((state * C[:, t, None, :]).sum(-1))
+        y = torch.stack(ys, dim=1) + x * p[m + "D"]
+        return F.linear(y * F.silu(z), p[m + "out_proj.weight"])
+
+    x = F.embedding(tokens.long(), p["tok_emb.weight"])
+    for i in range(h["depth"]):
+        x = x + mixer(f"layers.{i}.mixer.", rms_norm(x, p[f"layers.{i}.norm.weight"]))
+    return F.linear(rms_norm(x, p["norm_f.weight"]), p["lm_head.weight"])
+
+
 def make(work, dims, mode):
     name, h = work["name"], work["hyper"]
     if name.startswith("attention_"):
@@ -256,6 +316,10 @@ def make(work, dims, mode):
         return make_selective_scan(h, dims)
     if name == "s4":
         return make_s4(h, dims)
+    if name == "mamba_block":
+        p = mamba_params(h)
+        tokens = torch.randint(0, h["vocab"], (dims["b"], dims["n"]))
+        return lambda: mamba_forward(h, p, tokens)
     unsupported(f"no PyTorch formulation of '{name}'")
 
 

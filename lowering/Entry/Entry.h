@@ -42,6 +42,13 @@ constexpr llvm::StringLiteral kPrepareSymbol = "seqc_prepare";
 constexpr llvm::StringLiteral kReleaseSymbol = "seqc_release";
 constexpr llvm::StringLiteral kPrepareFunctionName = "__seqc_prepare";
 constexpr llvm::StringLiteral kPreparedRanksAttr = "seqc.prepared_ranks";
+/// seq-plan-memory: the module attribute (i64: the arena's alignment)
+/// saying that the model function takes the arena as its last argument, the
+/// function computing the arena's size for a call, and the module attribute
+/// (string) holding the plan's report (`seqc --emit=memory-plan`).
+constexpr llvm::StringLiteral kArenaAttr = "seqc.arena";
+constexpr llvm::StringLiteral kArenaBytesFunctionName = "__seqc_arena_bytes";
+constexpr llvm::StringLiteral kMemoryPlanAttr = "seqc.memory_plan";
 
 /// Writes a C header for a shared library built from the model: it includes
 /// the runtime API and documents, as comments and constants, the model's

@@ -85,16 +85,40 @@ void SeqEmitInvokePass::runOnOperation() {
   if (auto ranks = module->getAttrOfType<DenseI64ArrayAttr>(kPreparedRanksAttr))
     preparedRanks = ranks.asArrayRef();
   unsigned numPrepared = preparedRanks.size();
-  unsigned numSlots = cifaceType.getNumParams() - numPrepared;
+  // The arena of the memory plan (seq-plan-memory) is the C interface's
+  // very last parameter; the state owns it.
+  int64_t arenaAlignment = 0;
+  if (auto arena = module->getAttrOfType<IntegerAttr>(kArenaAttr))
+    arenaAlignment = arena.getInt();
+  bool hasArena = arenaAlignment > 0;
+  bool hasState = numPrepared || hasArena;
+  if (cifaceType.getNumParams() < numPrepared + hasArena + 1) {
+    ciface.emitError() << "expected the C interface to take the result area, "
+                       << numPrepared << " prepared values"
+                       << (hasArena ? " and the arena" : "");
+    return signalPassFailure();
+  }
+  unsigned numSlots = cifaceType.getNumParams() - numPrepared - hasArena;
   LLVM::LLVMFuncOp prepareCiface;
   if (numPrepared) {
     std::string name = ("_mlir_ciface_" + kPrepareFunctionName).str();
     prepareCiface = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
-    if (!prepareCiface || prepareCiface.isExternal() ||
-        cifaceType.getNumParams() < numPrepared) {
+    if (!prepareCiface || prepareCiface.isExternal()) {
       module.emitError() << "expected the C interface '" << name
                          << "' of the preparation function for the "
                          << numPrepared << " prepared values";
+      return signalPassFailure();
+    }
+  }
+  LLVM::LLVMFuncOp arenaBytesCiface;
+  if (hasArena) {
+    std::string name = ("_mlir_ciface_" + kArenaBytesFunctionName).str();
+    arenaBytesCiface = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    if (!arenaBytesCiface || arenaBytesCiface.isExternal() ||
+        arenaBytesCiface.getNumArguments() + 2 != cifaceType.getNumParams()) {
+      module.emitError() << "expected the C interface '" << name
+                         << "' of the arena's size, taking the model's "
+                            "arguments";
       return signalPassFailure();
     }
   }
@@ -116,17 +140,24 @@ void SeqEmitInvokePass::runOnOperation() {
   };
   // Byte offsets of the prepared descriptors in the state, which is the
   // preparation function's result area: {ptr, ptr, i64, i64[r], i64[r]}
-  // each, back to back.
+  // each, back to back. The arena follows: {ptr base, i64 capacity}.
   SmallVector<int64_t> offsets;
   int64_t stateBytes = 0;
   for (int64_t rank : preparedRanks) {
     offsets.push_back(stateBytes);
     stateBytes += 8 * (3 + 2 * rank);
   }
+  int64_t arenaOffset = stateBytes;
+  if (hasArena)
+    stateBytes += 16;
   auto atOffset = [&](Value base, int64_t offset) -> Value {
     return LLVM::GEPOp::create(builder, loc, ptrType, i8Type, base,
                                ArrayRef<LLVM::GEPArg>{int32_t(offset)},
                                LLVM::GEPNoWrapFlags::inbounds);
+  };
+  auto i64Constant = [&](int64_t value) -> Value {
+    return LLVM::ConstantOp::create(builder, loc, i64Type,
+                                    builder.getI64IntegerAttr(value));
   };
   auto declare = [&](StringRef name, Type result, ArrayRef<Type> params) {
     if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
@@ -137,35 +168,42 @@ void SeqEmitInvokePass::runOnOperation() {
         builder, loc, name, LLVM::LLVMFunctionType::get(result, params));
   };
 
-  // void *seqc_prepare(void **params): the prepared values in a malloc'ed
-  // state, or null when there are none.
+  // void *seqc_prepare(void **params): the prepared values and an empty
+  // arena in a malloc'ed state, or null when there are neither.
   auto prepare = LLVM::LLVMFuncOp::create(
       builder, loc, kPrepareSymbol,
       LLVM::LLVMFunctionType::get(ptrType, {ptrType}));
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(prepare.addEntryBlock(builder));
-    if (!numPrepared) {
+    if (!hasState) {
       LLVM::ReturnOp::create(builder, loc,
                              LLVM::ZeroOp::create(builder, loc, ptrType));
     } else {
       auto malloc = declare("malloc", ptrType, {i64Type});
-      Value bytes = LLVM::ConstantOp::create(builder, loc, i64Type,
-                                             builder.getI64IntegerAttr(stateBytes));
-      Value state =
-          LLVM::CallOp::create(builder, loc, malloc, ValueRange{bytes})
-              .getResult();
-      SmallVector<Value> operands{state};
-      Value params = prepare.getArgument(0);
-      for (unsigned k = 1, e = prepareCiface.getNumArguments(); k < e; ++k)
-        operands.push_back(loadPointer(params, k - 1));
-      LLVM::CallOp::create(builder, loc, prepareCiface, operands);
+      Value state = LLVM::CallOp::create(builder, loc, malloc,
+                                         ValueRange{i64Constant(stateBytes)})
+                        .getResult();
+      if (hasArena) {
+        LLVM::StoreOp::create(builder, loc,
+                              LLVM::ZeroOp::create(builder, loc, ptrType),
+                              atOffset(state, arenaOffset));
+        LLVM::StoreOp::create(builder, loc, i64Constant(0),
+                              atOffset(state, arenaOffset + 8));
+      }
+      if (numPrepared) {
+        SmallVector<Value> operands{state};
+        Value params = prepare.getArgument(0);
+        for (unsigned k = 1, e = prepareCiface.getNumArguments(); k < e; ++k)
+          operands.push_back(loadPointer(params, k - 1));
+        LLVM::CallOp::create(builder, loc, prepareCiface, operands);
+      }
       LLVM::ReturnOp::create(builder, loc, state);
     }
   }
 
   // void seqc_release(void *state): frees the prepared buffers (with the
-  // allocator the model allocates with) and the state.
+  // allocator the model allocates with), the arena and the state.
   auto release = LLVM::LLVMFuncOp::create(
       builder, loc, kReleaseSymbol,
       LLVM::LLVMFunctionType::get(voidType, {ptrType}));
@@ -173,15 +211,12 @@ void SeqEmitInvokePass::runOnOperation() {
     OpBuilder::InsertionGuard guard(builder);
     Block *entryBlock = release.addEntryBlock(builder);
     builder.setInsertionPointToStart(entryBlock);
-    if (!numPrepared) {
+    if (!hasState) {
       LLVM::ReturnOp::create(builder, loc, ValueRange());
     } else {
       bool runtimeAllocator =
           module.lookupSymbol("_mlir_memref_to_llvm_alloc") ||
           module.lookupSymbol("_mlir_memref_to_llvm_aligned_alloc");
-      auto freeBuffer = declare(
-          runtimeAllocator ? "_mlir_memref_to_llvm_free" : "free", voidType,
-          {ptrType});
       auto free = declare("free", voidType, {ptrType});
       Value state = release.getArgument(0);
       Block *body = release.addBlock();
@@ -191,30 +226,41 @@ void SeqEmitInvokePass::runOnOperation() {
                                           state, null);
       LLVM::CondBrOp::create(builder, loc, isNull, done, body);
       builder.setInsertionPointToStart(body);
-      // memref.get_global marks constant buffers with this pointer.
-      Value marker = LLVM::ConstantOp::create(
-          builder, loc, i64Type, builder.getI64IntegerAttr(0xdeadbeef));
-      // Two prepared values may share a buffer (CSE merged their
-      // computations): each buffer is freed once.
-      SmallVector<Value> earlier;
-      for (int64_t offset : offsets) {
-        Value allocated =
-            LLVM::LoadOp::create(builder, loc, ptrType, atOffset(state, offset));
-        Value bits = LLVM::PtrToIntOp::create(builder, loc, i64Type, allocated);
-        Value owned = LLVM::ICmpOp::create(
-            builder, loc, LLVM::ICmpPredicate::ne, bits, marker);
-        for (Value other : earlier)
-          owned = LLVM::AndOp::create(
-              builder, loc, owned,
-              LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ne, bits,
-                                   other));
-        earlier.push_back(bits);
-        Block *freeIt = release.addBlock(), *next = release.addBlock();
-        LLVM::CondBrOp::create(builder, loc, owned, freeIt, next);
-        builder.setInsertionPointToStart(freeIt);
-        LLVM::CallOp::create(builder, loc, freeBuffer, ValueRange{allocated});
-        LLVM::BrOp::create(builder, loc, next);
-        builder.setInsertionPointToStart(next);
+      if (numPrepared) {
+        auto freeBuffer =
+            declare(runtimeAllocator ? "_mlir_memref_to_llvm_free" : "free",
+                    voidType, {ptrType});
+        // memref.get_global marks constant buffers with this pointer.
+        Value marker = i64Constant(0xdeadbeef);
+        // Two prepared values may share a buffer (CSE merged their
+        // computations): each buffer is freed once.
+        SmallVector<Value> earlier;
+        for (int64_t offset : offsets) {
+          Value allocated = LLVM::LoadOp::create(builder, loc, ptrType,
+                                                 atOffset(state, offset));
+          Value bits =
+              LLVM::PtrToIntOp::create(builder, loc, i64Type, allocated);
+          Value owned = LLVM::ICmpOp::create(
+              builder, loc, LLVM::ICmpPredicate::ne, bits, marker);
+          for (Value other : earlier)
+            owned = LLVM::AndOp::create(
+                builder, loc, owned,
+                LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ne,
+                                     bits, other));
+          earlier.push_back(bits);
+          Block *freeIt = release.addBlock(), *next = release.addBlock();
+          LLVM::CondBrOp::create(builder, loc, owned, freeIt, next);
+          builder.setInsertionPointToStart(freeIt);
+          LLVM::CallOp::create(builder, loc, freeBuffer, ValueRange{allocated});
+          LLVM::BrOp::create(builder, loc, next);
+          builder.setInsertionPointToStart(next);
+        }
+      }
+      if (hasArena) {
+        // The arena comes from aligned_alloc (free(NULL) is a no-op).
+        Value base = LLVM::LoadOp::create(builder, loc, ptrType,
+                                          atOffset(state, arenaOffset));
+        LLVM::CallOp::create(builder, loc, free, ValueRange{base});
       }
       LLVM::CallOp::create(builder, loc, free, ValueRange{state});
       LLVM::BrOp::create(builder, loc, done);
@@ -233,16 +279,28 @@ void SeqEmitInvokePass::runOnOperation() {
   builder.setInsertionPointToStart(body);
 
   Value args = body->getArgument(0);
+  // The arena's descriptor, {ptr, ptr, i64 offset, i64 size, i64 stride},
+  // in the entry block's frame.
+  Value arenaDescriptor;
+  if (hasArena)
+    arenaDescriptor = LLVM::AllocaOp::create(
+        builder, loc, ptrType, LLVM::LLVMArrayType::get(i64Type, 5),
+        i64Constant(1), /*alignment=*/8);
   SmallVector<Value> operands;
   for (unsigned k = 0; k < numSlots; ++k)
     operands.push_back(loadPointer(args, k));
-  if (!numPrepared) {
+  if (!hasState) {
     LLVM::CallOp::create(builder, loc, ciface, operands);
     LLVM::ReturnOp::create(builder, loc, ValueRange());
   } else {
     // A null state (a host that never called seqc_prepare) prepares for
     // this call alone.
-    unsigned numParams = prepareCiface.getNumArguments() - 1;
+    unsigned numParams =
+        module->getAttrOfType<IntegerAttr>(kNumParamsAttr)
+            ? module->getAttrOfType<IntegerAttr>(kNumParamsAttr).getInt()
+            : 0;
+    if (numPrepared)
+      numParams = prepareCiface.getNumArguments() - 1;
     Value given = loadPointer(args, numSlots);
     Value null = LLVM::ZeroOp::create(builder, loc, ptrType);
     Value isNull = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq,
@@ -267,6 +325,51 @@ void SeqEmitInvokePass::runOnOperation() {
     Value state = run->getArgument(0);
     for (int64_t offset : offsets)
       operands.push_back(atOffset(state, offset));
+    if (hasArena) {
+      // The arena grows to what this call's sizes need; it is never shrunk
+      // and is freed with the state.
+      Value bytes = LLVM::CallOp::create(builder, loc, arenaBytesCiface,
+                                         ArrayRef<Value>(operands).drop_front())
+                        .getResult();
+      Value baseSlot = atOffset(state, arenaOffset);
+      Value capacitySlot = atOffset(state, arenaOffset + 8);
+      Value capacity =
+          LLVM::LoadOp::create(builder, loc, i64Type, capacitySlot);
+      Value grow = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ugt,
+                                        bytes, capacity);
+      Block *growBlock = invoke.addBlock();
+      Block *call = invoke.addBlock();
+      LLVM::CondBrOp::create(builder, loc, grow, growBlock, call);
+      builder.setInsertionPointToStart(growBlock);
+      auto free = declare("free", voidType, {ptrType});
+      auto alignedAlloc = declare("aligned_alloc", ptrType, {i64Type, i64Type});
+      LLVM::CallOp::create(
+          builder, loc, free,
+          ValueRange{LLVM::LoadOp::create(builder, loc, ptrType, baseSlot)});
+      // aligned_alloc wants a multiple of the alignment.
+      Value rounded = LLVM::AndOp::create(
+          builder, loc,
+          LLVM::AddOp::create(builder, loc, bytes,
+                              i64Constant(arenaAlignment - 1)),
+          i64Constant(-arenaAlignment));
+      Value fresh =
+          LLVM::CallOp::create(builder, loc, alignedAlloc,
+                               ValueRange{i64Constant(arenaAlignment), rounded})
+              .getResult();
+      LLVM::StoreOp::create(builder, loc, fresh, baseSlot);
+      LLVM::StoreOp::create(builder, loc, rounded, capacitySlot);
+      LLVM::BrOp::create(builder, loc, call);
+      builder.setInsertionPointToStart(call);
+      Value base = LLVM::LoadOp::create(builder, loc, ptrType, baseSlot);
+      LLVM::StoreOp::create(builder, loc, base, atOffset(arenaDescriptor, 0));
+      LLVM::StoreOp::create(builder, loc, base, atOffset(arenaDescriptor, 8));
+      LLVM::StoreOp::create(builder, loc, i64Constant(0),
+                            atOffset(arenaDescriptor, 16));
+      LLVM::StoreOp::create(builder, loc, bytes, atOffset(arenaDescriptor, 24));
+      LLVM::StoreOp::create(builder, loc, i64Constant(1),
+                            atOffset(arenaDescriptor, 32));
+      operands.push_back(arenaDescriptor);
+    }
     LLVM::CallOp::create(builder, loc, ciface, operands);
     LLVM::CondBrOp::create(builder, loc, isNull, releaseNow, done);
     builder.setInsertionPointToStart(releaseNow);
@@ -274,6 +377,9 @@ void SeqEmitInvokePass::runOnOperation() {
     LLVM::BrOp::create(builder, loc, done);
     builder.setInsertionPointToStart(done);
     LLVM::ReturnOp::create(builder, loc, ValueRange());
+    // Keep the blocks in the order they were filled.
+    releaseNow->moveBefore(&invoke.getBody(), invoke.getBody().end());
+    done->moveBefore(&invoke.getBody(), invoke.getBody().end());
   }
 
   // docs/abi.md: the object defines seqc_manifest and seqc_invoke. Every

@@ -115,4 +115,59 @@ def SeqHoistPreparation : Pass<"seq-hoist-preparation", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def SeqPlanMemory : Pass<"seq-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Places the model function's intermediates in one arena "
+                "planned from their lifetimes";
+  let description = [{
+    Runs on memrefs, after bufferization and the insertion of deallocations
+    (and after the target's buffer lowering, so that its passes still see
+    `memref.alloc`s), on the function `seqc.entry` names. Each
+    `memref.alloc` at the function's top level whose buffer does not
+    escape (it, or a view of it, is not returned, yielded, passed to a call
+    or turned into a pointer) becomes a `memref.view` of a byte arena at an
+    offset, and its deallocations go:
+
+    ```mlir
+    %a = memref.alloc(%n) {alignment = 64 : i64} : memref<?x512xf32>
+    ...
+    memref.dealloc %a : memref<?x512xf32>
+    // becomes
+    %a = memref.view %arena[%offset][%n] : memref<?xi8> to memref<?x512xf32>
+    ```
+
+    A buffer lives from the first to the last top-level op that touches its
+    data through it or a view of it; two buffers whose lives overlap get
+    disjoint bytes, and the others may share. Offsets are multiples of
+    `alignment`. Sizes that depend on the inputs' sizes are rebuilt at the
+    function entry, and the offsets with them: the order of placement and
+    which buffers interfere are fixed at compile time, an offset is the
+    highest end of the interfering buffers placed before it. Allocations
+    inside loops (per-block scratch) stay on the heap.
+
+    The arena becomes the function's last argument (`memref<?xi8>`, its
+    base aligned to `alignment`), and `func.func @__seqc_arena_bytes`,
+    taking the other arguments, returns the bytes a call needs.
+    The module attribute `seqc.arena` tells `seq-emit-invoke`, which keeps
+    the arena in the prepared state (docs/abi.md); `seqc.memory_plan`
+    holds a report of the plan (`seqc --emit=memory-plan`): each buffer's
+    type, source location, size (an expression of the inputs' symbolic
+    sizes when dynamic), offset and life, and the peak against the sum of
+    the sizes, evaluated at `dims` when sizes are dynamic. Without the
+    entry attributes, or without a buffer to plan, the pass does nothing.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Alignment in bytes of the arena and of every offset in it">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark summarizing the plan">,
+    ListOption<"dims", "dims", "std::string",
+               "Symbolic sizes of the inputs (name=value, as the manifest "
+               "names them) at which the report also gives the bytes of a "
+               "plan of dynamic sizes">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // SEQC_LOWERING_ENTRY_PASSES_TD

@@ -29,7 +29,11 @@
 //   batched `C += A * B` contractions over (batch, heads) that the target's
 //   contraction kernels take; the last chunk may be partial.
 //
-// Sums are carried in the compute type (f32 for half-precision inputs).
+// Sums are carried in the compute type (f32 for half-precision inputs). The
+// causal forms start S and z from the op's initial state when it has one
+// (else from 0) and return them after the last token when the op has the
+// final-state results, so that pieces of a sequence processed in turn give
+// the result of one call over the whole sequence.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +69,41 @@ static Value createZeros(OpBuilder &b, Location loc,
   return createFilledTensor(b, loc, sizes, elementType,
                             createFloatConstant(b, loc, elementType, 0.0));
 }
+
+/// A fresh state tensor of `sizes` in the compute type `t`: `initial` (of
+/// `[..., sizes without the unit dimensions in `unitDims`]`) converted, or 0
+/// when there is none. Always a new tensor, which the loop updates in place.
+static Value createStateInit(OpBuilder &b, Location loc, Value initial,
+                             ArrayRef<OpFoldResult> sizes, Type t,
+                             ArrayRef<int64_t> unitDims = {}) {
+  if (!initial)
+    return createZeros(b, loc, sizes, t);
+  int64_t rank = sizes.size();
+  SmallVector<int64_t> kept;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    if (!llvm::is_contained(unitDims, dim))
+      kept.push_back(dim);
+  MLIRContext *ctx = b.getContext();
+  return buildGeneric(
+      b, loc, initial, createEmptyTensor(b, loc, sizes, t),
+      {getDimsMap(ctx, rank, kept), b.getMultiDimIdentityMap(rank)},
+      getIteratorTypes(rank),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        return convertScalar(nb, nloc, args[0], t);
+      });
+}
+
+/// The state a causal form carries: `S: [b, h, d, e]` and `z: [b, h, d]`.
+struct LinearAttentionState {
+  Value kv, keySum;
+};
+
+/// The output `[b, h, n, e]` of a causal form and its final state, all in
+/// the compute type.
+struct CausalLinearAttentionResult {
+  Value out;
+  LinearAttentionState state;
+};
 
 /// Applies the feature map to a scalar of the compute type:
 /// `elu(x) + 1` (`x + 1` for `x > 0`, `exp(x)` otherwise), `relu(x)` or `x`.
@@ -167,9 +206,10 @@ static Value buildGlobalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
 /// parallel over batch and heads:
 ///   S += phi(k_i) v_i^T,  z += phi(k_i),
 ///   out_i = phi(q_i)^T S / (phi(q_i) . z + eps).
-/// Returns `[b, h, n, e]` in the compute type.
-static Value buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
-                                        Value phiK, Value v, double eps) {
+/// The sums start from `initial` when it is set.
+static CausalLinearAttentionResult
+buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ, Value phiK,
+                           Value v, double eps, LinearAttentionState initial) {
   MLIRContext *ctx = b.getContext();
   Type t = cast<RankedTensorType>(phiQ.getType()).getElementType();
   SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, phiQ);
@@ -178,8 +218,8 @@ static Value buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
                e = vSizes[3];
   SmallVector<OpFoldResult> outSizes{batch, heads, qSizes[2], e};
 
-  Value kv = createZeros(b, loc, {batch, heads, d, e}, t);
-  Value keySum = createZeros(b, loc, {batch, heads, d}, t);
+  Value kv = createStateInit(b, loc, initial.kv, {batch, heads, d, e}, t);
+  Value keySum = createStateInit(b, loc, initial.keySum, {batch, heads, d}, t);
   Value normalizer = createEmptyTensor(b, loc, {batch, heads}, t);
   Value out = createZeros(b, loc, outSizes, t);
   Value zero = createIndexConstant(b, loc, 0);
@@ -245,15 +285,16 @@ static Value buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
         scf::YieldOp::create(nb, nloc,
                              ValueRange{newKv, newKeySum, den, newOut});
       });
-  return loop.getResult(3);
+  return {loop.getResult(3), {loop.getResult(0), loop.getResult(1)}};
 }
 
 /// Causal linear attention by chunks of `chunk` tokens (see the file
 /// comment), on f32 features `phiQ, phiK: [b, h, n, d]` and values
-/// `v: [b, h, n, e]`. Returns `[b, h, n, e]`.
-static Value buildChunkedCausalLinearAttention(OpBuilder &b, Location loc,
-                                               Value phiQ, Value phiK, Value v,
-                                               double eps, int64_t chunk) {
+/// `v: [b, h, n, e]`, the sums starting from `initial` when it is set.
+static CausalLinearAttentionResult
+buildChunkedCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
+                                  Value phiK, Value v, double eps,
+                                  int64_t chunk, LinearAttentionState initial) {
   MLIRContext *ctx = b.getContext();
   Type t = cast<RankedTensorType>(phiQ.getType()).getElementType();
   SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, phiQ);
@@ -265,8 +306,9 @@ static Value buildChunkedCausalLinearAttention(OpBuilder &b, Location loc,
 
   // The state: S[b, h, d, e] and z[b, h, 0, d] (z keeps a unit dimension so
   // that its products are contractions with a loop of extent 1).
-  Value kv = createZeros(b, loc, {batch, heads, d, e}, t);
-  Value keySum = createZeros(b, loc, {batch, heads, unit, d}, t);
+  Value kv = createStateInit(b, loc, initial.kv, {batch, heads, d, e}, t);
+  Value keySum = createStateInit(b, loc, initial.keySum,
+                                 {batch, heads, unit, d}, t, /*unitDims=*/{2});
   Value out = createEmptyTensor(b, loc, outSizes, t);
   // A row of ones: row and column sums as contractions.
   Value ones = createFilledTensor(b, loc, {unit, b.getIndexAttr(chunk)}, t,
@@ -368,7 +410,30 @@ static Value buildChunkedCausalLinearAttention(OpBuilder &b, Location loc,
                          getIteratorTypes(5, {4}), multiplyAdd);
         scf::YieldOp::create(nb, nloc, ValueRange{newKv, newKeySum, newOut});
       });
-  return loop.getResult(2);
+  // z without its unit dimension: [b, h, d].
+  Value finalKeySum = tensor::CollapseShapeOp::create(
+      b, loc, loop.getResult(1),
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  return {loop.getResult(2), {loop.getResult(0), finalKeySum}};
+}
+
+/// Replaces `op` by the output and final state of a causal form, converted
+/// to the op's element type (the final state only when the op returns it).
+static void replaceCausal(PatternRewriter &rewriter, LinearAttentionOp op,
+                          CausalLinearAttentionResult result) {
+  Location loc = op.getLoc();
+  Type elementType = op.getResult().getType().getElementType();
+  SmallVector<Value> replacements;
+  auto finish = [&](Value value, Type type) {
+    value = convertElementType(rewriter, loc, value, elementType);
+    replacements.push_back(castToType(rewriter, loc, value, type));
+  };
+  finish(result.out, op.getResult().getType());
+  if (op.getFinalState()) {
+    finish(result.state.kv, op.getFinalState().getType());
+    finish(result.state.keySum, op.getFinalNormalizer().getType());
+  }
+  rewriter.replaceOp(op, replacements);
 }
 
 namespace {
@@ -385,7 +450,7 @@ struct LinearAttentionOpLowering : public OpRewritePattern<LinearAttentionOp> {
       return emitLoweringError(rewriter, op,
                                "expected query, key and value of rank 4");
     Location loc = op.getLoc();
-    Type elementType = op.getType().getElementType();
+    Type elementType = op.getResult().getType().getElementType();
     Type computeType = getComputeType(elementType);
     FeatureMap map = op.getFeatureMap();
     double eps = op.getEps().convertToDouble();
@@ -397,26 +462,18 @@ struct LinearAttentionOpLowering : public OpRewritePattern<LinearAttentionOp> {
         tensor::getMixedSizes(rewriter, loc, phiQ);
     outSizes[3] = tensor::getMixedSize(rewriter, loc, v, 3);
 
-    Value result;
     if (op.getCausal()) {
-      Value out = buildCausalLinearAttention(rewriter, loc, phiQ, phiK, v, eps);
-      if (computeType != elementType) {
-        AffineMap identity = rewriter.getMultiDimIdentityMap(4);
-        out = buildGeneric(
-            rewriter, loc, out,
-            createEmptyTensor(rewriter, loc, outSizes, elementType),
-            {identity, identity}, getIteratorTypes(4),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              return convertScalar(nb, nloc, args[0], elementType);
-            });
-      }
-      result = out;
-    } else {
-      Value init = createEmptyTensor(rewriter, loc, outSizes, elementType);
-      result =
-          buildGlobalLinearAttention(rewriter, loc, phiQ, phiK, v, init, eps);
+      replaceCausal(rewriter, op,
+                    buildCausalLinearAttention(
+                        rewriter, loc, phiQ, phiK, v, eps,
+                        {op.getInitialState(), op.getInitialNormalizer()}));
+      return success();
     }
-    rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
+    Value init = createEmptyTensor(rewriter, loc, outSizes, elementType);
+    Value result =
+        buildGlobalLinearAttention(rewriter, loc, phiQ, phiK, v, init, eps);
+    rewriter.replaceOp(
+        op, castToType(rewriter, loc, result, op.getResult().getType()));
     return success();
   }
 };
@@ -448,21 +505,22 @@ struct ChunkedLinearAttentionLowering
         op.getValue().getType().getRank() != 4)
       return failure(); // the reference lowering reports it
     Type f32 = rewriter.getF32Type();
-    for (Value operand : {op.getQuery(), op.getKey(), op.getValue()})
+    for (Value operand : op->getOperands())
       if (cast<RankedTensorType>(operand.getType()).getElementType() != f32)
         return decline(op, "an operand is not f32 (the chunked form's "
                            "contractions are f32 kernels)");
-    if (op.getType().getElementType() != f32)
+    if (op.getResult().getType().getElementType() != f32)
       return decline(op, "the result is not f32");
 
     Location loc = op.getLoc();
     FeatureMap map = op.getFeatureMap();
     Value phiQ = buildFeatures(rewriter, loc, op.getQuery(), map, f32);
     Value phiK = buildFeatures(rewriter, loc, op.getKey(), map, f32);
-    Value out = buildChunkedCausalLinearAttention(
-        rewriter, loc, phiQ, phiK, op.getValue(), op.getEps().convertToDouble(),
-        chunk);
-    rewriter.replaceOp(op, castToType(rewriter, loc, out, op.getType()));
+    replaceCausal(rewriter, op,
+                  buildChunkedCausalLinearAttention(
+                      rewriter, loc, phiQ, phiK, op.getValue(),
+                      op.getEps().convertToDouble(), chunk,
+                      {op.getInitialState(), op.getInitialNormalizer()}));
     return success();
   }
 

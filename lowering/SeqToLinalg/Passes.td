@@ -22,7 +22,11 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     to its vector width in f32 lanes), `seq.selective_scan` on f32 with a
     static state size and channels in whole vectors becomes one fused loop
     over the sequence per block of channels, its state in vector registers
-    (FusedScan.cpp), instead of the step-by-step reference form.
+    (FusedScan.cpp), instead of the step-by-step reference form. So does
+    `seq.ssm` (S4) on f32 with a static state size of at most 64 and static
+    channels (the last block of channels masked when they are not whole
+    vectors): per step, `Ab x` for a block of channels as N^2 vector FMAs
+    with broadcast entries of Ab, the `D u` skip in the same loop.
 
     With `row-forms` (the CPU target at -O2 and above), two ops whose
     reference form has no contiguous innermost loop take row forms: `seq.rope` computes its cos and sin once per
@@ -56,7 +60,7 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
   let options = [
     Option<"scanVectorLanes", "scan-vector-lanes", "int64_t",
            /*default=*/"0",
-           "Vector lanes of the fused selective scan (0 or 1: the "
+           "Vector lanes of the fused selective and S4 scans (0 or 1: the "
            "reference lowering)">,
     Option<"rowForms", "row-forms", "bool", /*default=*/"false",
            "The row forms of rope (tabulated cos/sin), conv1d (unrolled "

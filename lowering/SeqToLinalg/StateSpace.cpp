@@ -13,7 +13,8 @@
 //   The scan then runs `x_t = Ab x_{t-1} + Bb u_t`, `y_t = C x_t` as an
 //   `scf.for` over L that carries the state `[batch, H, N]` (`Ab x` is one
 //   `linalg.matmul` per step over all batch rows and channels), and a final
-//   parallel op adds `D u`.
+//   parallel op adds `D u`. With vector lanes, FusedScan.cpp's fused form
+//   (one pass over time per block of channels) is preferred.
 // - `seq.selective_scan` computes `dt` for the whole sequence in parallel,
 //   then scans over L carrying the state `[batch, D, N]` (every step is one
 //   elementwise update and one reduction over N, parallel over batch and

@@ -284,6 +284,12 @@ void seqc_model_reset_inputs(seqc_model *model);
 /// failure. The outputs are checked against the manifest (rank, static and
 /// symbolic sizes), copied to contiguous storage owned by the model and the
 /// model's own allocations are freed.
+/// A model instance is not reentrant: its prepared state owns the scratch
+/// arena the model's intermediates live in (docs/abi.md), and it holds the
+/// bound inputs and the outputs. A seqc_model_run on an instance that is
+/// already running on another thread fails at once with
+/// SEQC_STATUS_FAILED_PRECONDITION and changes nothing; separate instances
+/// (one per thread) run concurrently.
 seqc_status *seqc_model_run(seqc_model *model);
 
 /// Returns a view of output `name` of the last successful run, valid until

@@ -355,10 +355,31 @@ seqc_status *collectOutput(const seqc_model *model, size_t index,
 
 } // namespace
 
+namespace {
+/// seqc_model_run once it owns the instance.
+seqc_status *runExclusive(seqc_model *model);
+} // namespace
+
 extern "C" seqc_status *seqc_model_run(seqc_model *model) {
   if (!model)
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "seqc_model_run: model is NULL");
+  bool idle = false;
+  if (!model->running.compare_exchange_strong(idle, true,
+                                              std::memory_order_acquire))
+    return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                      "seqc_model_run: model instance '%s' is already "
+                      "running on another thread; an instance runs one call "
+                      "at a time (its state owns the model's scratch arena): "
+                      "load one instance per thread",
+                      model->manifest.name.c_str());
+  seqc_status *status = runExclusive(model);
+  model->running.store(false, std::memory_order_release);
+  return status;
+}
+
+namespace {
+seqc_status *runExclusive(seqc_model *model) {
   model->haveOutputs = false;
   const auto &inputSpecs = model->manifest.values[SEQC_VALUE_INPUT];
   const auto &paramSpecs = model->manifest.values[SEQC_VALUE_PARAM];
@@ -460,6 +481,7 @@ extern "C" seqc_status *seqc_model_run(seqc_model *model) {
   model->haveOutputs = true;
   return nullptr;
 }
+} // namespace
 
 extern "C" seqc_status *seqc_model_get_output(const seqc_model *model,
                                               const char *name,

@@ -17,6 +17,7 @@
 #include "Manifest.h"
 #include "Support.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -68,6 +69,9 @@ struct seqc_model {
   /// run once `preparedStale` (a parameter was bound since).
   void *prepared = nullptr;
   bool preparedStale = true;
+  /// Set while seqc_model_run runs on this instance: the state (its arena),
+  /// the bound values and the outputs are one call's at a time.
+  std::atomic<bool> running{false};
 
   /// Sizes fixed with seqc_model_set_dim.
   std::unordered_map<std::string, int64_t> explicitDims;

@@ -57,6 +57,7 @@ enum class Emit {
   Asm,
   Obj,
   Header,
+  MemoryPlan,
   /// The default when -o or -c is given: link an executable, or a shared
   /// library when -o ends in .so, or stop at the object with -c.
   Link,
@@ -93,7 +94,10 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::Obj, "obj", "an object file (as -c)"),
                clEnumValN(Emit::Header, "header",
                           "a C header documenting the model, for shared "
-                          "libraries")),
+                          "libraries"),
+               clEnumValN(Emit::MemoryPlan, "memory-plan",
+                          "where each intermediate buffer lives in the "
+                          "model's arena, and the planned peak bytes")),
     cl::cat(seqcCategory));
 
 static cl::opt<bool> compileOnly("c",
@@ -124,6 +128,13 @@ static cl::opt<bool> remarks(
              "not get the fused or vectorized code of their optimization "
              "level and why"),
     cl::init(false), cl::cat(seqcCategory));
+
+static cl::list<std::string> memoryPlanDims(
+    "memory-plan-dims",
+    cl::desc("Symbolic input sizes (name=value, comma separated) at which "
+             "--emit=memory-plan and --remarks evaluate a plan of dynamic "
+             "sizes"),
+    cl::value_desc("n=512,..."), cl::CommaSeparated, cl::cat(seqcCategory));
 
 static cl::opt<bool> openmp(
     "openmp",
@@ -234,6 +245,7 @@ static LogicalResult compile(llvm::SourceMgr &sourceMgr, MLIRContext &context,
   case Emit::Asm:
   case Emit::Obj:
   case Emit::Header:
+  case Emit::MemoryPlan:
   case Emit::Link:
     return seq::compileModule(*module, compileOptions, os);
   }
@@ -288,6 +300,9 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   case Emit::Header:
     options.emit = seq::EmitKind::Header;
     break;
+  case Emit::MemoryPlan:
+    options.emit = seq::EmitKind::MemoryPlan;
+    break;
   case Emit::Link:
     options.emit = compileOnly ? seq::EmitKind::Object
                    : shared    ? seq::EmitKind::SharedLibrary
@@ -309,6 +324,15 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.pipeline.optLevel = optLevel;
   options.pipeline.enableOpenMP = openmp;
   options.pipeline.remarks = remarks;
+  for (const std::string &binding : memoryPlanDims) {
+    int64_t value;
+    auto [name, text] = StringRef(binding).split('=');
+    if (name.empty() || text.getAsInteger(10, value) || value < 0)
+      return error("--memory-plan-dims expects name=size pairs (n=512), got '" +
+                   binding + "'");
+  }
+  options.pipeline.memoryPlanDims.assign(memoryPlanDims.begin(),
+                                         memoryPlanDims.end());
   // seqc's models always link the runtime, whose allocator reuses buffers.
   options.pipeline.runtimeAllocator = true;
   options.codegen.optLevel = optLevel;

@@ -999,7 +999,35 @@ LogicalResult LinearAttentionOp::verify() {
       failed(binder.bind("'value'", getValue().getType(),
                          {"batch", "heads", "n", "d_v"})))
     return failure();
-  return binder.expectResult(getType(), {"batch", "heads", "n", "d_v"});
+  bool hasInitial = getInitialState() || getInitialNormalizer();
+  bool hasFinal = getFinalState() || getFinalNormalizer();
+  if (hasInitial && !(getInitialState() && getInitialNormalizer()))
+    return emitOpError() << "expected both an initial state and an initial "
+                            "normalizer, or neither";
+  if (hasFinal && !(getFinalState() && getFinalNormalizer()))
+    return emitOpError()
+           << "expected both a final state and a final normalizer, or neither";
+  if ((hasInitial || hasFinal) && !getCausal())
+    return emitOpError() << "expected 'causal' with a carried state (the "
+                            "non-causal form has no recurrence)";
+  if (hasInitial &&
+      (failed(binder.bind("'initial_state'", getInitialState().getType(),
+                          {"batch", "heads", "d", "d_v"})) ||
+       failed(binder.bind("'initial_normalizer'",
+                          getInitialNormalizer().getType(),
+                          {"batch", "heads", "d"}))))
+    return failure();
+  if (failed(binder.expectResult(getResult().getType(),
+                                 {"batch", "heads", "n", "d_v"})))
+    return failure();
+  if (hasFinal && (failed(binder.expectResult(getFinalState().getType(),
+                                              {"batch", "heads", "d", "d_v"},
+                                              {}, "'final_state'")) ||
+                   failed(binder.expectResult(getFinalNormalizer().getType(),
+                                              {"batch", "heads", "d"}, {},
+                                              "'final_normalizer'"))))
+    return failure();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

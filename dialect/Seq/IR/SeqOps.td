@@ -733,7 +733,9 @@ def Seq_AlibiOp : Seq_Op<"alibi", [Pure]> {
 // Linear attention
 //===----------------------------------------------------------------------===//
 
-def Seq_LinearAttentionOp : Seq_Op<"linear_attention", [Pure]> {
+def Seq_LinearAttentionOp : Seq_Op<"linear_attention",
+                                  [Pure, AttrSizedOperandSegments,
+                                   AttrSizedResultSegments]> {
   let summary = "kernelized attention in linear time";
   let description = [{
     With a feature map `phi` applied to `q, k: [batch, heads, n, d]` and
@@ -747,22 +749,41 @@ def Seq_LinearAttentionOp : Seq_Op<"linear_attention", [Pure]> {
     `eps` is non-negative. Queries and keys have the same heads (there is no
     grouped-query form) and the same length `n`.
 
+    The causal form carries a state across calls, so that a long sequence can
+    be processed in pieces: `state(S0, z0)` starts the sums from
+    `S0: [batch, heads, d, d_v]` and `z0: [batch, heads, d]` instead of 0,
+    and the optional results `S: [batch, heads, d, d_v]` and
+    `z: [batch, heads, d]` are the sums after the last token. The initial
+    state and the final state each come as a pair; the non-causal form has
+    neither.
+
     ```mlir
     %o = seq.linear_attention %q, %k, %v feature_map elu_plus_one causal
         : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32> -> tensor<?x4x?x32xf32>
+    %o2, %s, %z = seq.linear_attention %q, %k, %v state(%s0, %z0 : tensor<?x4x32x32xf32>, tensor<?x4x32xf32>)
+        feature_map elu_plus_one causal
+        : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>
+        -> tensor<?x4x?x32xf32>, tensor<?x4x32x32xf32>, tensor<?x4x32xf32>
     ```
   }];
   let arguments = (ins RankedTensorOf<[AnyFloat]>:$query,
                        RankedTensorOf<[AnyFloat]>:$key,
                        RankedTensorOf<[AnyFloat]>:$value,
+                       Optional<RankedTensorOf<[AnyFloat]>>:$initial_state,
+                       Optional<RankedTensorOf<[AnyFloat]>>:$initial_normalizer,
                        DefaultValuedAttr<Seq_FeatureMap,
                            "::mlir::seq::FeatureMap::elu_plus_one">:$feature_map,
                        UnitAttr:$causal,
                        DefaultValuedAttr<F64Attr, "1.0e-6">:$eps);
-  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result,
+                      Optional<RankedTensorOf<[AnyFloat]>>:$final_state,
+                      Optional<RankedTensorOf<[AnyFloat]>>:$final_normalizer);
   let assemblyFormat = [{
-    $query `,` $key `,` $value `feature_map` $feature_map (`causal` $causal^)? attr-dict
+    $query `,` $key `,` $value
+    (`state` `(` $initial_state^ `,` $initial_normalizer `:` type($initial_state) `,` type($initial_normalizer) `)`)?
+    `feature_map` $feature_map (`causal` $causal^)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
+    (`,` type($final_state)^ `,` type($final_normalizer))?
   }];
   let hasVerifier = 1;
 }

@@ -1049,6 +1049,60 @@ func.func @linear_attention_key_length(%q: tensor<?x4x8x32xf32>, %k: tensor<?x4x
 
 // -----
 
+func.func @linear_attention_state_not_causal(%q: tensor<?x4x?x32xf32>, %s0: tensor<?x4x32x32xf32>, %z0: tensor<?x4x32xf32>) {
+  // expected-error @+1 {{expected 'causal' with a carried state (the non-causal form has no recurrence)}}
+  %0 = seq.linear_attention %q, %q, %q state(%s0, %z0 : tensor<?x4x32x32xf32>, tensor<?x4x32xf32>) feature_map relu
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32> -> tensor<?x4x?x32xf32>
+  return
+}
+
+// -----
+
+func.func @linear_attention_final_state_not_causal(%q: tensor<?x4x?x32xf32>) {
+  // expected-error @+1 {{expected 'causal' with a carried state (the non-causal form has no recurrence)}}
+  %0:3 = seq.linear_attention %q, %q, %q feature_map relu
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32> -> tensor<?x4x?x32xf32>, tensor<?x4x32x32xf32>, tensor<?x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @linear_attention_state_shape(%q: tensor<?x4x?x32xf32>, %v: tensor<?x4x?x16xf32>, %s0: tensor<?x4x16x32xf32>, %z0: tensor<?x4x32xf32>) {
+  // expected-error @+1 {{'initial_state' expected shape [batch, heads, d, d_v] with d = 32 (dim 3 of 'query'), got 'tensor<?x4x16x32xf32>'}}
+  %0 = seq.linear_attention %q, %q, %v state(%s0, %z0 : tensor<?x4x16x32xf32>, tensor<?x4x32xf32>) feature_map relu causal
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @linear_attention_normalizer_shape(%q: tensor<?x4x?x32xf32>, %s0: tensor<?x4x32x32xf32>, %z0: tensor<?x2x32xf32>) {
+  // expected-error @+1 {{'initial_normalizer' expected shape [batch, heads, d] with heads = 4 (dim 1 of 'query'), got 'tensor<?x2x32xf32>'}}
+  %0 = seq.linear_attention %q, %q, %q state(%s0, %z0 : tensor<?x4x32x32xf32>, tensor<?x2x32xf32>) feature_map relu causal
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32> -> tensor<?x4x?x32xf32>
+  return
+}
+
+// -----
+
+func.func @linear_attention_final_state_shape(%q: tensor<?x4x?x32xf32>) {
+  // expected-error @+1 {{'final_state' expected shape [?, 4, 32, 32] ([batch, heads, d, d_v]), got 'tensor<?x4x32x16xf32>'}}
+  %0:3 = seq.linear_attention %q, %q, %q feature_map relu causal
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32> -> tensor<?x4x?x32xf32>, tensor<?x4x32x16xf32>, tensor<?x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @linear_attention_state_pair(%q: tensor<?x4x?x32xf32>, %s0: tensor<?x4x32x32xf32>) {
+  // expected-error @+1 {{expected both an initial state and an initial normalizer, or neither}}
+  %0 = "seq.linear_attention"(%q, %q, %q, %s0) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 0, 0>}>
+      : (tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x32x32xf32>) -> tensor<?x4x?x32xf32>
+  return
+}
+
+// -----
+
 // Linear attention has no grouped-query form.
 func.func @linear_attention_value_heads(%q: tensor<?x4x?x32xf32>, %v: tensor<?x2x?x32xf32>) {
   // expected-error @+1 {{'value' expected shape [batch, heads, n, d_v] with heads = 4 (dim 1 of 'query'), got 'tensor<?x2x?x32xf32>'}}

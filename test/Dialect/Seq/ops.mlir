@@ -370,6 +370,20 @@ func.func @linear_attention(%q: tensor<?x4x?x32xf32>, %v: tensor<?x4x?x16xf32>) 
   return
 }
 
+// CHECK-LABEL: func.func @linear_attention_state
+func.func @linear_attention_state(%q: tensor<?x4x?x32xf32>, %v: tensor<?x4x?x16xf32>, %s0: tensor<?x4x32x16xf32>, %z0: tensor<?x4x32xf32>) {
+  // CHECK: %{{.+}}, %[[S:.+]], %[[Z:.+]] = seq.linear_attention %{{.+}}, %{{.+}}, %{{.+}} state(%{{.+}}, %{{.+}} : tensor<?x4x32x16xf32>, tensor<?x4x32xf32>) feature_map elu_plus_one causal : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>, tensor<?x4x32x16xf32>, tensor<?x4x32xf32>
+  %0, %s, %z = seq.linear_attention %q, %q, %v state(%s0, %z0 : tensor<?x4x32x16xf32>, tensor<?x4x32xf32>) feature_map elu_plus_one causal
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>, tensor<?x4x32x16xf32>, tensor<?x4x32xf32>
+  // CHECK: seq.linear_attention %{{.+}}, %{{.+}}, %{{.+}} state(%[[S]], %[[Z]] : tensor<?x4x32x16xf32>, tensor<?x4x32xf32>) feature_map relu causal : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>{{$}}
+  %1 = seq.linear_attention %q, %q, %v state(%s, %z : tensor<?x4x32x16xf32>, tensor<?x4x32xf32>) feature_map relu causal
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+  // CHECK: seq.linear_attention %{{.+}}, %{{.+}}, %{{.+}} feature_map relu causal : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>, tensor<?x4x32x16xf32>, tensor<?x4x32xf32>
+  %2:3 = seq.linear_attention %q, %q, %v feature_map relu causal
+      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>, tensor<?x4x32x16xf32>, tensor<?x4x32xf32>
+  return
+}
+
 // -----
 
 // CHECK-LABEL: func.func @ssm

@@ -64,12 +64,31 @@ module attributes {seq.model = "identity"} {
 
 // -----
 
-// An intermediate buffer is freed once; the returned one is not.
+// The intermediate buffer lives in the arena (seq-plan-memory): @forward
+// allocates only its result and frees nothing; the state holds the arena,
+// which seqc_invoke grows to what @__seqc_arena_bytes asks for and passes
+// as the last descriptor, and seqc_release frees.
 // CHECK-LABEL: llvm.func internal @forward(
-// CHECK-COUNT-2: llvm.call @malloc
-// CHECK:         llvm.call @free
+// CHECK-SAME:    %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK-COUNT-1: llvm.call @malloc
 // CHECK-NOT:     llvm.call @free
 // CHECK:         llvm.return
+// CHECK-LABEL: llvm.func @seqc_prepare(
+// CHECK:         %[[BYTES:.*]] = llvm.mlir.constant(16 : i64) : i64
+// CHECK:         %[[STATE:.*]] = llvm.call @malloc(%[[BYTES]])
+// CHECK:         llvm.return %[[STATE]]
+// CHECK-LABEL: llvm.func @seqc_release(
+// CHECK:         %[[BASE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK:         llvm.call @free(%[[BASE]])
+// CHECK:         llvm.call @free(%arg0)
+// CHECK-LABEL: llvm.func @seqc_invoke(
+// CHECK:         %[[DESC:.*]] = llvm.alloca %{{.*}} x !llvm.array<5 x i64>
+// CHECK:         %[[NEED:.*]] = llvm.call @_mlir_ciface___seqc_arena_bytes(%{{.*}}) : (!llvm.ptr) -> i64
+// CHECK:         %[[CAP:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK:         %[[GROW:.*]] = llvm.icmp "ugt" %[[NEED]], %[[CAP]] : i64
+// CHECK:         llvm.cond_br %[[GROW]]
+// CHECK:         llvm.call @aligned_alloc(
+// CHECK:         llvm.call @_mlir_ciface_forward(%{{.*}}, %{{.*}}, %[[DESC]])
 module attributes {seq.model = "two_steps"} {
   func.func @forward(%x: tensor<8x8xf32> {seq.input = "x"})
       -> (tensor<8x8xf32> {seq.output = "y"}) {

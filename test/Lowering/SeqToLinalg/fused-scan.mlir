@@ -52,3 +52,34 @@ func.func @not_fused(%u: tensor<?x?x24xf32>, %a: tensor<24x4xf32>, %b: tensor<?x
 // CHECK-LABEL: func.func @not_fused
 //   CHECK-NOT:   scf.forall
 //   CHECK-NOT:   vector.
+
+// -----
+
+// seq.ssm (S4) with 20 channels (a whole block of 16 and a masked partial
+// block of 4) and a state of 3: discretization, then one scf.forall over
+// (batch, channel block) whose loop over the sequence carries the 3 state
+// vectors and the output block; each step is 3 x 3 FMAs with broadcast
+// entries of Ab, 3 for y and the D skip, one masked vector written.
+func.func @ssm(%u: tensor<?x?x20xf32>, %a: tensor<3x3xf32>, %b: tensor<20x3xf32>,
+               %c: tensor<20x3xf32>, %d: tensor<20xf32>) -> tensor<?x?x20xf32> {
+  %y = seq.ssm %u, %a, %b, %c, %d discretization zoh {step = 1.0e-2 : f64}
+       : (tensor<?x?x20xf32>, tensor<3x3xf32>, tensor<20x3xf32>, tensor<20x3xf32>, tensor<20xf32>) -> tensor<?x?x20xf32>
+  return %y : tensor<?x?x20xf32>
+}
+// CHECK-LABEL: func.func @ssm
+//       CHECK:   math.exp
+//       CHECK:   scf.forall (%[[B:.*]], %[[CB:.*]]) in (%{{.*}}, 2) shared_outs(%[[O:.*]] = %{{.*}})
+//       CHECK:     %[[W:.*]] = arith.minsi
+//       CHECK:     %[[BLOCK:.*]] = tensor.extract_slice %[[O]][%[[B]], 0, %{{.*}}] [1, %{{.*}}, %[[W]]] [1, 1, 1]
+//       CHECK:     scf.for %[[T:.*]] = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, tensor<1x?x?xf32>)
+//       CHECK:       vector.transfer_read %{{.*}}[%[[B]], %[[T]], %{{.*}}], %{{.*}} : tensor<?x?x20xf32>, vector<16xf32>
+//   CHECK-COUNT-3:   vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<3x3xf32>, vector<3xf32>
+//   CHECK-COUNT-9:   vector.fma
+//   CHECK-COUNT-3:   vector.fma
+//       CHECK:       vector.transfer_write %{{.*}}, %{{.*}}[%c0, %[[T]], %c0] : vector<16xf32>, tensor<1x?x?xf32>
+//       CHECK:     scf.forall.in_parallel
+//       CHECK:       tensor.parallel_insert_slice
+// REF-LABEL: func.func @ssm
+//   REF-NOT:   scf.forall
+//       REF:   scf.for
+//       REF:     linalg.matmul
