@@ -91,6 +91,17 @@ std::vector<Work> buildWorks() {
     works.push_back(std::move(w));
   }
   {
+    // One head: the (batch, head) pairs alone leave a core idle, so only a
+    // split of the keys (flash-decoding) can use both.
+    Work w{"attention_decode_h1", "decode", "attention_decode_h1",
+           "decode: one query against nk keys, one head, d=64",
+           {{"heads", "1"}, {"kv_heads", "1"}, {"d", "64"}},
+           {}};
+    for (int64_t nk : {8192, 65536})
+      w.sizes.push_back(attentionSize(1, 1, 1, d, 1, nk, false, 0, nk == 8192));
+    works.push_back(std::move(w));
+  }
+  {
     Work w{"linear", "matmul", "linear", "x @ W^T, W [1024, 1024]",
            {{"in_features", "1024"}, {"out_features", "1024"}},
            {}};

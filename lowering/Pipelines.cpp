@@ -108,7 +108,6 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
   ConvertSeqToLinalgOptions conversion;
   conversion.scanVectorLanes = strategy.scanVectorLanes;
   conversion.scanScalef = strategy.scanScalef;
-  conversion.attentionBlock = strategy.attentionBlock;
   conversion.rowForms = strategy.rowForms;
   conversion.linearAttentionChunk = strategy.linearAttentionChunk;
   conversion.remarks = options.remarks;

@@ -52,14 +52,12 @@ public:
   /// Which fused forms convert-seq-to-linalg uses (0: the reference
   /// lowering of that op): the vector lanes of the fused selective scan
   /// (`scan-vector-lanes`) and whether its exp scales with vscalefps
-  /// (`scan-scalef`), the query and key block of the tiled
-  /// online-softmax attention (`attention-block`), whether rope and
+  /// (`scan-scalef`), whether rope and
   /// conv1d take their row forms (`row-forms`), and the tokens per chunk of
   /// the chunked causal linear attention (`linear-attention-chunk`).
   struct ConversionStrategy {
     int64_t scanVectorLanes = 0;
     bool scanScalef = false;
-    int64_t attentionBlock = 0;
     bool rowForms = false;
     int64_t linearAttentionChunk = 0;
   };

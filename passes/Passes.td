@@ -51,6 +51,62 @@ def SeqRaiseAttention : Pass<"seq-raise-attention"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def SeqTileAttention : Pass<"seq-tile-attention"> {
+  let summary = "Tiles seq.attention into an online softmax over key tiles";
+  let description = [{
+    Rewrites `seq.attention` (f32, static head counts and head sizes,
+    without a score bias) into FlashAttention's loops on tensors: the scale
+    folded into Q once, an `scf.forall` over (batch, head, tile of
+    `query-block` queries), and in it `scf.for` loops over tiles of
+    `key-block` keys whose body is `seq.online_attention` (the running max,
+    sum and accumulator of the tile's queries), then
+    `seq.attention_finalize` (O / l). Extra memory is O(n), never the
+    n_q x n_k scores.
+
+    Each (query tile, key tile) pair is classified from the `#seq.mask` and
+    the sizes, symbolically in n: empty tiles (no visible pair) lie outside
+    the loops' bounds and are never visited; full tiles (every pair
+    visible: below the causal diagonal, inside the window, the global keys)
+    form one loop whose tiles carry no mask; only partial tiles (the
+    diagonal, the window's edges, the tiles of global queries) carry the
+    mask, with their offsets. Key padding lengths end the key range.
+
+    Without a positional mask (decode against a cache, cross-attention),
+    when the (batch, head, query tile) units are fewer than `split-units`
+    at run time, the keys are split into chunks of whole key tiles, at
+    least `split-min-keys` keys each, enough to make `split-units` units;
+    each chunk gives a partial state and a second forall merges them
+    (`seq.attention_finalize` over the chunks: flash-decoding), so that one
+    query against a long cache uses every core. Extra memory: the partial
+    states, at most `split-units` rows of d_v per query.
+
+    It does not fire on a score bias tensor (the reference lowering, which
+    materializes the scores, applies), other element types or dynamic head
+    counts or sizes; with `remarks` it says so, and at every tiled op which
+    form, tile sizes and mask classes it chose.
+  }];
+  let options = [
+    Option<"queryBlock", "query-block", "int64_t", /*default=*/"64",
+           "Queries per tile">,
+    Option<"keyBlock", "key-block", "int64_t", /*default=*/"64",
+           "Keys per tile">,
+    Option<"splitUnits", "split-units", "int64_t", /*default=*/"8",
+           "Parallel units below which the keys of a positionless mask are "
+           "split (0 or 1: never)">,
+    Option<"splitMinKeys", "split-min-keys", "int64_t", /*default=*/"512",
+           "Fewest keys per chunk of the split">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each attention op: its form, or why it keeps "
+           "the reference lowering">,
+  ];
+  let dependentDialects = ["::mlir::seq::SeqDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def SeqReassociateLinearAttention
     : Pass<"seq-reassociate-linear-attention"> {
   let summary = "Chooses the association of linear attention by its cost";

@@ -40,6 +40,15 @@ LogicalResult reassociateLinearAttention(RewriterBase &rewriter, MatmulOp qk,
 void populateSeqRaiseAttentionPatterns(RewritePatternSet &patterns,
                                        bool remarks = false);
 
+/// Tiles one `seq.attention` into loops over query and key tiles of
+/// `seq.online_attention` and `seq.attention_finalize` (see
+/// `seq-tile-attention`); fails, with a remark under `remarks`, on the ops
+/// it does not apply to.
+LogicalResult tileAttention(RewriterBase &rewriter, AttentionOp op,
+                            int64_t queryBlock, int64_t keyBlock,
+                            int64_t splitUnits, int64_t splitMinKeys,
+                            bool remarks = false);
+
 } // namespace seq
 } // namespace mlir
 

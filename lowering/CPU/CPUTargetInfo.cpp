@@ -20,14 +20,27 @@ using namespace mlir::seq;
 
 void CPUTargetInfo::addSeqTransforms(OpPassManager &pm,
                                      const SeqPipelineOptions &options) const {
-  // At -O2, attention written as matrix products becomes seq.attention, so
-  // that it takes the fused online-softmax form of the conversion strategy
-  // below instead of materializing the scores, and linear attention takes
-  // its cheaper association.
+  // At -O2, attention written as matrix products becomes seq.attention,
+  // which is then tiled into an online softmax instead of materializing the
+  // scores, and linear attention takes its cheaper association.
   if (options.optLevel >= 2) {
     SeqRaiseAttentionOptions raise;
     raise.remarks = options.remarks;
     pm.addPass(createSeqRaiseAttention(raise));
+    // 64 x 64 score tiles (16 KiB) with their 64-wide rows of Q, K^T, V and
+    // O stay in L1/L2 on the Zen 3 and Zen 5 cores seqc runs on, and 64 is
+    // a whole number of vectors on AVX2 and AVX-512 alike. Decode shapes
+    // with fewer than 8 (batch, head, query tile) units split their keys
+    // into chunks of at least 512 (8 tiles), enough for 8 units: both cores
+    // (and their caches) share one long cache, 4 units each, and one
+    // thread pays little for the split (8 partial states and their merge).
+    SeqTileAttentionOptions tile;
+    tile.queryBlock = 64;
+    tile.keyBlock = 64;
+    tile.splitUnits = 8;
+    tile.splitMinKeys = 512;
+    tile.remarks = options.remarks;
+    pm.addPass(createSeqTileAttention(tile));
     // Linear attention in its cheaper association (decided at run time
     // when the lengths are symbolic).
     SeqReassociateLinearAttentionOptions reassociate;
@@ -72,10 +85,6 @@ CPUTargetInfo::getConversionStrategy(const SeqPipelineOptions &options) const {
   strategy.scanVectorLanes = options.vectorBits / 32;
   // 512-bit vectors are AVX-512's, which has vscalefps.
   strategy.scanScalef = options.vectorBits == 512;
-  // 64 x 64 score blocks (16 KiB) with their 64-wide rows of Q, K^T, V and
-  // O stay in L1/L2 on the Zen 3 and Zen 5 cores seqc runs on, and 64 is a
-  // whole number of vectors on AVX2 and AVX-512 alike.
-  strategy.attentionBlock = 64;
   // RoPE and conv1d in forms whose innermost loop runs along contiguous
   // features or channels, which seq-cpu-vectorize-rows vectorizes.
   strategy.rowForms = true;

@@ -29,6 +29,7 @@ void mlir::seq::populateSeqToLinalgPatterns(RewritePatternSet &patterns) {
   populateLinearToLinalgPatterns(patterns);
   populateNormalizationToLinalgPatterns(patterns);
   populateAttentionToLinalgPatterns(patterns);
+  populateTiledAttentionToLinalgPatterns(patterns);
   populatePositionEncodingToLinalgPatterns(patterns);
   populateLossToLinalgPatterns(patterns);
   populateLinearAttentionToLinalgPatterns(patterns);
@@ -51,7 +52,6 @@ struct ConvertSeqToLinalgPass
     populateSeqToLinalgPatterns(patterns);
     populateFusedScanToLinalgPatterns(patterns, scanVectorLanes, scanScalef,
                                       remarks);
-    populateFusedAttentionToLinalgPatterns(patterns, attentionBlock, remarks);
     populateChunkedLinearAttentionToLinalgPatterns(
         patterns, linearAttentionChunk, remarks);
     if (rowForms) {

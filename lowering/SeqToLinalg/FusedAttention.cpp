@@ -1,42 +1,35 @@
-//===- FusedAttention.cpp - seq.attention as tiled online softmax ---------===//
+//===- FusedAttention.cpp - the tiles of an online softmax to linalg -----===//
 //
 // Part of the seqc project.
 //
 //===----------------------------------------------------------------------===//
 //
-// The fused lowering of `seq.attention` (convert-seq-to-linalg's
-// `attention-block`), FlashAttention's algorithm on tensors. The reference
-// lowering (Attention.cpp) materializes the [b, h, n_q, n_k] scores; this one
-// never holds more than a block of them:
+// The lowering of the tile-level attention ops that seq-tile-attention
+// (passes/TileAttention.cpp) makes of `seq.attention`: FlashAttention's
+// per-tile step and its epilogue on small tensors.
 //
-//   scf.forall (b, h, block of `B` queries):
-//     m = -inf, l = 0, O = 0                       (per query of the block)
-//     for each block of `B` keys the mask can let through:
-//       S = (Q * scale) K^T                   (the scale folded into Q once)
-//       S = S - slope[h] |i - j|              (ALiBi, when the op has slopes)
-//       S = -inf where the mask hides a key   (only on blocks it cuts)
-//       m' = max(m, rowmax(S)); P = exp(S - m')
-//       l = l exp(m - m') + rowsum(P); O = O exp(m - m') + P V
-//       m = m'
-//     out = O / l                              (0 where no key was visible)
+//   seq.online_attention (one key tile of a query tile):
+//     S = Q K^T                               (Q already scaled; K in place)
+//     S = S - slope |pq - pk|                 (ALiBi, when the op has it)
+//     S = -inf where the mask hides a key     (only on partial tiles)
+//     m' = max(m, rowmax(S)); P = exp(S - m')
+//     l' = l exp(m - m') + rowsum(P); O' = O exp(m - m') + P V
 //
-// Key blocks a causal or sliding-window mask empties entirely are not
-// visited: the key loop runs over [lo, hi) computed from the query block,
-// so causal attention does about half the work of full attention and a
-// window of w about 2 w / n of it. Only blocks the mask cuts (the diagonal,
-// the window's edges, the end of a padded sequence) pay for the predicate.
+//   seq.attention_finalize:
+//     out = O / l                             (0 where no key was visible)
+//     with partial states [p, ...] (flash-decoding) merged first:
+//     M = max_k m_k, w_k = exp(m_k - M), out = sum w_k O_k / sum w_k l_k
 //
 // The products are linalg contractions and the softmax steps linalg
 // generics on small tensors, which the target's kernels then vectorize (on
 // the CPU: seq-cpu-vectorize-contractions and seq-cpu-vectorize-rows).
 //
 // ALiBi's bias is computed in the tile from the head's slope and the query
-// and key positions, read as floats from one table of positions 0, 1, ...
-// made once per call (the block's rows and columns are slices of it): the
-// bias generic's body is then f32 arithmetic only, which the row kernels
+// and key positions, read as floats (slices of one table the tiling made):
+// the bias generic's body is then f32 arithmetic only, which the row kernels
 // vectorize along the keys, and it reproduces the reference's
 // `slope * float(|i - j|)` exactly (positions below 2^24 are exact). On
-// blocks the mask cuts, the same generic also applies the mask.
+// partial tiles, the same generic also applies the mask.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,7 +46,6 @@ using namespace mlir;
 using namespace mlir::seq;
 
 namespace {
-
 /// Builders for the block-level ops, all on 1-D and 2-D f32 tensors with
 /// dynamic sizes.
 class BlockBuilder {
@@ -123,429 +115,217 @@ public:
   Location loc;
 };
 
-struct FusedAttentionLowering : public OpRewritePattern<AttentionOp> {
-  FusedAttentionLowering(MLIRContext *context, int64_t block, bool remarks)
-      : OpRewritePattern(context, /*benefit=*/2), block(block),
-        remarks(remarks) {}
+struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
 
-  /// Declines `op` for the reference lowering, saying why when asked.
-  LogicalResult decline(AttentionOp op, const Twine &why) const {
-    if (remarks)
-      op.emitRemark("attention takes the reference lowering, which "
-                    "materializes the scores: ")
-          << why;
-    return failure();
-  }
-
-  LogicalResult matchAndRewrite(AttentionOp op,
+  LogicalResult matchAndRewrite(OnlineAttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    auto qType = op.getQuery().getType();
-    auto kType = op.getKey().getType();
-    auto vType = op.getValue().getType();
-    Type f32 = rewriter.getF32Type();
-    MaskAttr mask = op.getMaskAttr();
-    // f32, static head counts and head sizes, masks stated by position: the
-    // rest (a score bias tensor) takes the reference lowering.
-    if (qType.getElementType() != f32 || kType.getElementType() != f32 ||
-        vType.getElementType() != f32 || op.getType().getElementType() != f32)
-      return decline(op, "it is not f32");
-    if (qType.isDynamicDim(1) || kType.isDynamicDim(1) ||
-        qType.isDynamicDim(3) || vType.isDynamicDim(3))
-      return decline(op, "its head counts or head sizes are not static");
-    if (op.getBias())
-      return decline(op, "it has a score bias");
-    const int64_t heads = qType.getDimSize(1);
-    const int64_t kvHeads = kType.getDimSize(1);
-    const int64_t group = heads / kvHeads;
-    const int64_t d = qType.getDimSize(3);
-    const int64_t dv = vType.getDimSize(3);
-    const bool causal = mask && mask.getCausal();
-    const int64_t window = mask ? mask.getWindow() : 0;
-    const int64_t globalTokens = mask ? mask.getGlobalTokens() : 0;
-    const double scale = op.getEffectiveScale();
-
     Location loc = op.getLoc();
-    BlockBuilder bb(rewriter, loc);
+    BlockBuilder kb(rewriter, loc);
+    auto par = utils::IteratorType::parallel;
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-    Value lengths = op.getLengths();
-    Value alibi = op.getAlibi();
-    Value batch = tensor::DimOp::create(rewriter, loc, q, 0);
-    if (alibi &&
-        failed(assertEqualSizes(
-            rewriter, loc, tensor::getMixedSize(rewriter, loc, alibi, 0),
-            rewriter.getIndexAttr(heads),
-            "seq.attention: alibi size differs from the heads")))
-      return rewriter.notifyMatchFailure(op, "alibi size differs from heads");
-    Value nq = tensor::DimOp::create(rewriter, loc, q, 2);
-    Value nk = tensor::DimOp::create(rewriter, loc, k, 2);
-    Value init = tensor::EmptyOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(heads), nq,
-                               rewriter.getIndexAttr(dv)},
-        f32);
-    Value blockSize = bb.idx(block);
-    Value qBlocks = arith::CeilDivUIOp::create(rewriter, loc, nq, blockSize);
+    Value rows = tensor::DimOp::create(rewriter, loc, q, 0);
+    Value cols = tensor::DimOp::create(rewriter, loc, k, 0);
+    MaskAttr mask = op.getMaskAttr();
+    Value slope = op.getSlope();
+    // Q K^T with K read in place along the head dimension.
+    Value s = kb.matmulAcc(q, k, kb.filled({rows, cols}, 0.0),
+                           /*transposedRhs=*/true);
 
-    // ALiBi: positions 0, 1, ..., max(n_q, n_k) - 1 as f32, once per call.
-    Value positions;
-    if (alibi) {
-      Value n = arith::MaxUIOp::create(rewriter, loc, nq, nk);
-      AffineMap id1 = bb.map(1, {bb.dim(0)});
-      positions = bb.generic(
-          ValueRange{}, bb.empty({n}), {id1}, {utils::IteratorType::parallel},
-          [](OpBuilder &gb, Location gl, ValueRange) -> Value {
-            return indexToFloat(gb, gl, linalg::IndexOp::create(gb, gl, 0),
-                                gb.getF32Type());
+    // ALiBi's bias, and the mask on a partial tile.
+    AffineMap id2 = kb.map(2, {kb.dim(0), kb.dim(1)});
+    AffineMap rowMap = kb.map(2, {kb.dim(0)});
+    AffineMap colMap = kb.map(2, {kb.dim(1)});
+    SmallVector<Value> biasInputs;
+    SmallVector<AffineMap> biasMaps;
+    if (slope) {
+      biasInputs = {op.getQueryPositions(), op.getKeyPositions()};
+      biasMaps = {rowMap, colMap};
+    }
+    biasMaps.push_back(id2);
+    // s - slope * |i - j| on f32 positions; `a` holds the query and key
+    // positions, then the score.
+    auto addBias = [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+      if (!slope)
+        return a[0];
+      Value distance = math::AbsFOp::create(
+          gb, gl, arith::SubFOp::create(gb, gl, a[0], a[1]));
+      return arith::SubFOp::create(
+          gb, gl, a[2], arith::MulFOp::create(gb, gl, slope, distance));
+    };
+    Value scores = s;
+    if (mask) {
+      Value q0 = op.getOffsets()[0], k0 = op.getOffsets()[1];
+      scores = kb.generic(
+          biasInputs, s, biasMaps, {par, par},
+          [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+            Value i = arith::AddIOp::create(
+                gb, gl, q0, linalg::IndexOp::create(gb, gl, 0));
+            Value j = arith::AddIOp::create(
+                gb, gl, k0, linalg::IndexOp::create(gb, gl, 1));
+            Value x = addBias(gb, gl, a);
+            Value allowed = buildMaskPredicate(gb, gl, mask, i, j, Value());
+            return arith::SelectOp::create(
+                gb, gl, allowed, x,
+                createInfinity(gb, gl, gb.getF32Type(), /*negative=*/true));
           });
+    } else if (slope) {
+      scores = kb.generic(biasInputs, s, biasMaps, {par, par}, addBias);
     }
 
-    auto par = utils::IteratorType::parallel;
-    auto forall = scf::ForallOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{batch, rewriter.getIndexAttr(heads), qBlocks},
-        ValueRange{init}, std::nullopt,
-        [&](OpBuilder &b, Location, ValueRange args) {
-          BlockBuilder bb(b, loc);
-          Value bIdx = args[0], h = args[1], shared = args[3];
-          Value q0 = arith::MulIOp::create(b, loc, args[2], blockSize);
-          Value rows = arith::MinUIOp::create(
-              b, loc, blockSize, arith::SubIOp::create(b, loc, nq, q0));
-          Value kvh = group == 1 ? h
-                                 : arith::DivUIOp::create(b, loc, h,
-                                                          bb.idx(group))
-                                       .getResult();
-          Value length =
-              lengths ? convertScalar(b, loc,
-                                      tensor::ExtractOp::create(
-                                          b, loc, lengths, ValueRange{bIdx}),
-                                      b.getIndexType())
-                      : Value();
-
-          auto slice2d = [&](Value source, Value head, Value start, Value n,
-                             int64_t width) {
-            auto type = RankedTensorType::get({ShapedType::kDynamic, width},
-                                              b.getF32Type());
-            return tensor::ExtractSliceOp::create(
-                b, loc, type, source,
-                ArrayRef<OpFoldResult>{bIdx, head, start, b.getIndexAttr(0)},
-                ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), n,
-                                       b.getIndexAttr(width)},
-                SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
-          };
-          // The scale folded into the block of queries, once, instead of
-          // into every block of scores. A linalg.map, not a generic, so that
-          // elementwise fusion does not merge it into the Q K^T product,
-          // whose body must stay a multiply-add for the contraction kernels.
-          Value qBlock =
-              linalg::MapOp::create(
-                  b, loc, ValueRange{slice2d(q, h, q0, rows, d)},
-                  bb.empty({rows, b.getIndexAttr(d)}),
-                  [&](OpBuilder &gb, Location gl, ValueRange a) {
-                    linalg::YieldOp::create(
-                        gb, gl,
-                        ValueRange{arith::MulFOp::create(
-                            gb, gl, a[0],
-                            createFloatConstant(gb, gl, gb.getF32Type(),
-                                                scale))});
-                  })
-                  .getResult()[0];
-          auto slice1d = [&](Value source, Value start, Value n) {
-            return tensor::ExtractSliceOp::create(
-                b, loc,
-                RankedTensorType::get({ShapedType::kDynamic}, b.getF32Type()),
-                source, ArrayRef<OpFoldResult>{start}, ArrayRef<OpFoldResult>{n},
-                ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-          };
-          // ALiBi: the head's slope and the block's query positions.
-          Value slope, qPos;
-          if (alibi) {
-            slope = convertScalar(
-                b, loc, tensor::ExtractOp::create(b, loc, alibi, ValueRange{h}),
-                b.getF32Type());
-            qPos = slice1d(positions, q0, rows);
-          }
-
-          // The keys the mask lets this block of queries see: [lo, hi).
-          Value lo = bb.idx(0), hi = nk;
-          Value qLast = arith::AddIOp::create(
-              b, loc, q0, arith::SubIOp::create(b, loc, rows, bb.idx(1)));
-          if (causal)
-            hi = arith::MinUIOp::create(
-                b, loc, hi, arith::AddIOp::create(b, loc, qLast, bb.idx(1)));
-          if (window > 0) {
-            Value reach = bb.idx(window - 1);
-            Value start = arith::SubIOp::create(
-                b, loc, arith::MaxUIOp::create(b, loc, q0, reach), reach);
-            lo = start;
-            hi = arith::MinUIOp::create(
-                b, loc, hi,
-                arith::AddIOp::create(b, loc, qLast, bb.idx(window)));
-          }
-          // Global tokens: a block with a global query sees every key the
-          // causal mask leaves (the predicate then sorts its rows out); the
-          // others also see the global keys [0, g) before the window, in a
-          // first loop over [0, min(g, lo)).
-          Value globalEnd = bb.idx(0);
-          if (globalTokens > 0) {
-            Value g = bb.idx(globalTokens);
-            Value globalRows = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::ult, q0, g);
-            Value allHi = causal ? arith::MinUIOp::create(
-                                       b, loc, nk,
-                                       arith::AddIOp::create(b, loc, qLast,
-                                                             bb.idx(1)))
-                                       .getResult()
-                                 : nk;
-            globalEnd = arith::SelectOp::create(
-                b, loc, globalRows, bb.idx(0),
-                arith::MinUIOp::create(b, loc, g, lo));
-            lo = arith::SelectOp::create(b, loc, globalRows, bb.idx(0), lo);
-            hi = arith::SelectOp::create(b, loc, globalRows, allHi, hi);
-          }
-          if (length) {
-            // A negative length hides every key.
-            Value clamped = arith::MaxSIOp::create(b, loc, length, bb.idx(0));
-            hi = arith::MinUIOp::create(b, loc, hi, clamped);
-            globalEnd = arith::MinUIOp::create(b, loc, globalEnd, clamped);
-          }
-          hi = arith::MaxUIOp::create(b, loc, hi, lo);
-
-          Value m0 = bb.filled({rows}, -std::numeric_limits<double>::infinity());
-          Value l0 = bb.filled({rows}, 0.0);
-          Value o0 = bb.filled({rows, b.getIndexAttr(dv)}, 0.0);
-          // The online softmax over the key blocks of [from, to), from the
-          // state `init`.
-          auto keyLoop = [&](Value from, Value to, ValueRange init) {
-           return scf::ForOp::create(
-              b, loc, from, to, blockSize, init,
-              [&](OpBuilder &nb, Location, Value k0, ValueRange carried) {
-                BlockBuilder kb(nb, loc);
-                Value cols = arith::MinUIOp::create(
-                    nb, loc, blockSize, arith::SubIOp::create(nb, loc, to, k0));
-                Value kBlock = slice2d(k, kvh, k0, cols, d);
-                Value vBlock = slice2d(v, kvh, k0, cols, dv);
-                // Q K^T with K read in place along the head dimension.
-                Value s = kb.matmulAcc(qBlock, kBlock,
-                                       kb.filled({rows, cols}, 0.0),
-                                       /*transposedRhs=*/true);
-
-                // ALiBi's bias, and the mask where it cuts this block.
-                AffineMap id2 = kb.map(2, {kb.dim(0), kb.dim(1)});
-                AffineMap rowMap = kb.map(2, {kb.dim(0)});
-                AffineMap colMap = kb.map(2, {kb.dim(1)});
-                SmallVector<Value> biasInputs;
-                SmallVector<AffineMap> biasMaps;
-                if (alibi) {
-                  biasInputs = {qPos, slice1d(positions, k0, cols)};
-                  biasMaps = {rowMap, colMap};
-                }
-                biasMaps.push_back(id2);
-                // s - slope * |i - j| on f32 positions; `a` holds the query
-                // and key positions, then the score.
-                auto addBias = [&](OpBuilder &gb, Location gl,
-                                   ValueRange a) -> Value {
-                  if (!alibi)
-                    return a[0];
-                  Value distance = math::AbsFOp::create(
-                      gb, gl, arith::SubFOp::create(gb, gl, a[0], a[1]));
-                  return arith::SubFOp::create(
-                      gb, gl, a[2],
-                      arith::MulFOp::create(gb, gl, slope, distance));
-                };
-                Value cut = needsMask(nb, q0, qLast, k0, cols, length, causal,
-                                      window);
-                Value scores = s;
-                if (alibi && !cut)
-                  scores = kb.generic(biasInputs, s, biasMaps, {par, par},
-                                      addBias);
-                if (cut) {
-                  auto ifOp = scf::IfOp::create(
-                      nb, loc, TypeRange{s.getType()}, cut, /*withElse=*/true);
-                  {
-                    OpBuilder::InsertionGuard guard(nb);
-                    nb.setInsertionPointToStart(ifOp.thenBlock());
-                    BlockBuilder mb(nb, loc);
-                    Value masked = mb.generic(
-                        biasInputs, s, biasMaps, {par, par},
-                        [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-                          Value i = arith::AddIOp::create(
-                              gb, gl, q0, linalg::IndexOp::create(gb, gl, 0));
-                          Value j = arith::AddIOp::create(
-                              gb, gl, k0, linalg::IndexOp::create(gb, gl, 1));
-                          Value x = addBias(gb, gl, a);
-                          Value allowed =
-                              buildMaskPredicate(gb, gl, mask, i, j, length);
-                          return arith::SelectOp::create(
-                              gb, gl, allowed, x,
-                              createInfinity(gb, gl, gb.getF32Type(),
-                                             /*negative=*/true));
-                        });
-                    scf::YieldOp::create(nb, loc, masked);
-                    nb.setInsertionPointToStart(ifOp.elseBlock());
-                    BlockBuilder ub(nb, loc);
-                    scf::YieldOp::create(
-                        nb, loc,
-                        alibi ? ub.generic(biasInputs, s, biasMaps, {par, par},
-                                           addBias)
-                              : s);
-                  }
-                  scores = ifOp.getResult(0);
-                }
-
-                // Online softmax.
-                AffineMap row = kb.map(2, {kb.dim(0)});
-                AffineMap id1 = kb.map(1, {kb.dim(0)});
-                Value blockMax = kb.rowReduce(
-                    scores, rows, -std::numeric_limits<double>::infinity(),
-                    /*max=*/true);
-                auto newMax = [](OpBuilder &gb, Location gl, Value m,
-                                 Value bm) {
-                  // Rows that have seen no key yet keep exp(-inf) = 0.
-                  return createSafeMax(gb, gl,
-                                 arith::MaximumFOp::create(gb, gl, m, bm));
-                };
-                // alpha = exp(m - m'), the rescaling of what came before;
-                // 0 while no key was seen (m = -inf: l and O are 0), which
-                // also keeps exp away from -inf - m' when m' is huge.
-                Value alpha = kb.generic(
-                    ValueRange{carried[0], blockMax}, kb.empty({rows}),
-                    {id1, id1, id1}, {par},
-                    [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-                      Value negInf = createInfinity(gb, gl, gb.getF32Type(),
-                                                    /*negative=*/true);
-                      Value unseen = arith::CmpFOp::create(
-                          gb, gl, arith::CmpFPredicate::OEQ, a[0], negInf);
-                      Value rescale = math::ExpOp::create(
-                          gb, gl,
-                          arith::SubFOp::create(
-                              gb, gl, a[0],
-                              arith::MaximumFOp::create(gb, gl, a[0], a[1])));
-                      return arith::SelectOp::create(
-                          gb, gl, unseen,
-                          createFloatConstant(gb, gl, gb.getF32Type(), 0.0),
-                          rescale);
-                    });
-                // P = exp(S - m'), in place of the scores.
-                Value p = kb.generic(
-                    ValueRange{carried[0], blockMax}, scores, {row, row, id2},
-                    {par, par},
-                    [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-                      return math::ExpOp::create(
-                          gb, gl,
-                          arith::SubFOp::create(gb, gl, a[2],
-                                                newMax(gb, gl, a[0], a[1])));
-                    });
-                Value blockSum = kb.rowReduce(p, rows, 0.0, /*max=*/false);
-                // The state is updated in place, so that the loop carries
-                // the same buffers from block to block.
-                Value mNew = kb.generic(
-                    ValueRange{blockMax}, carried[0], {id1, id1}, {par},
-                    [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-                      return arith::MaximumFOp::create(gb, gl, a[1], a[0]);
-                    });
-                Value lNew = kb.generic(
-                    ValueRange{alpha, blockSum}, carried[1], {id1, id1, id1},
-                    {par},
-                    [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-                      return arith::AddFOp::create(
-                          gb, gl, arith::MulFOp::create(gb, gl, a[2], a[0]),
-                          a[1]);
-                    });
-                Value oScaled = kb.generic(
-                    ValueRange{alpha}, carried[2], {row, id2}, {par, par},
-                    [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-                      return arith::MulFOp::create(gb, gl, a[1], a[0]);
-                    });
-                Value oNew = kb.matmulAcc(p, vBlock, oScaled);
-                scf::YieldOp::create(nb, loc, ValueRange{mNew, lNew, oNew});
-              });
-          };
-          SmallVector<Value> state{m0, l0, o0};
-          if (globalTokens > 0) {
-            scf::ForOp globalKeys = keyLoop(bb.idx(0), globalEnd, state);
-            state = SmallVector<Value>(globalKeys.getResults());
-          }
-          scf::ForOp keys = keyLoop(lo, hi, state);
-
-          // out = O / l; rows that saw no key give 0.
-          AffineMap row = bb.map(2, {bb.dim(0)});
-          AffineMap id2 = bb.map(2, {bb.dim(0), bb.dim(1)});
-          Value out = bb.generic(
-              ValueRange{keys.getResult(1)}, keys.getResult(2), {row, id2},
-              {par, par}, [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-                Value zero = createFloatConstant(gb, gl, gb.getF32Type(), 0.0);
-                Value positive = arith::CmpFOp::create(
-                    gb, gl, arith::CmpFPredicate::OGT, a[0], zero);
-                return arith::SelectOp::create(
-                    gb, gl, positive, arith::DivFOp::create(gb, gl, a[1], a[0]),
-                    zero);
-              });
-          auto inParallel = scf::InParallelOp::create(b, loc);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(inParallel.getBody());
-          tensor::ParallelInsertSliceOp::create(
-              b, loc, out, shared,
-              ArrayRef<OpFoldResult>{bIdx, h, q0, b.getIndexAttr(0)},
-              ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), rows,
-                                     b.getIndexAttr(dv)},
-              SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+    // Online softmax.
+    AffineMap id1 = kb.map(1, {kb.dim(0)});
+    Value blockMax =
+        kb.rowReduce(scores, rows, -std::numeric_limits<double>::infinity(),
+                     /*max=*/true);
+    auto newMax = [](OpBuilder &gb, Location gl, Value m, Value bm) {
+      // Rows that have seen no key yet keep exp(-inf) = 0.
+      return createSafeMax(gb, gl, arith::MaximumFOp::create(gb, gl, m, bm));
+    };
+    // alpha = exp(m - m'), the rescaling of what came before; 0 while no
+    // key was seen (m = -inf: l and O are 0), which also keeps exp away
+    // from -inf - m' when m' is huge.
+    Value alpha = kb.generic(
+        ValueRange{op.getMax(), blockMax}, kb.empty({rows}), {id1, id1, id1},
+        {par}, [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+          Value negInf =
+              createInfinity(gb, gl, gb.getF32Type(), /*negative=*/true);
+          Value unseen = arith::CmpFOp::create(
+              gb, gl, arith::CmpFPredicate::OEQ, a[0], negInf);
+          Value rescale = math::ExpOp::create(
+              gb, gl,
+              arith::SubFOp::create(
+                  gb, gl, a[0], arith::MaximumFOp::create(gb, gl, a[0], a[1])));
+          return arith::SelectOp::create(
+              gb, gl, unseen,
+              createFloatConstant(gb, gl, gb.getF32Type(), 0.0), rescale);
         });
-    Value result = forall.getResult(0);
-    if (result.getType() != op.getType())
-      result = tensor::CastOp::create(rewriter, loc, op.getType(), result);
-    rewriter.replaceOp(op, result);
+    // P = exp(S - m'), in place of the scores.
+    Value p = kb.generic(
+        ValueRange{op.getMax(), blockMax}, scores, {rowMap, rowMap, id2},
+        {par, par}, [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+          return math::ExpOp::create(
+              gb, gl,
+              arith::SubFOp::create(gb, gl, a[2], newMax(gb, gl, a[0], a[1])));
+        });
+    Value blockSum = kb.rowReduce(p, rows, 0.0, /*max=*/false);
+    // The state is updated in place, so that the loop carries the same
+    // buffers from tile to tile.
+    Value mNew = kb.generic(
+        ValueRange{blockMax}, op.getMax(), {id1, id1}, {par},
+        [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+          return arith::MaximumFOp::create(gb, gl, a[1], a[0]);
+        });
+    Value lNew = kb.generic(
+        ValueRange{alpha, blockSum}, op.getSum(), {id1, id1, id1}, {par},
+        [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+          return arith::AddFOp::create(
+              gb, gl, arith::MulFOp::create(gb, gl, a[2], a[0]), a[1]);
+        });
+    Value oScaled = kb.generic(
+        ValueRange{alpha}, op.getAcc(), {rowMap, id2}, {par, par},
+        [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+          return arith::MulFOp::create(gb, gl, a[1], a[0]);
+        });
+    Value oNew = kb.matmulAcc(p, v, oScaled);
+    auto cast = [&](Value x, Type type) -> Value {
+      return x.getType() == type
+                 ? x
+                 : tensor::CastOp::create(rewriter, loc, type, x).getResult();
+    };
+    rewriter.replaceOp(op, {cast(oNew, op.getAcc().getType()),
+                            cast(mNew, op.getMax().getType()),
+                            cast(lNew, op.getSum().getType())});
     return success();
   }
+};
 
-  /// Whether the mask hides any key of the block [k0, k0 + cols) from any
-  /// query of [q0, qLast]; null when no mask applies at all.
-  static Value needsMask(OpBuilder &b, Value q0, Value qLast, Value k0,
-                         Value cols, Value length, bool causal,
-                         int64_t window) {
-    Location loc = q0.getLoc();
-    Value kLast = arith::SubIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, k0, cols),
-        arith::ConstantIndexOp::create(b, loc, 1));
-    Value cut;
-    auto either = [&](Value c) {
-      cut = cut ? arith::OrIOp::create(b, loc, cut, c).getResult() : c;
-    };
-    // Some key after the first query.
-    if (causal)
-      either(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kLast,
-                                   q0));
-    if (window > 0) {
-      Value w = arith::ConstantIndexOp::create(b, loc, window);
-      // The farthest pairs: the last query and the first key, the first
-      // query and the last key.
-      Value far1 = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::uge,
-          arith::SubIOp::create(b, loc, qLast, arith::MinUIOp::create(
-                                                   b, loc, qLast, k0)),
-          w);
-      Value far2 = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::uge,
-          arith::SubIOp::create(b, loc, kLast,
-                                arith::MinUIOp::create(b, loc, kLast, q0)),
-          w);
-      either(far1);
-      either(far2);
+struct AttentionFinalizeLowering
+    : public OpRewritePattern<AttentionFinalizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionFinalizeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BlockBuilder bb(rewriter, loc);
+    auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
+    Value acc = op.getAcc(), m = op.getMax(), l = op.getSum();
+    const bool merge = op.getAcc().getType().getRank() == 3;
+    const int64_t rowDim = merge ? 1 : 0;
+    Value rows = tensor::DimOp::create(rewriter, loc, acc, rowDim);
+    Value dv = tensor::DimOp::create(rewriter, loc, acc, rowDim + 1);
+    if (merge) {
+      // Partial states over disjoint key ranges: iterate (row, part) and
+      // (row, column, part), the parts reduced.
+      AffineMap partRow = bb.map(2, {bb.dim(1), bb.dim(0)});
+      AffineMap row2 = bb.map(2, {bb.dim(0)});
+      Value top = bb.generic(
+          ValueRange{m}, bb.filled({rows}, -std::numeric_limits<double>::infinity()),
+          {partRow, row2}, {par, red},
+          [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+            return arith::MaximumFOp::create(gb, gl, a[0], a[1]);
+          });
+      // w = exp(m_k - M), 0 for parts that saw no key (m_k = -inf).
+      auto weight = [](OpBuilder &gb, Location gl, Value mk, Value mTop) {
+        Value negInf =
+            createInfinity(gb, gl, gb.getF32Type(), /*negative=*/true);
+        Value unseen = arith::CmpFOp::create(gb, gl, arith::CmpFPredicate::OEQ,
+                                             mk, negInf);
+        Value w = math::ExpOp::create(
+            gb, gl, arith::SubFOp::create(gb, gl, mk, mTop));
+        return arith::SelectOp::create(
+                   gb, gl, unseen,
+                   createFloatConstant(gb, gl, gb.getF32Type(), 0.0), w)
+            .getResult();
+      };
+      Value sum = bb.generic(
+          ValueRange{m, top, l}, bb.filled({rows}, 0.0),
+          {partRow, row2, partRow, row2}, {par, red},
+          [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+            Value w = weight(gb, gl, a[0], a[1]);
+            return arith::AddFOp::create(
+                gb, gl, a[3], arith::MulFOp::create(gb, gl, w, a[2]));
+          });
+      AffineMap partRow3 = bb.map(3, {bb.dim(2), bb.dim(0)});
+      AffineMap row3 = bb.map(3, {bb.dim(0)});
+      AffineMap acc3 = bb.map(3, {bb.dim(2), bb.dim(0), bb.dim(1)});
+      AffineMap out3 = bb.map(3, {bb.dim(0), bb.dim(1)});
+      Value merged = bb.generic(
+          ValueRange{m, top, acc}, bb.filled({rows, dv}, 0.0),
+          {partRow3, row3, acc3, out3}, {par, par, red},
+          [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+            Value w = weight(gb, gl, a[0], a[1]);
+            return arith::AddFOp::create(
+                gb, gl, a[3], arith::MulFOp::create(gb, gl, w, a[2]));
+          });
+      acc = merged;
+      l = sum;
     }
-    // The key range already stops at the length; only a negative one (no
-    // key at all) needs the predicate, and then the loop does not run.
-    (void)length;
-    return cut;
+    // out = O / l; rows that saw no key give 0.
+    AffineMap row = bb.map(2, {bb.dim(0)});
+    AffineMap id2 = bb.map(2, {bb.dim(0), bb.dim(1)});
+    Value out = bb.generic(
+        ValueRange{l}, acc, {row, id2}, {par, par},
+        [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+          Value zero = createFloatConstant(gb, gl, gb.getF32Type(), 0.0);
+          Value positive = arith::CmpFOp::create(
+              gb, gl, arith::CmpFPredicate::OGT, a[0], zero);
+          return arith::SelectOp::create(
+              gb, gl, positive, arith::DivFOp::create(gb, gl, a[1], a[0]),
+              zero);
+        });
+    if (out.getType() != op.getType())
+      out = tensor::CastOp::create(rewriter, loc, op.getType(), out);
+    rewriter.replaceOp(op, out);
+    return success();
   }
-
-  int64_t block;
-  bool remarks;
 };
 
 } // namespace
 
-void mlir::seq::populateFusedAttentionToLinalgPatterns(
-    RewritePatternSet &patterns, int64_t block, bool remarks) {
-  if (block > 0)
-    patterns.add<FusedAttentionLowering>(patterns.getContext(), block,
-                                         remarks);
+void mlir::seq::populateTiledAttentionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<OnlineAttentionLowering, AttentionFinalizeLowering>(
+      patterns.getContext());
 }

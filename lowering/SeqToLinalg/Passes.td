@@ -45,11 +45,11 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     (Normalization.cpp); other element types and axes keep the reference
     form, with a remark under `remarks`.
 
-    With `attention-block` above 0, `seq.attention` on f32 with static head
-    counts and sizes and without bias, ALiBi or global tokens becomes a tiled
-    online softmax over blocks of that many queries and keys, skipping the
-    key blocks a causal or windowed mask empties (FusedAttention.cpp),
-    instead of materializing the scores.
+    `seq.attention` takes the reference form, which materializes the
+    scores; the tiled form is seq-tile-attention's (passes/), whose tile
+    ops `seq.online_attention` and `seq.attention_finalize` become
+    contractions and generics on the tile's small tensors
+    (FusedAttention.cpp).
 
     With `linear-attention-chunk` above 0 (the CPU target at -O2 and above
     sets it to 64), causal `seq.linear_attention` on f32 takes the chunked
@@ -73,9 +73,6 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
            "The row forms of rope (tabulated cos/sin), conv1d (unrolled "
            "taps along the channels) and the row ops (softmax, layer and RMS "
            "norm by blocks of rows)">,
-    Option<"attentionBlock", "attention-block", "int64_t", /*default=*/"0",
-           "Query and key block of the fused attention (0: the reference "
-           "lowering)">,
     Option<"linearAttentionChunk", "linear-attention-chunk", "int64_t",
            /*default=*/"0",
            "Tokens per chunk of the chunked causal linear attention (0: the "

@@ -49,12 +49,9 @@ void populateFusedScanToLinalgPatterns(RewritePatternSet &patterns,
                                        int64_t lanes, bool scalef = false,
                                        bool remarks = false);
 
-/// seq.attention as a tiled online softmax over blocks of `block` queries
-/// and keys (FusedAttention.cpp); preferred over the reference lowering
-/// where it applies. Nothing when block is 0.
-void populateFusedAttentionToLinalgPatterns(RewritePatternSet &patterns,
-                                            int64_t block,
-                                            bool remarks = false);
+/// The tile-level attention ops of seq-tile-attention,
+/// seq.online_attention and seq.attention_finalize (FusedAttention.cpp).
+void populateTiledAttentionToLinalgPatterns(RewritePatternSet &patterns);
 /// Causal seq.linear_attention on f32 by chunks of `chunk` tokens, batched
 /// contractions per chunk and the prefix state carried between chunks
 /// (LinearAttention.cpp); preferred over the recurrent reference lowering.

@@ -2,14 +2,16 @@
 // convert-seq-to-linalg, passes rewrite seq ops into seq ops. -O0 runs only
 // the decomposition the conversion needs; -O1 and above add CSE and the
 // target's seq transforms (TargetInfoBase::addSeqTransforms: on the CPU at
-// -O2, seq-raise-attention and seq-reassociate-linear-attention).
+// -O2, seq-raise-attention, seq-tile-attention with 64 x 64 tiles and the
+// split-key decode form below 8 units, and
+// seq-reassociate-linear-attention).
 
 // RUN: seq-opt %s --seq-lower-to-linalg="opt-level=0" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=O0
 // O0:      builtin.module(
 // O0-NEXT:   seq-decompose,
 // O0-NEXT:   canonicalize{{.*}},
-// O0-NEXT:   convert-seq-to-linalg{attention-block=0 linear-attention-chunk=0 remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
+// O0-NEXT:   convert-seq-to-linalg{linear-attention-chunk=0 remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
 
 // RUN: seq-opt %s --seq-lower-to-linalg="opt-level=2" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=O2
@@ -18,13 +20,13 @@
 // O2-NEXT:   canonicalize{{.*}},
 // O2-NEXT:   cse,
 // O2-NEXT:   seq-raise-attention{remarks=false},
+// O2-NEXT:   seq-tile-attention{key-block=64 query-block=64 remarks=false split-min-keys=512 split-units=8},
 // O2-NEXT:   seq-reassociate-linear-attention{remarks=false},
-// O2-NEXT:   convert-seq-to-linalg{attention-block=64 linear-attention-chunk=64 remarks=false row-forms=true scan-scalef=false scan-vector-lanes=8},
+// O2-NEXT:   convert-seq-to-linalg{linear-attention-chunk=64 remarks=false row-forms=true scan-scalef=false scan-vector-lanes=8},
 
 // The whole pipeline has the same stage, between the manifest and the
 // conversion. The conversion's strategy comes from the target too: at -O2
-// the CPU asks for the fused attention with 64 x 64 blocks and the fused
-// selective scan with its vector lanes (8 for the default 256-bit
+// the CPU asks for the fused selective scan with its vector lanes (8 for the default 256-bit
 // registers) and causal linear attention in 64-token chunks, at -O0 and -O1
 // for the reference forms.
 // RUN: seq-opt %s --seq-lower-to-llvm="opt-level=1 emit-entry=false" --dump-pass-pipeline -o /dev/null 2>&1 \
@@ -32,7 +34,7 @@
 // LLVM:      seq-decompose,
 // LLVM-NEXT: canonicalize{{.*}},
 // LLVM-NEXT: cse,
-// LLVM-NEXT: convert-seq-to-linalg{attention-block=0 linear-attention-chunk=0 remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
+// LLVM-NEXT: convert-seq-to-linalg{linear-attention-chunk=0 remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
 
 // The stage sees seq ops: CSE merges the two seq.elu before they are
 // converted, so the conversion emits one linalg.generic.

@@ -774,6 +774,57 @@ double AttentionOp::getEffectiveScale() {
   return 1.0 / std::sqrt(static_cast<double>(headDim));
 }
 
+LogicalResult OnlineAttentionOp::verify() {
+  ShapeBinder binder(*this);
+  if (failed(binder.bind("'query'", getQuery().getType(), {"r", "d"})) ||
+      failed(binder.bind("'key'", getKey().getType(), {"c", "d"})) ||
+      failed(binder.bind("'value'", getValue().getType(), {"c", "d_v"})) ||
+      failed(binder.bind("'acc'", getAcc().getType(), {"r", "d_v"})) ||
+      failed(binder.bind("'max'", getMax().getType(), {"r"})) ||
+      failed(binder.bind("'sum'", getSum().getType(), {"r"})))
+    return failure();
+  // The mask compares absolute positions.
+  const bool masked = static_cast<bool>(getMaskAttr());
+  if (getOffsets().size() != (masked ? 2u : 0u))
+    return emitOpError() << "expected "
+                         << (masked ? "the query and key offsets (2) with"
+                                    : "no offsets without")
+                         << " a mask, got " << getOffsets().size();
+  if (getSlope()) {
+    if (!getQueryPositions() || !getKeyPositions())
+      return emitOpError() << "expected the query and key positions with "
+                              "the ALiBi slope";
+    if (failed(binder.bind("'query_positions'",
+                           getQueryPositions().getType(), {"r"})) ||
+        failed(binder.bind("'key_positions'", getKeyPositions().getType(),
+                           {"c"})))
+      return failure();
+  } else if (getQueryPositions() || getKeyPositions()) {
+    return emitOpError() << "expected positions only with an ALiBi slope";
+  }
+  return success();
+}
+
+LogicalResult AttentionFinalizeOp::verify() {
+  ShapeBinder binder(*this);
+  auto accType = getAcc().getType();
+  if (accType.getRank() != 2 && accType.getRank() != 3)
+    return emitOpError() << "expected 'acc' of rank 2 ([r, d_v]) or 3 "
+                            "([p, r, d_v]), got "
+                         << accType;
+  if (accType.getRank() == 3) {
+    if (failed(binder.bind("'acc'", accType, {"p", "r", "d_v"})) ||
+        failed(binder.bind("'max'", getMax().getType(), {"p", "r"})) ||
+        failed(binder.bind("'sum'", getSum().getType(), {"p", "r"})))
+      return failure();
+  } else if (failed(binder.bind("'acc'", accType, {"r", "d_v"})) ||
+             failed(binder.bind("'max'", getMax().getType(), {"r"})) ||
+             failed(binder.bind("'sum'", getSum().getType(), {"r"}))) {
+    return failure();
+  }
+  return binder.expectResult(getType(), {"r", "d_v"});
+}
+
 LogicalResult MultiHeadAttentionOp::verify() {
   int64_t heads = getHeads();
   int64_t kvHeads = getKvHeads();

@@ -475,8 +475,11 @@ def Seq_AttentionOp : Seq_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     - `alibi` holds per-head ALiBi slopes `[heads]`: the score of query `i`
       and key `j` gets `-slope * |i - j|`.
 
-    The op is the unit the fusion passes work on: it lowers to an online
-    softmax (FlashAttention) that never materializes the `n_q x n_k` scores.
+    The op is the unit the fusion passes work on: `seq-tile-attention`
+    stages it into loops over query and key tiles of `seq.online_attention`
+    and `seq.attention_finalize` (FlashAttention's online softmax, and
+    flash-decoding's split of the keys), which never materialize the
+    `n_q x n_k` scores.
 
     ```mlir
     %o = seq.attention %q, %k, %v {mask = #seq.mask<causal = true>}
@@ -504,6 +507,108 @@ def Seq_AttentionOp : Seq_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     /// The score scale: the `scale` attribute, or 1/sqrt(head_dim).
     double getEffectiveScale();
   }];
+}
+
+def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
+    [Pure, AttrSizedOperandSegments, AllTypesMatch<["acc", "new_acc"]>,
+     AllTypesMatch<["max", "new_max"]>, AllTypesMatch<["sum", "new_sum"]>]> {
+  let summary = "one key tile of an online softmax over the keys";
+  let description = [{
+    The tile-level step of tiled attention (`seq-tile-attention`): a block
+    of `r` queries `query: [r, d]`, already multiplied by the score scale,
+    sees a block of `c` keys `key: [c, d]` with their values
+    `value: [c, d_v]`, and updates the running state of the online softmax
+    over the keys seen so far: `acc: [r, d_v]` (the unnormalized output),
+    `max: [r]` (the running row maximum, `-inf` before any key) and
+    `sum: [r]` (the running sum of `exp(s - max)`):
+
+    ```
+    s    = query key^T                      [r, c]
+    s    = s - slope |pq[row] - pk[col]|    with `alibi`
+    s    = -inf where `mask` hides (i, j)   with `mask`
+    max' = max(max, rowmax(s))
+    p    = exp(s - max')                    (0 where max' = -inf)
+    sum' = sum exp(max - max') + rowsum(p)
+    acc' = acc exp(max - max') + p value
+    ```
+
+    `mask` is present only on a tile the mask cuts (a partial tile), with
+    `offsets(query_offset, key_offset)`, the absolute positions of the
+    tile's first query and key (`i = query_offset + row`,
+    `j = key_offset + col`); a tile all of whose pairs are visible carries
+    no mask and no mask arithmetic, and a tile with no visible pair is not
+    visited at all. Key padding lengths are not part of the tile: the tiling
+    ends the key range at the length. `alibi(slope, pq, pk)` adds ALiBi's
+    bias from the head's slope and the positions of the tile's queries
+    `pq: [r]` and keys `pk: [c]` as floats (slices of one table, so that
+    the bias is float arithmetic only).
+
+    `seq.attention_finalize` turns the state into the output.
+
+    ```mlir
+    %acc1, %m1, %l1 = seq.online_attention %q, %k, %v, %acc, %m, %l
+        offsets(%i0, %j0) {mask = #seq.mask<causal = true>}
+        : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>,
+          tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$query,
+                       RankedTensorOf<[F32]>:$key,
+                       RankedTensorOf<[F32]>:$value,
+                       RankedTensorOf<[F32]>:$acc,
+                       RankedTensorOf<[F32]>:$max,
+                       RankedTensorOf<[F32]>:$sum,
+                       Variadic<Index>:$offsets,
+                       Optional<F32>:$slope,
+                       Optional<RankedTensorOf<[F32]>>:$query_positions,
+                       Optional<RankedTensorOf<[F32]>>:$key_positions,
+                       OptionalAttr<Seq_MaskAttr>:$mask);
+  let results = (outs RankedTensorOf<[F32]>:$new_acc,
+                      RankedTensorOf<[F32]>:$new_max,
+                      RankedTensorOf<[F32]>:$new_sum);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $acc `,` $max `,` $sum
+    (`offsets` `(` $offsets^ `)`)?
+    (`alibi` `(` $slope^ `,` $query_positions `,` $key_positions `:`
+       type($query_positions) `,` type($key_positions) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
+    type($acc) `,` type($max) `,` type($sum)
+  }];
+  let hasVerifier = 1;
+}
+
+def Seq_AttentionFinalizeOp : Seq_Op<"attention_finalize", [Pure]> {
+  let summary = "normalizes (and merges) online softmax states";
+  let description = [{
+    The output of an online softmax from its state (see
+    `seq.online_attention`): with `acc: [r, d_v]`, `max: [r]`,
+    `sum: [r]`, the result is `acc / sum`, and 0 on rows that saw no key
+    (`sum = 0`).
+
+    With a leading dimension of `p` partial states, `acc: [p, r, d_v]`,
+    `max: [p, r]`, `sum: [p, r]`, each computed over a disjoint range of
+    keys (flash-decoding splits the keys of few queries across cores), the
+    states are merged first:
+
+    ```
+    M = max_k max[k]
+    w[k] = exp(max[k] - M)                (0 where max[k] = -inf)
+    result = (sum_k w[k] acc[k]) / (sum_k w[k] sum[k])
+    ```
+
+    ```mlir
+    %o = seq.attention_finalize %acc, %m, %l
+        : tensor<?x?x64xf32>, tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$acc, RankedTensorOf<[F32]>:$max,
+                       RankedTensorOf<[F32]>:$sum);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $acc `,` $max `,` $sum attr-dict `:` type($acc) `,` type($max) `,`
+    type($sum) `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 def Seq_MultiHeadAttentionOp : Seq_Op<"multi_head_attention",

@@ -700,6 +700,75 @@ func.func @attention_result_refined_by_bias(%q: tensor<?x8x?x64xf32>, %b: tensor
 
 // -----
 
+func.func @online_attention_head_dim(%q: tensor<?x64xf32>, %k: tensor<?x32xf32>, %acc: tensor<?x32xf32>, %m: tensor<?xf32>) {
+  // expected-error @+1 {{'key' expected shape [c, d] with d = 64 (dim 1 of 'query'), got 'tensor<?x32xf32>'}}
+  %0:3 = seq.online_attention %q, %k, %k, %acc, %m, %m
+      : tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_rows(%q: tensor<16x64xf32>, %acc: tensor<8x64xf32>, %m: tensor<16xf32>) {
+  // expected-error @+1 {{'acc' expected shape [r, d_v] with r = 16 (dim 0 of 'query'), got 'tensor<8x64xf32>'}}
+  %0:3 = seq.online_attention %q, %q, %q, %acc, %m, %m
+      : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<8x64xf32>, tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_mask_offsets(%q: tensor<?x64xf32>, %m: tensor<?xf32>) {
+  // expected-error @+1 {{expected the query and key offsets (2) with a mask, got 0}}
+  %0:3 = seq.online_attention %q, %q, %q, %q, %m, %m {mask = #seq.mask<causal = true>}
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_offsets_unmasked(%q: tensor<?x64xf32>, %m: tensor<?xf32>, %i: index) {
+  // expected-error @+1 {{expected no offsets without a mask, got 2}}
+  %0:3 = seq.online_attention %q, %q, %q, %q, %m, %m offsets(%i, %i)
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_key_positions(%q: tensor<?x64xf32>, %k: tensor<8x64xf32>, %m: tensor<?xf32>, %s: f32, %pk: tensor<4xf32>) {
+  // expected-error @+1 {{'key_positions' expected shape [c] with c = 8 (dim 0 of 'key'), got 'tensor<4xf32>'}}
+  %0:3 = seq.online_attention %q, %k, %k, %q, %m, %m alibi(%s, %m, %pk : tensor<?xf32>, tensor<4xf32>)
+      : tensor<?x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @attention_finalize_rank(%acc: tensor<?xf32>) {
+  // expected-error @+1 {{expected 'acc' of rank 2 ([r, d_v]) or 3 ([p, r, d_v]), got 'tensor<?xf32>'}}
+  %0 = seq.attention_finalize %acc, %acc, %acc : tensor<?xf32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_finalize_parts(%acc: tensor<4x?x64xf32>, %m: tensor<2x?xf32>) {
+  // expected-error @+1 {{'max' expected shape [p, r] with p = 4 (dim 0 of 'acc'), got 'tensor<2x?xf32>'}}
+  %0 = seq.attention_finalize %acc, %m, %m : tensor<4x?x64xf32>, tensor<2x?xf32>, tensor<2x?xf32> -> tensor<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_finalize_result(%acc: tensor<?x64xf32>, %m: tensor<?xf32>) {
+  // expected-error @+1 {{result expected shape [?, 64] ([r, d_v]), got 'tensor<?x32xf32>'}}
+  %0 = seq.attention_finalize %acc, %m, %m : tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
 func.func @mha_heads(%x: tensor<?x?x64xf32>, %w: tensor<64x64xf32>) {
   // expected-error @+1 {{expected positive 'heads', got 0}}
   %0 = seq.multi_head_attention %x weights(%w, %w, %w, %w : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>)

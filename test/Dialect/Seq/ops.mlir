@@ -271,6 +271,39 @@ func.func @attention_decode(%q: tensor<1x8x1x64xf32>, %k: tensor<1x8x?x64xf32>,
 
 // -----
 
+// The tile ops of seq-tile-attention: a full tile, a partial tile with its
+// offsets and mask, ALiBi with the tile's positions, and the finalization of
+// one state and of partial states (flash-decoding).
+// CHECK-LABEL: func.func @online_attention
+func.func @online_attention(%q: tensor<?x64xf32>, %k: tensor<?x64xf32>, %v: tensor<?x32xf32>,
+                            %acc: tensor<?x32xf32>, %m: tensor<?xf32>, %l: tensor<?xf32>,
+                            %i0: index, %j0: index, %slope: f32,
+                            %pq: tensor<?xf32>, %pk: tensor<?xf32>) {
+  // CHECK: seq.online_attention %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
+  %0:3 = seq.online_attention %q, %k, %v, %acc, %m, %l
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
+  // CHECK: seq.online_attention %{{.+}} offsets(%{{.+}}, %{{.+}}) {mask = #seq.mask<causal = true>}
+  %1:3 = seq.online_attention %q, %k, %v, %acc, %m, %l offsets(%i0, %j0) {mask = #seq.mask<causal = true>}
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
+  // CHECK: seq.online_attention %{{.+}} alibi(%{{.+}}, %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xf32>) :
+  %2:3 = seq.online_attention %q, %k, %v, %acc, %m, %l alibi(%slope, %pq, %pk : tensor<?xf32>, tensor<?xf32>)
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @attention_finalize
+func.func @attention_finalize(%acc: tensor<?x32xf32>, %m: tensor<?xf32>, %l: tensor<?xf32>,
+                              %accs: tensor<4x?x32xf32>, %ms: tensor<4x?xf32>, %ls: tensor<4x?xf32>)
+    -> (tensor<?x32xf32>, tensor<?x32xf32>) {
+  // CHECK: seq.attention_finalize %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32xf32>
+  %0 = seq.attention_finalize %acc, %m, %l : tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32xf32>
+  // CHECK: seq.attention_finalize %{{.+}}, %{{.+}}, %{{.+}} : tensor<4x?x32xf32>, tensor<4x?xf32>, tensor<4x?xf32> -> tensor<?x32xf32>
+  %1 = seq.attention_finalize %accs, %ms, %ls : tensor<4x?x32xf32>, tensor<4x?xf32>, tensor<4x?xf32> -> tensor<?x32xf32>
+  return %0, %1 : tensor<?x32xf32>, tensor<?x32xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @multi_head_attention
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<?x?x64xf32>, %[[W:[a-z0-9]+]]: tensor<64x64xf32>, %[[WKV:[a-z0-9]+]]: tensor<32x64xf32>, %[[B:[a-z0-9]+]]: tensor<64xf32>, %[[BKV:[a-z0-9]+]]: tensor<32xf32>, %[[L:[a-z0-9]+]]: tensor<?xi32>)
 func.func @multi_head_attention(%x: tensor<?x?x64xf32>, %w: tensor<64x64xf32>,

@@ -1,160 +1,153 @@
-// RUN: seq-opt %s --split-input-file --convert-seq-to-linalg="attention-block=64" \
-// RUN:   --canonicalize --cse | FileCheck %s
-// RUN: seq-opt %s --split-input-file --convert-seq-to-linalg="attention-block=64" \
+// RUN: seq-opt %s --split-input-file --convert-seq-to-linalg --canonicalize --cse | FileCheck %s
+// RUN: seq-opt %s --split-input-file --seq-tile-attention --convert-seq-to-linalg \
 // RUN:   --canonicalize --cse | FileCheck %s --check-prefix=NOSCORES
 
-// No function of this file but @reference (static shapes) has a tensor of
-// scores [b, h, n_q, n_k], ALiBi's included.
+// The lowering of the tile ops of seq-tile-attention (the tiling itself is
+// test/Passes/tile-attention.mlir). Through both stages, no function of
+// this file but @reference (static shapes) has a tensor of scores
+// [b, h, n_q, n_k], ALiBi's included.
 // NOSCORES-NOT: x?x?xf32>
 
-// Causal grouped-query attention: one scf.forall over (batch, head, block of
-// 64 queries); the loop over key blocks stops after the query block's last
-// query (causal), carries the running max, sum and output; the scale is
-// applied to the block of Q once (a linalg.map, which elementwise fusion
-// leaves out of the product), and Q K^T reads K in place; the mask
-// predicate runs only where the block is cut (scf.if), and elsewhere the
-// scores pass unchanged.
-func.func @causal(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>) -> tensor<?x8x?x64xf32> {
-  %o = seq.attention %q, %k, %v {mask = #seq.mask<causal = true>}
-      : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
-  return %o : tensor<?x8x?x64xf32>
-}
+// A full tile: S = Q K^T with K read in place (no transpose), a plain
+// multiply-add the contraction kernels take; no mask arithmetic; the online
+// softmax updates the max, sum and accumulator in place, then P V.
 // CHECK-DAG:   #[[QMAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG:   #[[KMAP:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-LABEL: func.func @causal
-//       CHECK:   scf.forall (%[[B:.*]], %[[H:.*]], %[[QB:.*]]) in (%{{.*}}, 8, %{{.*}}) shared_outs(
-//       CHECK:     arith.divui %[[H]], %c4
-//       CHECK:     %[[QSLICE:.*]] = tensor.extract_slice %arg0
-//       CHECK:     linalg.map ins(%[[QSLICE]]
-//       CHECK:       arith.mulf %{{.*}}, %cst
-//       CHECK:     %[[HI:.*]] = arith.minui
-//       CHECK:     scf.for %{{.*}} = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>)
-//   CHECK-NOT:       linalg.transpose
-//       CHECK:       linalg.generic {indexing_maps = [#[[QMAP]], #[[KMAP]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]
-//       CHECK:       scf.if
-//       CHECK:         linalg.index
-//       CHECK:         arith.select
-//       CHECK:       } else {
-//   CHECK-NOT:         linalg.index
-//       CHECK:       }
-//       CHECK:       math.exp
-//       CHECK:       math.exp
-//       CHECK:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-//       CHECK:       scf.yield
-//       CHECK:     arith.divf
-//       CHECK:     scf.forall.in_parallel
-//       CHECK:       tensor.parallel_insert_slice
+// CHECK-DAG:   #[[VMAP:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-LABEL: func.func @full_tile(
+//  CHECK-SAME:     %[[Q:[^:]*]]: tensor<?x16xf32>, %[[K:[^:]*]]: tensor<?x16xf32>, %[[V:[^:]*]]: tensor<?x8xf32>, %[[ACC:[^:]*]]: tensor<?x8xf32>, %[[M:[^:]*]]: tensor<?xf32>, %[[L:[^:]*]]: tensor<?xf32>)
+//   CHECK-NOT:   linalg.transpose
+//       CHECK:   %[[S:.*]] = linalg.generic {indexing_maps = [#[[QMAP]], #[[KMAP]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[Q]], %[[K]] :
+//  CHECK-NEXT:   ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32):
+//  CHECK-NEXT:     %[[P:.*]] = arith.mulf %[[A]], %[[B]]
+//  CHECK-NEXT:     %[[SUM:.*]] = arith.addf %[[C]], %[[P]]
+//  CHECK-NEXT:     linalg.yield %[[SUM]]
+//   CHECK-NOT:   linalg.index
+//       CHECK:   %[[BMAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[S]]
+//       CHECK:     arith.maximumf
+//       CHECK:   %[[ALPHA:.*]] = linalg.generic {{.*}} ins(%[[M]], %[[BMAX]]
+//       CHECK:     math.exp
+//       CHECK:   %[[PR:.*]] = linalg.generic {{.*}} ins(%[[M]], %[[BMAX]] : tensor<?xf32>, tensor<?xf32>) outs(%[[S]] : tensor<?x?xf32>)
+//       CHECK:     math.exp
+//       CHECK:   %[[BSUM:.*]] = linalg.generic {{.*}} ins(%[[PR]]
+//       CHECK:   %[[MNEW:.*]] = linalg.generic {{.*}} ins(%[[BMAX]] : tensor<?xf32>) outs(%[[M]] : tensor<?xf32>)
+//       CHECK:   %[[LNEW:.*]] = linalg.generic {{.*}} ins(%[[ALPHA]], %[[BSUM]] : tensor<?xf32>, tensor<?xf32>) outs(%[[L]] : tensor<?xf32>)
+//       CHECK:   %[[OS:.*]] = linalg.generic {{.*}} ins(%[[ALPHA]] : tensor<?xf32>) outs(%[[ACC]] : tensor<?x8xf32>)
+//       CHECK:   %[[ONEW:.*]] = linalg.generic {indexing_maps = [#[[QMAP]], #[[VMAP]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[PR]], %[[V]] : tensor<?x?xf32>, tensor<?x8xf32>) outs(%[[OS]] : tensor<?x8xf32>)
+//       CHECK:   return %[[ONEW]], %[[MNEW]], %[[LNEW]]
+func.func @full_tile(%q: tensor<?x16xf32>, %k: tensor<?x16xf32>, %v: tensor<?x8xf32>, %acc: tensor<?x8xf32>, %m: tensor<?xf32>, %l: tensor<?xf32>)
+    -> (tensor<?x8xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %0:3 = seq.online_attention %q, %k, %v, %acc, %m, %l
+      : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?xf32>, tensor<?xf32>
+  return %0#0, %0#1, %0#2 : tensor<?x8xf32>, tensor<?xf32>, tensor<?xf32>
+}
 
 // -----
 
-// A window starts the key loop at the first key the block's first query can
-// see; lengths end it at the row's length. No mask predicate is needed for
-// the lengths alone.
-func.func @window_lengths(%q: tensor<?x4x?x32xf32>, %k: tensor<?x4x?x32xf32>, %v: tensor<?x4x?x32xf32>, %len: tensor<?xi32>) -> (tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>) {
-  %o = seq.attention %q, %k, %v {mask = #seq.mask<window = 256>}
-      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32> -> tensor<?x4x?x32xf32>
-  %p = seq.attention %q, %k, %v lengths(%len : tensor<?xi32>)
-      : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32> -> tensor<?x4x?x32xf32>
-  return %o, %p : tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>
+// A partial tile: the mask predicate on the absolute positions
+// (offset + linalg.index) selects -inf, in one generic after the product.
+// CHECK-LABEL: func.func @partial_tile(
+//  CHECK-SAME:     %[[I0:[^:]*]]: index, %[[J0:[^:]*]]: index)
+//       CHECK:   %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} outs(%[[S]] : tensor<?x?xf32>)
+//       CHECK:     %[[R:.*]] = linalg.index 0
+//       CHECK:     %[[I:.*]] = arith.addi %[[I0]], %[[R]]
+//       CHECK:     %[[C:.*]] = linalg.index 1
+//       CHECK:     %[[J:.*]] = arith.addi %[[J0]], %[[C]]
+//       CHECK:     %[[OK:.*]] = arith.cmpi ule, %[[J]], %[[I]]
+//       CHECK:     arith.select %[[OK]]
+//       CHECK:   math.exp
+func.func @partial_tile(%q: tensor<?x16xf32>, %acc: tensor<?x16xf32>, %m: tensor<?xf32>, %i0: index, %j0: index)
+    -> (tensor<?x16xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %0:3 = seq.online_attention %q, %q, %q, %acc, %m, %m offsets(%i0, %j0) {mask = #seq.mask<causal = true>}
+      : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?xf32>, tensor<?xf32>
+  return %0#0, %0#1, %0#2 : tensor<?x16xf32>, tensor<?xf32>, tensor<?xf32>
 }
-// CHECK-LABEL: func.func @window_lengths
-//       CHECK:   scf.forall
-//       CHECK:     %[[LO:.*]] = arith.subi %{{.*}}, %c255
-//       CHECK:     scf.for %{{.*}} = %[[LO]] to %{{.*}} step %c64
-//       CHECK:       scf.if
-//       CHECK:   scf.forall
-//       CHECK:     tensor.extract %{{.*}}[%{{.*}}] : tensor<?xi32>
-//       CHECK:     arith.maxsi
-//       CHECK:     scf.for
-//   CHECK-NOT:       scf.if
-//       CHECK:       scf.yield
 
 // -----
 
-// ALiBi: positions 0, 1, ... as f32, once per call; per (batch, head, query
-// block) the head's slope and the block's query positions; in the key loop,
-// after the Q K^T contraction (still a plain multiply-add), the bias
-// s - slope |i - j| from the block's query and key positions: on blocks the
-// causal mask cuts in the same generic as the mask (select), elsewhere in an
-// elementwise generic of f32 arithmetic only (no linalg.index), which the
-// row kernels vectorize along the keys. Nothing of size n_q x n_k.
-func.func @alibi(%q: tensor<?x4x?x16xf32>, %k: tensor<?x2x?x16xf32>, %v: tensor<?x2x?x16xf32>, %slopes: tensor<4xf32>) -> tensor<?x4x?x16xf32> {
-  %o = seq.attention %q, %k, %v alibi(%slopes : tensor<4xf32>) {mask = #seq.mask<causal = true>}
-      : tensor<?x4x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32> -> tensor<?x4x?x16xf32>
-  return %o : tensor<?x4x?x16xf32>
-}
+// ALiBi on a full tile: s - slope |pq - pk| in an elementwise generic of f32
+// arithmetic only (no linalg.index), which the row kernels vectorize along
+// the keys; on a partial tile, in the mask's generic.
 // CHECK-DAG:   #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG:   #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-DAG:   #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-LABEL: func.func @alibi(
-//  CHECK-SAME:     %{{[^:]*}}: tensor<?x4x?x16xf32>, %{{[^:]*}}: tensor<?x2x?x16xf32>, %{{[^:]*}}: tensor<?x2x?x16xf32>, %[[SLOPES:[^:]*]]: tensor<4xf32>)
-//       CHECK:   %[[POS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xf32>)
-//       CHECK:     linalg.index 0
-//       CHECK:     arith.sitofp
-//       CHECK:   scf.forall (%{{.*}}, %[[H:.*]], %{{.*}}) in
-//       CHECK:     %[[SLOPE:.*]] = tensor.extract %[[SLOPES]][%[[H]]] : tensor<4xf32>
-//       CHECK:     %[[QPOS:.*]] = tensor.extract_slice %[[POS]]
-//       CHECK:     scf.for %[[K0:.*]] = %c0 to
-//       CHECK:       %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-//  CHECK-NEXT:       ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32):
-//  CHECK-NEXT:         %[[P:.*]] = arith.mulf %[[A]], %[[B]]
-//  CHECK-NEXT:         %[[SUM:.*]] = arith.addf %[[C]], %[[P]]
-//  CHECK-NEXT:         linalg.yield %[[SUM]]
-//       CHECK:       %[[KPOS:.*]] = tensor.extract_slice %[[POS]][%[[K0]]]
-//       CHECK:       scf.if
-//       CHECK:         linalg.generic {indexing_maps = [#[[ROW]], #[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[QPOS]], %[[KPOS]] : tensor<?xf32>, tensor<?xf32>) outs(%[[S]] : tensor<?x?xf32>)
-//       CHECK:           linalg.index
-//       CHECK:           arith.subf
-//       CHECK:           math.absf
-//       CHECK:           arith.mulf %[[SLOPE]]
-//       CHECK:           arith.subf
-//       CHECK:           arith.select
-//       CHECK:       } else {
-//       CHECK:         linalg.generic {indexing_maps = [#[[ROW]], #[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[QPOS]], %[[KPOS]] : tensor<?xf32>, tensor<?xf32>) outs(%[[S]] : tensor<?x?xf32>)
-//  CHECK-NEXT:         ^bb0(%[[I:.*]]: f32, %[[J:.*]]: f32, %[[X:.*]]: f32):
-//  CHECK-NEXT:           %[[D:.*]] = arith.subf %[[I]], %[[J]]
-//  CHECK-NEXT:           %[[AD:.*]] = math.absf %[[D]]
-//  CHECK-NEXT:           %[[BIAS:.*]] = arith.mulf %[[SLOPE]], %[[AD]]
-//  CHECK-NEXT:           %[[R:.*]] = arith.subf %[[X]], %[[BIAS]]
-//  CHECK-NEXT:           linalg.yield %[[R]]
-//       CHECK:       }
-//       CHECK:       math.exp
-//       CHECK:     scf.forall.in_parallel
+// CHECK-LABEL: func.func @alibi_tiles(
+//  CHECK-SAME:     %[[SLOPE:[^:]*]]: f32, %[[PQ:[^:]*]]: tensor<?xf32>, %[[PK:[^:]*]]: tensor<?xf32>)
+//       CHECK:   %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+//       CHECK:   linalg.generic {indexing_maps = [#[[ROW]], #[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[PQ]], %[[PK]] : tensor<?xf32>, tensor<?xf32>) outs(%[[S]] : tensor<?x?xf32>)
+//  CHECK-NEXT:   ^bb0(%[[I:.*]]: f32, %[[J:.*]]: f32, %[[X:.*]]: f32):
+//  CHECK-NEXT:     %[[D:.*]] = arith.subf %[[I]], %[[J]]
+//  CHECK-NEXT:     %[[AD:.*]] = math.absf %[[D]]
+//  CHECK-NEXT:     %[[BIAS:.*]] = arith.mulf %[[SLOPE]], %[[AD]]
+//  CHECK-NEXT:     %[[R:.*]] = arith.subf %[[X]], %[[BIAS]]
+//  CHECK-NEXT:     linalg.yield %[[R]]
+//       CHECK:   linalg.generic {indexing_maps = [#[[ROW]], #[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[PQ]], %[[PK]] : tensor<?xf32>, tensor<?xf32>)
+//       CHECK:     linalg.index
+//       CHECK:     math.absf
+//       CHECK:     arith.mulf %[[SLOPE]]
+//       CHECK:     arith.select
+func.func @alibi_tiles(%q: tensor<?x16xf32>, %acc: tensor<?x16xf32>, %m: tensor<?xf32>, %i0: index, %j0: index,
+                       %s: f32, %pq: tensor<?xf32>, %pk: tensor<?xf32>)
+    -> (tensor<?x16xf32>, tensor<?x16xf32>) {
+  %0:3 = seq.online_attention %q, %q, %q, %acc, %m, %m alibi(%s, %pq, %pk : tensor<?xf32>, tensor<?xf32>)
+      : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?xf32>, tensor<?xf32>
+  %1:3 = seq.online_attention %q, %q, %q, %acc, %m, %m offsets(%i0, %j0) alibi(%s, %pq, %pk : tensor<?xf32>, tensor<?xf32>) {mask = #seq.mask<window = 4>}
+      : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?xf32>, tensor<?xf32>
+  return %0#0, %1#0 : tensor<?x16xf32>, tensor<?x16xf32>
+}
 
 // -----
 
-// Without a mask no block is cut: the bias generic runs on every block, with
-// no scf.if.
-func.func @alibi_full(%q: tensor<1x2x?x8xf32>, %slopes: tensor<?xf32>) -> tensor<1x2x?x8xf32> {
-  %o = seq.attention %q, %q, %q alibi(%slopes : tensor<?xf32>)
-      : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
-  return %o : tensor<1x2x?x8xf32>
+// Finalization: O / l in place, 0 where l = 0 (no key seen); with partial
+// states, M = max over the parts, then the sums and accumulators weighted
+// by exp(m_k - M) (0 for parts that saw no key), reduced over the parts.
+// CHECK-LABEL: func.func @finalize(
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg1 : tensor<?xf32>) outs(%arg0 : tensor<?x8xf32>)
+//       CHECK:     arith.cmpf ogt
+//       CHECK:     arith.divf
+//       CHECK:     arith.select
+//       CHECK:   %[[TOP:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg3 : tensor<?x?xf32>)
+//       CHECK:     arith.maximumf
+//       CHECK:   %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg3, %[[TOP]], %arg4 :
+//       CHECK:     arith.cmpf oeq
+//       CHECK:     math.exp
+//       CHECK:     arith.select
+//       CHECK:   %[[ACC:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg3, %[[TOP]], %arg2 :
+//       CHECK:     math.exp
+//       CHECK:   linalg.generic {{.*}} ins(%[[SUM]] : tensor<?xf32>) outs(%[[ACC]] : tensor<?x8xf32>)
+//       CHECK:     arith.divf
+func.func @finalize(%acc: tensor<?x8xf32>, %l: tensor<?xf32>, %accs: tensor<?x?x8xf32>, %ms: tensor<?x?xf32>, %ls: tensor<?x?xf32>)
+    -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %0 = seq.attention_finalize %acc, %l, %l : tensor<?x8xf32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x8xf32>
+  %1 = seq.attention_finalize %accs, %ms, %ls : tensor<?x?x8xf32>, tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x8xf32>
+  return %0, %1 : tensor<?x8xf32>, tensor<?x8xf32>
 }
-// CHECK-LABEL: func.func @alibi_full
-//       CHECK:   cf.assert %{{.*}}, "seq.attention: alibi size differs from the heads"
-//       CHECK:   scf.forall
-//       CHECK:     scf.for
-//   CHECK-NOT:       scf.if
-//       CHECK:       math.absf
-//   CHECK-NOT:       scf.if
-//       CHECK:       scf.yield
 
 // -----
 
-// Global tokens: a first key loop over the global key blocks [0, min(g, lo))
-// before the window's, and a block holding a global query sees every key
-// (the select on q0 < g).
-// CHECK-LABEL: func.func @global_tokens
-//       CHECK:   scf.forall
-//       CHECK:     %[[GLOBALROWS:.*]] = arith.cmpi ult, %{{.*}}, %c3
-//       CHECK:     %[[GEND:.*]] = arith.select %[[GLOBALROWS]], %c0, %{{.*}}
-//       CHECK:     scf.for %{{.*}} = %c0 to %[[GEND]] step %c64
-//       CHECK:     scf.for
-func.func @global_tokens(%q: tensor<?x2x?x16xf32>) -> tensor<?x2x?x16xf32> {
-  %c = seq.attention %q, %q, %q {mask = #seq.mask<window = 8, global_tokens = 3>}
-      : tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32>, tensor<?x2x?x16xf32> -> tensor<?x2x?x16xf32>
-  return %c : tensor<?x2x?x16xf32>
+// Both stages: causal grouped-query attention, ALiBi, global tokens and
+// decode hold no tensor of scores (NOSCORES above).
+func.func @stages(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>, %slopes: tensor<8xf32>,
+                  %dq: tensor<1x8x1x64xf32>, %len: tensor<1xi32>)
+    -> (tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<1x8x1x64xf32>) {
+  %a = seq.attention %q, %k, %v {mask = #seq.mask<causal = true>}
+      : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+  %b = seq.attention %q, %k, %v alibi(%slopes : tensor<8xf32>) {mask = #seq.mask<causal = true>}
+      : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+  %c = seq.attention %k, %k, %k {mask = #seq.mask<window = 8, global_tokens = 3>}
+      : tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x2x?x64xf32>
+  %d = seq.attention %dq, %k, %v lengths(%len : tensor<1xi32>)
+      : tensor<1x8x1x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<1x8x1x64xf32>
+  return %a, %b, %c, %d : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<1x8x1x64xf32>
 }
+// NOSCORES-LABEL: func.func @stages
+//   NOSCORES-NOT:   x?x?xf32>
+//   NOSCORES-NOT:   seq.
+//       NOSCORES:   scf.forall
+//   NOSCORES-NOT:   x?x?xf32>
+//   NOSCORES-NOT:   seq.
+//       NOSCORES:   return
 
 // -----
 
@@ -168,7 +161,7 @@ func.func @reference(%q: tensor<1x2x8x4xf32>, %bias: tensor<1x2x8x8xf32>, %d: te
       : tensor<1x2x8x4xf64>, tensor<1x2x8x4xf64>, tensor<1x2x8x4xf64> -> tensor<1x2x8x4xf64>
   return %a, %e : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf64>
 }
-// CHECK-LABEL: func.func @reference
-//   CHECK-NOT:   scf.forall
-//       CHECK:   tensor<1x2x8x8xf32>
-//   CHECK-NOT:   scf.forall
+// NOSCORES-LABEL: func.func @reference
+//   NOSCORES-NOT:   scf.forall
+//       NOSCORES:   tensor<1x2x8x8xf32>
+//   NOSCORES-NOT:   scf.forall

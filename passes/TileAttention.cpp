@@ -1,0 +1,599 @@
+//===- TileAttention.cpp - seq.attention as tiles of an online softmax ----===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The tiling stage of attention (`seq-tile-attention`), FlashAttention's
+// algorithm on tensors: `seq.attention` becomes loops over tiles whose body
+// is `seq.online_attention` (one key tile's update of the running max, sum
+// and accumulator) and `seq.attention_finalize` (O / l), which
+// convert-seq-to-linalg lowers to linalg. It never holds more than a tile of
+// scores:
+//
+//   Qs = Q * scale                            (once, before the loops)
+//   scf.forall (b, h, block of `Bq` queries):
+//     acc = 0, max = -inf, sum = 0
+//     for the key tiles of [0, min(g, lo))    global keys: full tiles
+//     for the key tiles of [lo, a)            partial: with the mask
+//     for the key tiles of [a, f)             full: no mask arithmetic
+//     for the key tiles of [f, hi)            partial: with the mask
+//     out = seq.attention_finalize(acc, max, sum)
+//
+// Each (query tile, key tile) pair is classified from the `#seq.mask`, the
+// query tile's position and the sizes, symbolically in n: tiles with no
+// visible pair lie outside [lo, hi) and are never visited (loop bounds, not
+// branches), so causal attention does about half the work of full attention
+// and a window of w about 2 w / n of it; tiles all of whose pairs are
+// visible (below the causal diagonal, inside the window) form one run of
+// key tiles [a, f), whose loop carries no mask; only the tiles around it
+// (the diagonal, the window's edges) evaluate the mask. Key padding lengths
+// end the key range and never need the predicate.
+//
+// Decode shapes (few queries against many keys: fewer (batch, head, query
+// tile) units than `split-units`) split the key range into chunks computed
+// in parallel, each giving a partial state, which a second forall merges
+// (flash-decoding): one query against a long cache then uses every core.
+// The choice is made at run time (the sizes are symbolic), between the two
+// forms of an scf.if.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/Transforms.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+
+namespace mlir {
+namespace seq {
+#define GEN_PASS_DEF_SEQTILEATTENTION
+#include "passes/Passes.h.inc"
+} // namespace seq
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::seq;
+
+namespace {
+
+/// Index arithmetic and tensor slices at the tiling stage.
+class TileBuilder {
+public:
+  TileBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxUIOp::create(b, loc, x, y); }
+  Value ceilDiv(Value x, Value y) {
+    return arith::CeilDivUIOp::create(b, loc, x, y);
+  }
+  Value floorDiv(Value x, Value y) {
+    return arith::DivUIOp::create(b, loc, x, y);
+  }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  /// `x` rounded up to the first `from + k * step` at or above it
+  /// (`x >= from`).
+  Value alignUp(Value x, Value from, Value step) {
+    return add(from, mul(ceilDiv(sub(x, from), step), step));
+  }
+
+  Value filled(ArrayRef<OpFoldResult> sizes, double v) {
+    Type f32 = b.getF32Type();
+    Value init = tensor::EmptyOp::create(b, loc, sizes, f32);
+    Value c = arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(v));
+    return linalg::FillOp::create(b, loc, ValueRange{c}, ValueRange{init})
+        .getResult(0);
+  }
+
+  /// The rank-reduced slice of `source` with `sizes`, unit sizes dropped.
+  Value slice(Value source, ArrayRef<OpFoldResult> offsets,
+              ArrayRef<OpFoldResult> sizes) {
+    SmallVector<int64_t> shape;
+    for (OpFoldResult size : sizes) {
+      std::optional<int64_t> c = getConstantIntValue(size);
+      if (c && *c == 1)
+        continue;
+      shape.push_back(c ? *c : ShapedType::kDynamic);
+    }
+    auto type = RankedTensorType::get(shape, b.getF32Type());
+    return tensor::ExtractSliceOp::create(
+        b, loc, type, source, offsets, sizes,
+        SmallVector<OpFoldResult>(offsets.size(), b.getIndexAttr(1)));
+  }
+
+  void insert(Value source, Value dest, ArrayRef<OpFoldResult> offsets,
+              ArrayRef<OpFoldResult> sizes) {
+    tensor::ParallelInsertSliceOp::create(
+        b, loc, source, dest, offsets, sizes,
+        SmallVector<OpFoldResult>(offsets.size(), b.getIndexAttr(1)));
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+/// What one attention op is tiled with.
+struct TileOptions {
+  int64_t queryBlock;
+  int64_t keyBlock;
+  int64_t splitUnits;
+  int64_t splitMinKeys;
+  bool remarks;
+};
+
+class AttentionTiler {
+public:
+  AttentionTiler(AttentionOp op, const TileOptions &options)
+      : op(op), options(options) {}
+
+  /// Why `op` cannot be tiled, or an empty string.
+  std::string whyNot() {
+    auto qType = op.getQuery().getType();
+    auto kType = op.getKey().getType();
+    auto vType = op.getValue().getType();
+    Type f32 = Float32Type::get(op.getContext());
+    if (qType.getElementType() != f32 || kType.getElementType() != f32 ||
+        vType.getElementType() != f32 || op.getType().getElementType() != f32)
+      return "it is not f32";
+    if (qType.isDynamicDim(1) || kType.isDynamicDim(1) ||
+        qType.isDynamicDim(3) || vType.isDynamicDim(3))
+      return "its head counts or head sizes are not static";
+    if (op.getBias())
+      return "it has a score bias";
+    return "";
+  }
+
+  /// Whether the mask leaves every query every key (lengths aside): the
+  /// key range of a tile then needs no predicate and may be split freely.
+  bool positionless() {
+    MaskAttr mask = op.getMaskAttr();
+    return !mask || (!mask.getCausal() && mask.getWindow() == 0);
+  }
+
+  void rewrite(RewriterBase &rewriter);
+
+private:
+  /// The state after the key tiles of [from, to) from `state` (acc, max,
+  /// sum), each with the mask when `partial`.
+  SmallVector<Value> keyLoop(OpBuilder &b, Value from, Value to,
+                             ValueRange state, bool partial);
+  /// The body of the forall over (b, h, query tile): the key loops of the
+  /// tile's classes, or of one chunk [chunkLo, chunkHi) of the keys.
+  SmallVector<Value> tileState(OpBuilder &b, Value chunkLo, Value chunkHi);
+  /// The tiles of one query tile, its output written to `shared`.
+  Value plainForm(OpBuilder &b);
+  /// The split-key form over `splits` chunks of the keys.
+  Value splitForm(OpBuilder &b, Value splits);
+  void setTile(OpBuilder &b, ValueRange ivs);
+
+  AttentionOp op;
+  const TileOptions &options;
+
+  // Per op.
+  Value qs, k, v, lengths, alibi, positions;
+  Value batch, nq, nk, qBlocks;
+  int64_t heads = 0, group = 1, d = 0, dv = 0;
+  MaskAttr mask;
+
+  // Per query tile.
+  Value bIdx, h, kvh, q0, rows, qLast, length, slope, qTile, qPos;
+};
+
+void AttentionTiler::setTile(OpBuilder &b, ValueRange ivs) {
+  TileBuilder tb(b, op.getLoc());
+  bIdx = ivs[0];
+  h = ivs[1];
+  q0 = tb.mul(ivs[2], tb.idx(options.queryBlock));
+  rows = tb.min(tb.idx(options.queryBlock), tb.sub(nq, q0));
+  qLast = tb.sub(tb.add(q0, rows), tb.idx(1));
+  kvh = group == 1 ? h : tb.floorDiv(h, tb.idx(group));
+  length = Value();
+  if (lengths) {
+    Value l = tensor::ExtractOp::create(b, tb.loc, lengths, ValueRange{bIdx});
+    length = arith::IndexCastOp::create(b, tb.loc, b.getIndexType(), l);
+    // A negative length hides every key.
+    length = arith::MaxSIOp::create(b, tb.loc, length, tb.idx(0));
+  }
+  qTile = tb.slice(qs, {bIdx, h, q0, b.getIndexAttr(0)},
+                   {b.getIndexAttr(1), b.getIndexAttr(1), rows,
+                    b.getIndexAttr(d)});
+  slope = qPos = Value();
+  if (alibi) {
+    slope = tensor::ExtractOp::create(b, tb.loc, alibi, ValueRange{h});
+    qPos = tb.slice(positions, {q0}, {rows});
+  }
+}
+
+SmallVector<Value> AttentionTiler::keyLoop(OpBuilder &b, Value from, Value to,
+                                           ValueRange state, bool partial) {
+  Location loc = op.getLoc();
+  TileBuilder tb(b, loc);
+  Value step = tb.idx(options.keyBlock);
+  auto loop = scf::ForOp::create(
+      b, loc, from, to, step, state,
+      [&](OpBuilder &nb, Location, Value k0, ValueRange carried) {
+        TileBuilder kb(nb, loc);
+        Value cols = kb.min(step, kb.sub(to, k0));
+        Value kTile = kb.slice(k, {bIdx, kvh, k0, nb.getIndexAttr(0)},
+                               {nb.getIndexAttr(1), nb.getIndexAttr(1), cols,
+                                nb.getIndexAttr(d)});
+        Value vTile = kb.slice(v, {bIdx, kvh, k0, nb.getIndexAttr(0)},
+                               {nb.getIndexAttr(1), nb.getIndexAttr(1), cols,
+                                nb.getIndexAttr(dv)});
+        SmallVector<Value> offsets;
+        if (partial)
+          offsets = {q0, k0};
+        Value kPos = alibi ? kb.slice(positions, {k0}, {cols}) : Value();
+        auto tile = OnlineAttentionOp::create(
+            nb, loc, qTile, kTile, vTile, carried[0], carried[1], carried[2],
+            offsets, slope, qPos, kPos, partial ? mask : MaskAttr());
+        scf::YieldOp::create(nb, loc, tile.getResults());
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> AttentionTiler::tileState(OpBuilder &b, Value chunkLo,
+                                             Value chunkHi) {
+  TileBuilder tb(b, op.getLoc());
+  SmallVector<Value> state{
+      tb.filled({rows, b.getIndexAttr(dv)}, 0.0),
+      tb.filled({rows}, -std::numeric_limits<double>::infinity()),
+      tb.filled({rows}, 0.0)};
+  if (chunkLo) {
+    // A chunk of the keys of a positionless mask: full tiles only.
+    Value hi = length ? tb.min(chunkHi, length) : chunkHi;
+    Value lo = tb.min(chunkLo, hi);
+    return keyLoop(b, lo, hi, state, /*partial=*/false);
+  }
+
+  const bool causal = mask && mask.getCausal();
+  const int64_t window = mask ? mask.getWindow() : 0;
+  const int64_t globalTokens = mask ? mask.getGlobalTokens() : 0;
+  // The keys some query of the tile sees: [lo, hi).
+  Value lo = tb.idx(0), hi = nk;
+  if (causal)
+    hi = tb.min(hi, tb.add(qLast, tb.idx(1)));
+  if (window > 0) {
+    Value reach = tb.idx(window - 1);
+    lo = tb.sub(tb.max(q0, reach), reach);
+    hi = tb.min(hi, tb.add(qLast, tb.idx(window)));
+  }
+  // The keys every query of the tile sees: [fullLo, fullHi).
+  Value fullLo = lo, fullHi = hi;
+  if (causal)
+    fullHi = tb.min(fullHi, tb.add(q0, tb.idx(1)));
+  if (window > 0) {
+    Value w = tb.idx(window);
+    Value next = tb.add(qLast, tb.idx(1));
+    fullLo = tb.max(fullLo, tb.sub(tb.max(next, w), w));
+    fullHi = tb.min(fullHi, tb.add(q0, w));
+  }
+  // Global tokens: a tile with a global query sees every key the causal mask
+  // leaves, all of it partial; the others also see the global keys [0, g)
+  // below the window, which every query of the tile sees (g <= q0).
+  Value globalEnd, globalRows;
+  if (globalTokens > 0) {
+    Value g = tb.idx(globalTokens);
+    globalRows = tb.ult(q0, g);
+    Value allHi = causal ? tb.min(nk, tb.add(qLast, tb.idx(1))) : nk;
+    globalEnd = tb.select(globalRows, tb.idx(0), tb.min(g, lo));
+    lo = tb.select(globalRows, tb.idx(0), lo);
+    hi = tb.select(globalRows, allHi, hi);
+  }
+  if (length) {
+    hi = tb.min(hi, length);
+    fullHi = tb.min(fullHi, length);
+    if (globalEnd)
+      globalEnd = tb.min(globalEnd, length);
+  }
+  hi = tb.max(hi, lo);
+  Value step = tb.idx(options.keyBlock);
+  SmallVector<Value> result = state;
+  if (!mask || (!causal && window == 0)) {
+    // Every tile of [lo, hi) is full.
+    return keyLoop(b, lo, hi, result, /*partial=*/false);
+  }
+  // The key tiles start at lo; the full ones are those of [fullLo, fullHi)
+  // on that grid: [a, f).
+  Value a = tb.min(tb.alignUp(tb.max(fullLo, lo), lo, step), hi);
+  Value f = tb.add(
+      a, tb.mul(tb.floorDiv(tb.sub(tb.max(tb.min(fullHi, hi), a), a), step),
+                step));
+  if (globalRows) {
+    a = tb.select(globalRows, hi, a);
+    f = tb.select(globalRows, hi, f);
+  }
+  if (globalEnd)
+    result = keyLoop(b, tb.idx(0), globalEnd, result, /*partial=*/false);
+  result = keyLoop(b, lo, a, result, /*partial=*/true);
+  result = keyLoop(b, a, f, result, /*partial=*/false);
+  return keyLoop(b, f, hi, result, /*partial=*/true);
+}
+
+Value AttentionTiler::plainForm(OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value init = tensor::EmptyOp::create(
+      b, loc,
+      ArrayRef<OpFoldResult>{batch, b.getIndexAttr(heads), nq,
+                             b.getIndexAttr(dv)},
+      b.getF32Type());
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, b.getIndexAttr(heads), qBlocks},
+      ValueRange{init}, std::nullopt,
+      [&](OpBuilder &fb, Location, ValueRange args) {
+        setTile(fb, args.take_front(3));
+        SmallVector<Value> state = tileState(fb, Value(), Value());
+        Value out = AttentionFinalizeOp::create(
+            fb, loc,
+            RankedTensorType::get({ShapedType::kDynamic, dv}, fb.getF32Type()),
+            state[0], state[1], state[2]);
+        auto inParallel = scf::InParallelOp::create(fb, loc);
+        OpBuilder::InsertionGuard guard(fb);
+        fb.setInsertionPointToStart(inParallel.getBody());
+        TileBuilder(fb, loc).insert(
+            out, args[3], {bIdx, h, q0, fb.getIndexAttr(0)},
+            {fb.getIndexAttr(1), fb.getIndexAttr(1), rows,
+             fb.getIndexAttr(dv)});
+      });
+  return forall.getResult(0);
+}
+
+Value AttentionTiler::splitForm(OpBuilder &b, Value splits) {
+  Location loc = op.getLoc();
+  TileBuilder tb(b, loc);
+  Value step = tb.idx(options.keyBlock);
+  // Chunks of whole key tiles.
+  Value chunk = tb.mul(tb.ceilDiv(tb.ceilDiv(nk, splits), step), step);
+  OpFoldResult H = b.getIndexAttr(heads), Dv = b.getIndexAttr(dv);
+  OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+  Type f32 = b.getF32Type();
+  Value accs = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, H, splits, nq, Dv}, f32);
+  Value maxs = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, H, splits, nq}, f32);
+  Value sums = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, H, splits, nq}, f32);
+  auto partials = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, H, qBlocks, splits},
+      ValueRange{accs, maxs, sums}, std::nullopt,
+      [&](OpBuilder &fb, Location, ValueRange args) {
+        setTile(fb, args.take_front(3));
+        TileBuilder cb(fb, loc);
+        Value c0 = cb.mul(args[3], chunk);
+        Value c1 = cb.min(nk, cb.add(c0, chunk));
+        SmallVector<Value> state = tileState(fb, c0, c1);
+        auto inParallel = scf::InParallelOp::create(fb, loc);
+        OpBuilder::InsertionGuard guard(fb);
+        fb.setInsertionPointToStart(inParallel.getBody());
+        TileBuilder ib(fb, loc);
+        ib.insert(state[0], args[4], {bIdx, h, args[3], q0, zero},
+                  {one, one, one, rows, Dv});
+        ib.insert(state[1], args[5], {bIdx, h, args[3], q0},
+                  {one, one, one, rows});
+        ib.insert(state[2], args[6], {bIdx, h, args[3], q0},
+                  {one, one, one, rows});
+      });
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, H, nq, Dv}, f32);
+  auto merged = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, H, qBlocks}, ValueRange{init},
+      std::nullopt, [&](OpBuilder &fb, Location, ValueRange args) {
+        TileBuilder mb(fb, loc);
+        Value bi = args[0], hi = args[1];
+        Value start = mb.mul(args[2], mb.idx(options.queryBlock));
+        Value n = mb.min(mb.idx(options.queryBlock), mb.sub(nq, start));
+        // [splits, rows, d_v] and [splits, rows]: keep the split dimension
+        // even when it is 1.
+        auto slice = [&](Value source, ArrayRef<OpFoldResult> offsets,
+                         ArrayRef<OpFoldResult> sizes,
+                         ArrayRef<int64_t> shape) {
+          return tensor::ExtractSliceOp::create(
+              fb, loc, RankedTensorType::get(shape, f32), source, offsets,
+              sizes, SmallVector<OpFoldResult>(offsets.size(), one));
+        };
+        int64_t dyn = ShapedType::kDynamic;
+        Value acc = slice(partials.getResult(0), {bi, hi, zero, start, zero},
+                          {one, one, splits, n, Dv}, {dyn, dyn, dv});
+        Value m = slice(partials.getResult(1), {bi, hi, zero, start},
+                        {one, one, splits, n}, {dyn, dyn});
+        Value l = slice(partials.getResult(2), {bi, hi, zero, start},
+                        {one, one, splits, n}, {dyn, dyn});
+        Value out = AttentionFinalizeOp::create(
+            fb, loc, RankedTensorType::get({dyn, dv}, f32), acc, m, l);
+        auto inParallel = scf::InParallelOp::create(fb, loc);
+        OpBuilder::InsertionGuard guard(fb);
+        fb.setInsertionPointToStart(inParallel.getBody());
+        TileBuilder(fb, loc).insert(out, args[3], {bi, hi, start, zero},
+                                    {one, one, n, Dv});
+      });
+  return merged.getResult(0);
+}
+
+void AttentionTiler::rewrite(RewriterBase &rewriter) {
+  Location loc = op.getLoc();
+  OpBuilder &b = rewriter;
+  TileBuilder tb(b, loc);
+  auto qType = op.getQuery().getType();
+  heads = qType.getDimSize(1);
+  group = heads / op.getKey().getType().getDimSize(1);
+  d = qType.getDimSize(3);
+  dv = op.getValue().getType().getDimSize(3);
+  mask = op.getMaskAttr();
+  k = op.getKey();
+  v = op.getValue();
+  lengths = op.getLengths();
+  alibi = op.getAlibi();
+  batch = tensor::DimOp::create(b, loc, op.getQuery(), 0);
+  nq = tensor::DimOp::create(b, loc, op.getQuery(), 2);
+  nk = tensor::DimOp::create(b, loc, k, 2);
+  qBlocks = tb.ceilDiv(nq, tb.idx(options.queryBlock));
+
+  // The scale folded into Q once, instead of into every tile of scores.
+  auto scaleType = RankedTensorType::get({}, b.getF32Type());
+  Value scale = arith::ConstantOp::create(
+      b, loc, scaleType,
+      DenseElementsAttr::get(
+          scaleType, static_cast<float>(op.getEffectiveScale())));
+  qs = MulOp::create(b, loc, qType, op.getQuery(), scale);
+
+  if (alibi) {
+    if (cast<RankedTensorType>(alibi.getType()).isDynamicDim(0)) {
+      Value size = tensor::DimOp::create(b, loc, alibi, 0);
+      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         size, tb.idx(heads));
+      cf::AssertOp::create(
+          b, loc, same,
+          b.getStringAttr("seq.attention: alibi size differs from the heads"));
+    }
+    // Positions 0, 1, ..., max(n_q, n_k) - 1 as f32, once per call; the
+    // tiles' positions are slices of it.
+    Value n = tb.max(nq, nk);
+    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{n},
+                                         b.getF32Type());
+    positions =
+        linalg::GenericOp::create(
+            b, loc, init.getType(), ValueRange{}, ValueRange{init},
+            ArrayRef<AffineMap>{b.getMultiDimIdentityMap(1)},
+            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+            [](OpBuilder &gb, Location gl, ValueRange) {
+              Value i = linalg::IndexOp::create(gb, gl, 0);
+              Value i64 = arith::IndexCastUIOp::create(gb, gl,
+                                                       gb.getI64Type(), i);
+              Value f = arith::UIToFPOp::create(gb, gl, gb.getF32Type(), i64);
+              linalg::YieldOp::create(gb, gl, f);
+            })
+            .getResult(0);
+  }
+
+  Value result;
+  if (positionless() && options.splitUnits > 1) {
+    // Split the keys when the (batch, head, query tile) units are fewer
+    // than `split-units`: into enough chunks to make that many units, of at
+    // least `split-min-keys` keys each.
+    Value units = tb.mul(tb.mul(batch, tb.idx(heads)), qBlocks);
+    Value wanted = tb.ceilDiv(tb.idx(options.splitUnits), tb.max(units, tb.idx(1)));
+    Value most = tb.max(tb.floorDiv(nk, tb.idx(options.splitMinKeys)),
+                        tb.idx(1));
+    Value splits = tb.min(wanted, most);
+    Value split = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                        splits, tb.idx(1));
+    Type type = RankedTensorType::get(
+        {ShapedType::kDynamic, heads, ShapedType::kDynamic, dv},
+        b.getF32Type());
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, split,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value s = splitForm(b, splits);
+      scf::YieldOp::create(b, loc, tensor::CastOp::create(b, loc, type, s)
+                                       .getResult());
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      Value p = plainForm(b);
+      scf::YieldOp::create(b, loc, tensor::CastOp::create(b, loc, type, p)
+                                       .getResult());
+    }
+    result = ifOp.getResult(0);
+  } else {
+    result = plainForm(b);
+  }
+  if (result.getType() != op.getType())
+    result = tensor::CastOp::create(b, loc, op.getType(), result);
+
+  if (options.remarks) {
+    InFlightDiagnostic remark = op.emitRemark();
+    remark << "attention tiled: online softmax over " << options.queryBlock
+           << "x" << options.keyBlock
+           << " (query x key) tiles, the (batch, head, query tile) units in "
+              "parallel, the scale folded into Q";
+    if (!positionless()) {
+      remark << "; mask " << mask
+             << ": empty tiles skipped by the loop bounds, full tiles "
+                "unmasked, partial tiles (";
+      SmallVector<StringRef> cuts;
+      if (mask.getCausal())
+        cuts.push_back("the causal diagonal");
+      if (mask.getWindow() > 0)
+        cuts.push_back("the window's edges");
+      if (mask.getGlobalTokens() > 0)
+        cuts.push_back("the tiles of global queries");
+      remark << llvm::join(cuts, ", ") << ") masked";
+    } else {
+      remark << "; no positional mask: every tile full";
+      if (options.splitUnits > 1)
+        remark << "; with fewer than " << options.splitUnits
+               << " units at run time, the keys split into chunks of at "
+                  "least "
+               << options.splitMinKeys
+               << " keys across the cores, their partial states merged "
+                  "(flash-decoding)";
+    }
+    if (lengths)
+      remark << "; the key range ends at the lengths";
+    if (alibi)
+      remark << "; ALiBi in the tile";
+  }
+  rewriter.replaceOp(op, result);
+}
+
+struct SeqTileAttentionPass
+    : public mlir::seq::impl::SeqTileAttentionBase<SeqTileAttentionPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (queryBlock <= 0 || keyBlock <= 0) {
+      getOperation()->emitError()
+          << "seq-tile-attention: expected positive query-block and "
+             "key-block, got "
+          << static_cast<int64_t>(queryBlock) << " and "
+          << static_cast<int64_t>(keyBlock);
+      return signalPassFailure();
+    }
+    TileOptions options{queryBlock, keyBlock, splitUnits,
+                        std::max<int64_t>(splitMinKeys, 1), remarks};
+    IRRewriter rewriter(&getContext());
+    SmallVector<AttentionOp> ops;
+    getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
+    for (AttentionOp op : ops)
+      (void)tileAttention(rewriter, op, options.queryBlock, options.keyBlock,
+                          options.splitUnits, options.splitMinKeys,
+                          options.remarks);
+  }
+};
+
+} // namespace
+
+LogicalResult mlir::seq::tileAttention(RewriterBase &rewriter, AttentionOp op,
+                                       int64_t queryBlock, int64_t keyBlock,
+                                       int64_t splitUnits,
+                                       int64_t splitMinKeys, bool remarks) {
+  TileOptions options{queryBlock, keyBlock, splitUnits, splitMinKeys,
+                      remarks};
+  AttentionTiler tiler(op, options);
+  std::string why = tiler.whyNot();
+  if (!why.empty()) {
+    if (remarks)
+      op.emitRemark("attention takes the reference lowering, which "
+                    "materializes the scores: ")
+          << why;
+    return failure();
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  tiler.rewrite(rewriter);
+  return success();
+}
