@@ -206,7 +206,7 @@ std::vector<Work> buildWorks() {
            "6-layer Pre-LN encoder, E=512 h=8 FFN 2048 (ReLU)",
            {{"dim", "512"}, {"heads", "8"}, {"hidden", "2048"}, {"depth", "6"}},
            {}};
-    for (int64_t n : {128, 512}) {
+    for (int64_t n : {128, 512, 2048}) {
       double perLayer = 2.0 * n * e * e * 4 + 2.0 * n * e * hidden * 2 +
                         4.0 * n * n * e;
       w.sizes.push_back({"n=" + std::to_string(n), {{"b", 1}, {"n", n}},
