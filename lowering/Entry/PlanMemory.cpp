@@ -142,7 +142,10 @@ Value EntryMaterializer::dimSource(Value memref, int64_t dim,
   }
   if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
     Value product;
-    for (int64_t d : collapse.getReassociationIndices()[dim]) {
+    // getReassociationIndices() returns a temporary: keep it alive.
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    for (int64_t d : groups[dim]) {
       Value factor = dimSource(collapse.getSrc(), d, builder, mapping, loc);
       if (!factor)
         return nullptr;
