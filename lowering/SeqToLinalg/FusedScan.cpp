@@ -204,17 +204,15 @@ struct FusedSelectiveScanLowering
     bool wantState = static_cast<bool>(op.getFinalState());
 
     VectorType vec = VectorType::get({lanes}, f32);
-    auto idx = [&](OpBuilder &b, int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
+    auto idx = [&](OpBuilder &b, int64_t v) {
+      return createIndexConstant(b, loc, v);
     };
     Value pad = arith::ConstantOp::create(rewriter, loc, f32,
                                           rewriter.getF32FloatAttr(0.0f));
     Value batch = tensor::DimOp::create(rewriter, loc, u, 0);
     Value length = tensor::DimOp::create(rewriter, loc, u, 1);
-    Value init = tensor::EmptyOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{batch, length, rewriter.getIndexAttr(channels)},
-        f32);
+    Value init = createEmptyTensor(
+        rewriter, loc, {batch, length, rewriter.getIndexAttr(channels)}, f32);
     SmallVector<Value> sharedInit{init};
     if (wantState)
       sharedInit.push_back(tensor::EmptyOp::create(
@@ -499,17 +497,15 @@ struct FusedSSMLowering : public OpRewritePattern<SSMOp> {
     const int64_t blocks = llvm::divideCeil(channels, lanes);
     VectorType vec = VectorType::get({lanes}, f32);
     VectorType rowVec = VectorType::get({state}, f32);
-    auto idx = [&](OpBuilder &b, int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
+    auto idx = [&](OpBuilder &b, int64_t v) {
+      return createIndexConstant(b, loc, v);
     };
     Value pad = arith::ConstantOp::create(rewriter, loc, f32,
                                           rewriter.getF32FloatAttr(0.0f));
     Value batch = tensor::DimOp::create(rewriter, loc, u, 0);
     Value length = tensor::DimOp::create(rewriter, loc, u, 1);
-    Value init = tensor::EmptyOp::create(
-        rewriter, loc,
-        ArrayRef<OpFoldResult>{batch, length, rewriter.getIndexAttr(channels)},
-        f32);
+    Value init = createEmptyTensor(
+        rewriter, loc, {batch, length, rewriter.getIndexAttr(channels)}, f32);
     // Reads `lanes` consecutive channels along the last dimension of
     // `source` at `at`.
     auto readLanes = [&](OpBuilder &b, Value source, ValueRange at) -> Value {
