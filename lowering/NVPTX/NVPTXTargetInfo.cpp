@@ -64,8 +64,16 @@ void NVPTXTargetInfo::addSeqTransforms(
 
 TargetInfoBase::ConversionStrategy NVPTXTargetInfo::getConversionStrategy(
     const SeqPipelineOptions &options) const {
-  // The reference forms: their parallel dimensions become threads.
-  return {};
+  ConversionStrategy strategy;
+  if (options.optLevel < 2)
+    return strategy;
+  // The fused selective and S4 scans: one thread per pair of channels runs
+  // the whole sequence with their states in registers (vector<2xf32>, 64-bit
+  // loads of consecutive channels, coalesced across the warp's threads),
+  // instead of the reference's host loop over time steps with two kernel
+  // launches per step.
+  strategy.scanVectorLanes = 2;
+  return strategy;
 }
 
 void NVPTXTargetInfo::addTensorTransforms(
@@ -112,6 +120,11 @@ void NVPTXTargetInfo::addLLVMConversion(
   attach.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(attach));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  // The fused scans' vector transfers become loads and stores first; their
+  // vector<2xf32> arithmetic maps to LLVM vectors (64-bit loads and stores
+  // in PTX).
+  device.addPass(createConvertVectorToSCFPass());
+  device.addPass(createConvertVectorToLLVMPass());
   device.addPass(createLowerAffinePass());
   device.addPass(arith::createArithExpandOpsPass());
   device.addPass(createSCFToControlFlowPass());
