@@ -73,6 +73,10 @@ TargetInfoBase::ConversionStrategy NVPTXTargetInfo::getConversionStrategy(
   // instead of the reference's host loop over time steps with two kernel
   // launches per step.
   strategy.scanVectorLanes = 2;
+  // Causal linear attention in chunks of 64 tokens: a host loop of n / 64
+  // steps of contractions (register-tiled kernels) instead of n steps of
+  // rank-1 updates, each a handful of launches.
+  strategy.linearAttentionChunk = 64;
   return strategy;
 }
 
