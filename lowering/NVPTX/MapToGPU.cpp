@@ -11,8 +11,10 @@
 
 #include "lowering/NVPTX/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
@@ -61,6 +63,59 @@ static void lowerCopy(memref::CopyOp copy) {
 // What a kernel may hold
 //===----------------------------------------------------------------------===//
 
+/// The most bytes of private memory one buffer of a thread may take.
+static constexpr int64_t kMaxPrivateBytes = 64 * 1024;
+
+/// A constant upper bound of the index `value` (tile sizes clipped at the
+/// edge: `minui(n - i, 64)`), or std::nullopt.
+static std::optional<int64_t> getUpperBound(Value value) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return *constant;
+  Operation *def = value.getDefiningOp();
+  if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(def)) {
+    // The smaller of two values is at most either bound (for minsi, when
+    // the bound is non-negative, as sizes are).
+    std::optional<int64_t> bound;
+    for (Value operand : def->getOperands())
+      if (std::optional<int64_t> b = getUpperBound(operand);
+          b && *b >= 0 && (!bound || *b < *bound))
+        bound = b;
+    return bound;
+  }
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, {value, std::nullopt},
+      /*stopCondition=*/nullptr, /*closedUB=*/true);
+  if (failed(bound))
+    return std::nullopt;
+  return *bound;
+}
+
+/// The static shape that holds every shape of `alloc`, or failure when a
+/// dynamic size has no constant bound or the buffer is too large for a
+/// thread's private memory.
+static FailureOr<SmallVector<int64_t>> getBoundedShape(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (!type.getLayout().isIdentity() || !type.getElementType().isIntOrFloat())
+    return failure();
+  SmallVector<int64_t> shape;
+  auto dynamicSizes = alloc.getDynamicSizes();
+  int64_t next = 0;
+  int64_t bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  for (int64_t size : type.getShape()) {
+    if (ShapedType::isDynamic(size)) {
+      std::optional<int64_t> bound = getUpperBound(dynamicSizes[next++]);
+      if (!bound || *bound < 0)
+        return failure();
+      size = *bound;
+    }
+    shape.push_back(size);
+    bytes *= size;
+    if (bytes > kMaxPrivateBytes)
+      return failure();
+  }
+  return shape;
+}
+
 /// Returns why the body of `loop` cannot run as a GPU kernel, or an empty
 /// string when it can.
 static std::string whyNotAKernel(scf::ParallelOp loop) {
@@ -69,8 +124,11 @@ static std::string whyNotAKernel(scf::ParallelOp loop) {
   std::string reason;
   loop.getBody()->walk([&](Operation *op) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      if (!alloc.getType().hasStaticShape()) {
-        reason = "its body allocates a buffer of dynamic shape";
+      if (failed(getBoundedShape(alloc))) {
+        reason = "its body allocates a buffer whose size has no constant "
+                 "bound within " +
+                 std::to_string(kMaxPrivateBytes / 1024) +
+                 " KiB of private memory";
         return WalkResult::interrupt();
       }
     } else if (isa<func::CallOp, memref::AllocaScopeOp>(op)) {
@@ -107,8 +165,10 @@ static void serialize(scf::ParallelOp loop) {
   loop.erase();
 }
 
-/// Turns the static allocations of a kernel body into private buffers of
-/// each thread; their deallocations go away with them.
+/// Turns the allocations of a kernel body (whose shapes whyNotAKernel
+/// bounded) into private buffers of each thread; their deallocations go
+/// away with them. A buffer of dynamic shape (a tile clipped at an edge) is
+/// a view of a private byte buffer of its largest size.
 static void privatizeAllocations(Block *body) {
   SmallVector<memref::AllocOp> allocs;
   body->walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
@@ -117,11 +177,26 @@ static void privatizeAllocations(Block *body) {
       if (isa<memref::DeallocOp>(user))
         user->erase();
     OpBuilder b(alloc);
-    auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
-                                           alloc.getDynamicSizes(),
-                                           alloc.getSymbolOperands(),
-                                           alloc.getAlignmentAttr());
-    alloc.replaceAllUsesWith(alloca.getResult());
+    Location loc = alloc.getLoc();
+    MemRefType type = alloc.getType();
+    Value replacement;
+    if (type.hasStaticShape()) {
+      replacement = memref::AllocaOp::create(b, loc, type, ValueRange(),
+                                             alloc.getSymbolOperands(),
+                                             alloc.getAlignmentAttr());
+    } else {
+      SmallVector<int64_t> shape = *getBoundedShape(alloc);
+      int64_t bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      for (int64_t size : shape)
+        bytes *= size;
+      auto storage = memref::AllocaOp::create(
+          b, loc, MemRefType::get({bytes}, b.getI8Type()),
+          alloc.getAlignmentAttr());
+      replacement = memref::ViewOp::create(
+          b, loc, type, storage, arith::ConstantIndexOp::create(b, loc, 0),
+          alloc.getDynamicSizes());
+    }
+    alloc.replaceAllUsesWith(replacement);
     alloc.erase();
   }
 }

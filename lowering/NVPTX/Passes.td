@@ -23,8 +23,11 @@ def SeqNVPTXMapToGPU : Pass<"seq-nvptx-map-to-gpu"> {
       last block; a launch whose iteration space is empty is skipped;
     - `scf.parallel` loops nested inside run sequentially in their thread
       (the iterations of fused kernels such as an attention tile);
-    - buffers of static shape allocated inside the loop body become private
-      (`memref.alloca`) per thread;
+    - buffers allocated inside the loop body become private (`memref.alloca`)
+      to each thread; one of dynamic shape whose sizes have constant upper
+      bounds (a tile clipped at an edge, `minui(n - i, 64)`) is a
+      `memref.view` of a private byte buffer of its largest size, at most
+      64 KiB;
     - constant globals the body reads (`memref.get_global`, and views of
       them) are read inside the kernel, from the copy in the GPU module.
 
@@ -33,7 +36,7 @@ def SeqNVPTXMapToGPU : Pass<"seq-nvptx-map-to-gpu"> {
 
     What cannot run in a kernel stays on the host, which reads the managed
     buffers directly (docs/runtime.md): loops with results (reductions of
-    `scf.parallel`), bodies allocating buffers of dynamic shape, and loop
+    `scf.parallel`), bodies allocating buffers without a bounded size, and loop
     nests without any parallel loop (a reduction of a whole tensor to one
     value). With `remarks`, each such loop gets a remark at its op's source
     location.

@@ -80,6 +80,34 @@ func.func @nested(%x: memref<8x64xf32>, %y: memref<8xf32>) {
 
 // -----
 
+// A buffer clipped at an edge (at most 64 elements) is a view of a private
+// buffer of its largest size.
+// CHECK-LABEL: func.func @bounded
+// CHECK: gpu.launch
+// CHECK: %[[LEN:.*]] = arith.minui
+// CHECK: %[[BYTES:.*]] = memref.alloca() {alignment = 64 : i64} : memref<256xi8>
+// CHECK: memref.view %[[BYTES]][%{{.*}}][%[[LEN]]] : memref<256xi8> to memref<?xf32>
+// CHECK-NOT: memref.dealloc
+func.func @bounded(%x: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c64) {
+    %rest = arith.subi %n, %i : index
+    %size = arith.minui %rest, %c64 : index
+    %t = memref.alloc(%size) {alignment = 64 : i64} : memref<?xf32>
+    scf.for %j = %c0 to %size step %c1 {
+      %k = arith.addi %i, %j : index
+      %v = memref.load %x[%k] : memref<?xf32>
+      memref.store %v, %t[%j] : memref<?xf32>
+    }
+    memref.dealloc %t : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
 // A copy runs as a kernel too.
 // CHECK-LABEL: func.func @copy
 // CHECK-NOT: memref.copy
@@ -130,7 +158,7 @@ func.func @host(%x: memref<?xf32>, %y: memref<f32>, %n: index) {
       scf.reduce.return %s : f32
     }
   }
-  // expected-remark @below {{runs on the host, not on the GPU: its body allocates a buffer of dynamic shape}}
+  // expected-remark @below {{runs on the host, not on the GPU: its body allocates a buffer whose size has no constant bound within 64 KiB of private memory}}
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     %t = memref.alloc(%n) : memref<?xf32>
     memref.dealloc %t : memref<?xf32>
