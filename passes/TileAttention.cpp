@@ -92,6 +92,38 @@ public:
     return add(from, mul(ceilDiv(sub(x, from), step), step));
   }
 
+  /// `x` with its elements converted to `element` (extf or truncf), one
+  /// elementwise linalg.generic.
+  Value convert(Value x, Type element) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getElementType() == element)
+      return x;
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      sizes.push_back(type.isDynamicDim(i)
+                          ? OpFoldResult(tensor::DimOp::create(b, loc, x, i)
+                                             .getResult())
+                          : OpFoldResult(b.getIndexAttr(type.getDimSize(i))));
+    Value init = tensor::EmptyOp::create(b, loc, sizes, element);
+    AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+    bool widen = element.getIntOrFloatBitWidth() >
+                 type.getElementType().getIntOrFloatBitWidth();
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), ValueRange{x}, ValueRange{init},
+               ArrayRef<AffineMap>{id, id},
+               SmallVector<utils::IteratorType>(type.getRank(),
+                                                utils::IteratorType::parallel),
+               [&](OpBuilder &gb, Location gl, ValueRange args) {
+                 Value c =
+                     widen ? arith::ExtFOp::create(gb, gl, element, args[0])
+                                 .getResult()
+                           : arith::TruncFOp::create(gb, gl, element, args[0])
+                                 .getResult();
+                 linalg::YieldOp::create(gb, gl, c);
+               })
+        .getResult(0);
+  }
+
   Value filled(ArrayRef<OpFoldResult> sizes, double v) {
     Type f32 = b.getF32Type();
     Value init = tensor::EmptyOp::create(b, loc, sizes, f32);
@@ -146,10 +178,13 @@ public:
     auto qType = op.getQuery().getType();
     auto kType = op.getKey().getType();
     auto vType = op.getValue().getType();
-    Type f32 = Float32Type::get(op.getContext());
-    if (qType.getElementType() != f32 || kType.getElementType() != f32 ||
-        vType.getElementType() != f32 || op.getType().getElementType() != f32)
-      return "it is not f32";
+    // f16 and bf16 are tiled in f32: converted on the way in and out.
+    Type element = qType.getElementType();
+    if (!isa<Float32Type, Float16Type, BFloat16Type>(element) ||
+        kType.getElementType() != element ||
+        vType.getElementType() != element ||
+        op.getType().getElementType() != element)
+      return "it is not f32, f16 or bf16 throughout";
     if (qType.isDynamicDim(1) || kType.isDynamicDim(1) ||
         qType.isDynamicDim(3) || vType.isDynamicDim(3))
       return "its head counts or head sizes are not static";
@@ -434,8 +469,11 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   d = qType.getDimSize(3);
   dv = op.getValue().getType().getDimSize(3);
   mask = op.getMaskAttr();
-  k = op.getKey();
-  v = op.getValue();
+  // The tiles compute in f32 (f16 and bf16 inputs converted here).
+  Type f32 = b.getF32Type();
+  k = tb.convert(op.getKey(), f32);
+  v = tb.convert(op.getValue(), f32);
+  Value query = tb.convert(op.getQuery(), f32);
   lengths = op.getLengths();
   alibi = op.getAlibi();
   batch = tensor::DimOp::create(b, loc, op.getQuery(), 0);
@@ -449,7 +487,7 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
       b, loc, scaleType,
       DenseElementsAttr::get(
           scaleType, static_cast<float>(op.getEffectiveScale())));
-  qs = MulOp::create(b, loc, qType, op.getQuery(), scale);
+  qs = MulOp::create(b, loc, query.getType(), query, scale);
 
   if (alibi) {
     if (cast<RankedTensorType>(alibi.getType()).isDynamicDim(0)) {
@@ -512,6 +550,7 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   } else {
     result = plainForm(b);
   }
+  result = tb.convert(result, op.getType().getElementType());
   if (result.getType() != op.getType())
     result = tensor::CastOp::create(b, loc, op.getType(), result);
 

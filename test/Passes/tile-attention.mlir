@@ -197,5 +197,23 @@ func.func @reference(%q: tensor<1x2x8x4xf32>, %bias: tensor<1x2x8x8xf32>, %d: te
 //       CHECK:   seq.attention %arg3, %arg3, %arg3 :
 //   CHECK-NOT:   scf.forall
 // REMARK: tile-attention.mlir:[[@LINE-14]]:8: remark: attention takes the reference lowering, which materializes the scores: it has a score bias
-// REMARK: tile-attention.mlir:[[@LINE-13]]:8: remark: attention takes the reference lowering, which materializes the scores: it is not f32
+// REMARK: tile-attention.mlir:[[@LINE-13]]:8: remark: attention takes the reference lowering, which materializes the scores: it is not f32, f16 or bf16 throughout
 // REMARK: tile-attention.mlir:[[@LINE-12]]:8: remark: attention takes the reference lowering, which materializes the scores: its head counts or head sizes are not static
+
+// -----
+
+// bf16 (and f16) attention is tiled in f32: Q, K and V are widened once,
+// the tiles are the f32 ones, and the output is narrowed back.
+func.func @bf16(%q: tensor<1x2x?x4xbf16>) -> tensor<1x2x?x4xbf16> {
+  %a = seq.attention %q, %q, %q
+      : tensor<1x2x?x4xbf16>, tensor<1x2x?x4xbf16>, tensor<1x2x?x4xbf16> -> tensor<1x2x?x4xbf16>
+  return %a : tensor<1x2x?x4xbf16>
+}
+// CHECK-LABEL: func.func @bf16(
+//       CHECK:   %[[WIDE:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<1x2x?x4xbf16>) outs(%{{.*}} : tensor<1x2x?x4xf32>)
+//       CHECK:     arith.extf %{{.*}} : bf16 to f32
+//       CHECK:   seq.mul %[[WIDE]]
+//       CHECK:   scf.forall
+//       CHECK:     seq.online_attention {{.*}} tensor<?x4xf32>
+//       CHECK:   linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x?x4xbf16>)
+//       CHECK:     arith.truncf %{{.*}} : f32 to bf16
