@@ -2,7 +2,7 @@
 # The device check of the nvptx target (docs/gpu.md, "Running the device
 # check"):
 #
-#   scripts/gpu-check.sh prepare [DIR] [--only REGEX] [--gpu-arch sm_90] [--cpu-only]
+#   scripts/gpu-check.sh prepare [DIR] [--only REGEX] [--gpu-arch sm_90] [--gpu-binary K] [--cpu-only]
 #       here, after `make build`: compiles the examples and the GPU benchmark
 #       models for --target=nvptx and for the CPU, writes the CPU outputs as
 #       references and packs everything the GPU machine needs into DIR

@@ -163,6 +163,8 @@ def prepare(options):
     if not specs:
         sys.exit("gpu-check: --only '%s' matches no binary" % options.only)
     gpu_flags = ["--target=nvptx", "--gpu-arch=" + options.gpu_arch]
+    if options.gpu_binary:
+        gpu_flags.append("--gpu-binary=" + options.gpu_binary)
     failures = []
     start = time.time()
     for spec in specs:
@@ -808,6 +810,9 @@ def main():
                    help="the build whose bin/seqc compiles (default build/)")
     p.add_argument("--gpu-arch", default="sm_90",
                    help="--gpu-arch of the GPU builds (default sm_90, H100/H200)")
+    p.add_argument("--gpu-binary", choices=["fatbin", "cubin", "ptx"],
+                   help="seqc's --gpu-binary for the GPU builds (default: "
+                        "seqc's, a fatbin)")
     p.add_argument("--only", help="only the binaries whose name matches REGEX")
     p.add_argument("--cpu-only", action="store_true",
                    help="no GPU builds (for --cpu-dry-run)")
