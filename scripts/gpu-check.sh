@@ -33,10 +33,10 @@ case "$command" in
   prepare)
     exec "${PYTHON:-python3}" "$root/scripts/gpu_check.py" prepare "$dir" "$@" ;;
   run)
-    if [[ ! -x "$dir/run" ]]; then
+    if [[ ! -f "$dir/run" ]]; then
       echo "gpu-check: $dir/run not found; run 'scripts/gpu-check.sh prepare $dir' first" >&2
       exit 1
     fi
-    exec "$dir/run" "$@" ;;
+    exec bash "$dir/run" "$@" ;;
   *) usage ;;
 esac

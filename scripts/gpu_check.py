@@ -215,9 +215,10 @@ def prepare(options):
             if build.returncode != 0:
                 spec["gpu_error"] = first_error_line(build.stderr)
                 failures.append(name)
-                log("  %-24s GPU build FAILED: %s" % (name, spec["gpu_error"]))
-        log("  %-24s %s" % (name, "cpu + ref" if spec["gpu_error"]
-                            else "cpu + ref + gpu"))
+        log("  %-24s %s" % (name, "cpu + ref" + (
+            "" if options.cpu_only else
+            ", GPU build FAILED: " + spec["gpu_error"] if spec["gpu_error"]
+            else " + gpu")))
 
     # The timed attention runs in bf16 when all four bf16 GPU builds exist.
     bf16 = [s for s in specs if s["role"] == "attention" and s["dtype"] == "bf16"]
@@ -369,6 +370,8 @@ def run_binary(binary, args, timeout, clock):
     limit = min(timeout, clock.left())
     if limit < 1:
         return False, "", "skipped: the run's time budget is spent", 0.0
+    if os.path.exists(binary) and not os.access(binary, os.X_OK):
+        os.chmod(binary, 0o755)  # A copy that lost its mode bits.
     start = time.time()
     try:
         result = subprocess.run([binary] + args, capture_output=True,
