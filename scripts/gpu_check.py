@@ -665,6 +665,10 @@ def rate(case, ms):
     return "%.3g GB/s" % (case["bytes"] / (ms * 1e-3) / 1e9)
 
 
+def shorten(text, limit=100):
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def run(options):
     folder = os.path.abspath(options.dir)
     try:
@@ -744,8 +748,8 @@ def run(options):
                                           clock)
             took = time.time() - before
             if ms is None:
-                dead[case["series"]] = "skipped (%s: %s)" % (case["shape"],
-                                                             note)
+                dead[case["series"]] = "skipped (%s failed)" % case["shape"]
+                note = shorten(note)
             elif took > options.slow or ms / 1000 > options.slow / 4:
                 dead[case["series"]] = "skipped (%s took %.0f s)" % (
                     case["shape"], took)
