@@ -31,6 +31,11 @@ std::string mlir::seq::getCUDAToolkitPath(const SeqPipelineOptions &options) {
   return "/usr/local/cuda";
 }
 
+std::string
+NVPTXTargetInfo::getManifestTarget(const SeqPipelineOptions &options) const {
+  return options.gpuInterpret ? "cpu" : "nvptx";
+}
+
 void NVPTXTargetInfo::addSeqTransforms(
     OpPassManager &pm, const SeqPipelineOptions &options) const {
   if (options.optLevel < 2)
@@ -82,7 +87,12 @@ void NVPTXTargetInfo::addBufferLowering(
 
 void NVPTXTargetInfo::addLLVMConversion(
     OpPassManager &pm, const SeqPipelineOptions &options) const {
-  std::string toolkit = getCUDAToolkitPath(options);
+  if (options.gpuInterpret) {
+    // The interpreter: the kernels' loops run on the host, in order.
+    pm.addPass(createSeqNVPTXLaunchToLoops());
+    addHostConversion(pm, options);
+    return;
+  }
 
   // Kernels move into gpu.modules, which are compiled for the GPU.
   pm.addPass(createGpuKernelOutliningPass());
@@ -108,15 +118,20 @@ void NVPTXTargetInfo::addLLVMConversion(
   device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
-  binary.toolkitPath = toolkit;
+  binary.toolkitPath = getCUDAToolkitPath(options);
   binary.compilationTarget = options.gpuBinary == "ptx" ? "isa"
                              : options.gpuBinary == "cubin"
                                  ? "bin"
                                  : "fatbin";
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  addHostConversion(pm, options);
+}
 
+void NVPTXTargetInfo::addHostConversion(OpPassManager &pm,
+                                        const SeqPipelineOptions &options) {
   // The host: as on the CPU, without OpenMP and vector intrinsics, and with
-  // the launches calling the runtime's mgpu* functions.
+  // the launches on LLVM values, which the translation to LLVM IR turns into
+  // calls of the runtime's mgpu* functions.
   pm.addPass(createLowerAffinePass());
   pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -52,6 +52,30 @@ def SeqNVPTXMapToGPU : Pass<"seq-nvptx-map-to-gpu"> {
   ];
 }
 
+def SeqNVPTXLaunchToLoops : Pass<"seq-nvptx-launch-to-loops"> {
+  let summary = "Runs GPU kernels on the host: each launch becomes loops over "
+                "its blocks and threads";
+  let description = [{
+    The interpreter of the NVPTX target (`seqc --target=nvptx
+    --gpu-interpret`), in the spirit of Triton's: every `gpu.launch` becomes
+    `scf.for` loops over its grid and its blocks (z, y, x, outermost first),
+    whose body is the launch's body with the block and thread ids replaced
+    by the induction variables and the dimensions by the launch's operands.
+    The threads' private buffers (`memref.alloca` of static shape) are
+    allocated once, before the loops, and serve each thread in turn.
+
+    This is exact for the kernels `seq-nvptx-map-to-gpu` builds, whose
+    threads never communicate (no barriers, shared memory or shuffles): it
+    lets machines without a GPU check the GPU target's strategy and mapping
+    numerically against the CPU reference. A launch whose body holds a
+    barrier, a shuffle or workgroup memory is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def SeqNVPTXMergeKernelModules
     : Pass<"seq-nvptx-merge-kernel-modules", "::mlir::ModuleOp"> {
   let summary = "Puts every outlined kernel into one gpu.module";
