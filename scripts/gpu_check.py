@@ -665,6 +665,22 @@ def rate(case, ms):
     return "%.3g GB/s" % (case["bytes"] / (ms * 1e-3) / 1e9)
 
 
+def nvidia_smi():
+    """The GPU's name and driver as nvidia-smi reports them, or None."""
+    try:
+        result = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version",
+             "--format=csv,noheader"], capture_output=True, text=True,
+            timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = result.stdout.strip().splitlines()
+    if result.returncode != 0 or not lines:
+        return None
+    return "%s (driver %s)" % tuple(
+        (lines[0].split(", ") + ["?"])[:2])
+
+
 def shorten(text, limit=100):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -688,6 +704,8 @@ def run(options):
             else "the GPU builds (--gpu-arch=%s)" % pack["gpu_arch"])
     log("gpu-check run: seqc %s, prepared %s; %s" %
         (pack["seqc_commit"], pack["created"], mode))
+    if not dry:
+        log("GPU: %s" % (nvidia_smi() or "nvidia-smi reports none"))
     if not dry and pack.get("cpu_only"):
         log("note: prepared with --cpu-only: there are no GPU builds "
             "(use --cpu-dry-run)")
@@ -783,7 +801,7 @@ def run(options):
     log("\ngpu-check: %s; finished in %.0f s" % (verdict, clock.elapsed()))
 
     device = peers.name if not peers.unavailable else (
-        "CPU (dry run)" if dry else "unknown GPU")
+        "CPU (dry run)" if dry else nvidia_smi() or "an unknown GPU")
     with open(os.path.join(folder, "summary.md"), "w") as f:
         f.write("## Device check (`scripts/gpu-check.sh run%s`)\n\n" %
                 (" --cpu-dry-run" if dry else ""))
