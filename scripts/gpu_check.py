@@ -740,8 +740,14 @@ def run(options):
                      "FAIL (no GPU build: %s)" % gpu_missing(spec)]
                     for o in spec["outputs"]]
         else:
-            rows = compare_case(spec, binary(spec), folder, scratch, options,
-                                compare_clock)
+            try:
+                rows = compare_case(spec, binary(spec), folder, scratch,
+                                    options, compare_clock)
+            except Exception as error:  # Keep going: report it.
+                rows = [[spec["name"], o["name"], o["dtype"], "-",
+                         "%.0e" % TOLERANCE[o["dtype"]],
+                         "FAIL (gpu-check error: %r)" % error]
+                        for o in spec["outputs"]]
         for row in rows:
             log("  %-24s %-8s %s" % (row[0], row[1], " ".join(row[3:])))
         compare_rows += rows
@@ -762,8 +768,11 @@ def run(options):
             ms, note = None, dead[case["series"]]
         else:
             before = time.time()
-            ms, runs, note = bench_binary(binary(spec), case["dims"], options,
-                                          clock)
+            try:
+                ms, runs, note = bench_binary(binary(spec), case["dims"],
+                                              options, clock)
+            except Exception as error:  # Keep going: report it.
+                ms, runs, note = None, 0, "gpu-check error: %r" % error
             took = time.time() - before
             if ms is None:
                 dead[case["series"]] = "skipped (%s failed)" % case["shape"]
