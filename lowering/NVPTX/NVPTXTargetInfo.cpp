@@ -64,8 +64,20 @@ void NVPTXTargetInfo::addSeqTransforms(
 
 TargetInfoBase::ConversionStrategy NVPTXTargetInfo::getConversionStrategy(
     const SeqPipelineOptions &options) const {
-  // The reference forms: their parallel dimensions become threads.
-  return {};
+  ConversionStrategy strategy;
+  if (options.optLevel < 2)
+    return strategy;
+  // The fused selective and S4 scans: one thread per pair of channels runs
+  // the whole sequence with their states in registers (vector<2xf32>, 64-bit
+  // loads of consecutive channels, coalesced across the warp's threads),
+  // instead of the reference's host loop over time steps with two kernel
+  // launches per step.
+  strategy.scanVectorLanes = 2;
+  // Causal linear attention in chunks of 64 tokens: a host loop of n / 64
+  // steps of contractions (register-tiled kernels) instead of n steps of
+  // rank-1 updates, each a handful of launches.
+  strategy.linearAttentionChunk = 64;
+  return strategy;
 }
 
 void NVPTXTargetInfo::addTensorTransforms(
@@ -76,6 +88,15 @@ void NVPTXTargetInfo::addBufferLowering(
   // Every level maps parallel loops to kernels: -O0 is the reference
   // lowering of each op, still run on the GPU.
   pm.addPass(createForallToParallelLoopPass());
+  if (options.optLevel >= 2) {
+    // 4 x 4 outputs per thread: 16 accumulators and 8 loads per step of the
+    // reduction instead of 2 loads per multiply-add.
+    SeqNVPTXTileContractionsOptions tile;
+    tile.tileM = 4;
+    tile.tileN = 4;
+    tile.remarks = options.remarks;
+    pm.addPass(createSeqNVPTXTileContractions(tile));
+  }
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   SeqNVPTXMapToGPUOptions map;
@@ -103,6 +124,11 @@ void NVPTXTargetInfo::addLLVMConversion(
   attach.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(attach));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  // The fused scans' vector transfers become loads and stores first; their
+  // vector<2xf32> arithmetic maps to LLVM vectors (64-bit loads and stores
+  // in PTX).
+  device.addPass(createConvertVectorToSCFPass());
+  device.addPass(createConvertVectorToLLVMPass());
   device.addPass(createLowerAffinePass());
   device.addPass(arith::createArithExpandOpsPass());
   device.addPass(createSCFToControlFlowPass());
