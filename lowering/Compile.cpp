@@ -6,15 +6,15 @@
 
 #include "lowering/Compile.h"
 #include "lowering/Entry/Entry.h"
+#include "lowering/NVPTX/NVPTXTargetInfo.h"
 
 #include "dialect/Seq/IR/SeqDialect.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -71,9 +71,10 @@ static void prepareContext(MLIRContext &context) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<SeqDialect>();
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerOpenMPDialectTranslation(registry);
+  // LLVM, OpenMP, and for the NVPTX target the GPU and NVVM dialects
+  // (gpu-module-to-binary translates kernels to LLVM IR, the host's
+  // gpu.binary ops embed them).
+  registerAllToLLVMIRTranslations(registry);
   context.appendDialectRegistry(registry);
 }
 
@@ -402,6 +403,65 @@ void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
   }
 }
 
+/// Checks what the NVPTX target needs before any work is done: a known
+/// architecture and binary format, and the CUDA toolkit's libdevice (and
+/// ptxas and fatbinary when the kernels are assembled here).
+static LogicalResult checkNVPTXOptions(const CompileOptions &options,
+                                       EmitKind emit) {
+  const SeqPipelineOptions &pipeline = options.pipeline;
+  llvm::StringRef arch = pipeline.gpuArch;
+  unsigned version = 0;
+  if (!arch.consume_front("sm_") || arch.getAsInteger(10, version) ||
+      version < 50)
+    return reportError(options, "'" + pipeline.gpuArch +
+                                    "' is not a GPU architecture for "
+                                    "--gpu-arch (expected sm_NN, e.g. sm_80 "
+                                    "or sm_90)");
+  if (pipeline.gpuBinary != "fatbin" && pipeline.gpuBinary != "cubin" &&
+      pipeline.gpuBinary != "ptx")
+    return reportError(options, "'" + pipeline.gpuBinary +
+                                    "' is not a kernel format for "
+                                    "--gpu-binary (fatbin, cubin or ptx)");
+  if (emit == EmitKind::Seq || emit == EmitKind::Linalg ||
+      emit == EmitKind::Header)
+    return success();
+  std::string toolkit = getCUDAToolkitPath(pipeline);
+  SmallVector<std::string> needed = {"nvvm/libdevice/libdevice.10.bc"};
+  if (emit != EmitKind::PTX && pipeline.gpuBinary != "ptx")
+    needed.push_back("bin/ptxas");
+  if (emit != EmitKind::PTX && pipeline.gpuBinary == "fatbin")
+    needed.push_back("bin/fatbinary");
+  for (const std::string &file : needed) {
+    llvm::SmallString<256> path(toolkit);
+    llvm::sys::path::append(path, file);
+    if (!llvm::sys::fs::exists(path))
+      return reportError(options,
+                         "the CUDA toolkit has no '" + path +
+                             "', which --target=nvptx needs (the toolkit is "
+                             "--cuda-path, else $CUDA_HOME, else "
+                             "/usr/local/cuda)");
+  }
+  return success();
+}
+
+/// `--emit=ptx`: the PTX of the kernel module, which the pipeline embedded
+/// as text (gpu-binary=ptx).
+static LogicalResult printPTX(ModuleOp module, const CompileOptions &options,
+                              llvm::raw_ostream &os) {
+  if (options.pipeline.target != SeqTarget::NVPTX)
+    return reportError(options, "--emit=ptx needs --target=nvptx");
+  bool found = false;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute attr : binary.getObjects()) {
+      os << cast<gpu::ObjectAttr>(attr).getObject().getValue();
+      found = true;
+    }
+  });
+  if (!found)
+    os << "// no GPU kernels: the model runs no parallel loop\n";
+  return success();
+}
+
 LogicalResult mlir::seq::compileModule(ModuleOp module,
                                        const CompileOptions &options,
                                        llvm::raw_ostream &os) {
@@ -425,10 +485,14 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
     return success();
   }
 
+  if (options.pipeline.target == SeqTarget::NVPTX &&
+      failed(checkNVPTXOptions(options, emit)))
+    return failure();
+
   // Create the target machine before lowering: a bad --march or --mcpu is
   // then reported before any work is done.
   bool needsMachine = emit != EmitKind::Seq && emit != EmitKind::Linalg &&
-                      emit != EmitKind::LLVMMLIR &&
+                      emit != EmitKind::LLVMMLIR && emit != EmitKind::PTX &&
                       emit != EmitKind::MemoryPlan;
   std::unique_ptr<llvm::TargetMachine> machine;
   if (needsMachine) {
@@ -449,6 +513,8 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
   // The register tiles of the generated kernels follow the target's vector
   // registers; without a machine (--emit=linalg, llvm-mlir), the host's.
   CompileOptions lowering = options;
+  if (emit == EmitKind::PTX)
+    lowering.pipeline.gpuBinary = "ptx";
   if (!machine) {
     llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
         createTargetMachine(options.codegen);
@@ -473,6 +539,8 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
          << "\n";
     return success();
   }
+  if (emit == EmitKind::PTX)
+    return printPTX(module, options, os);
   if (!needsMachine) {
     module.print(os);
     return success();

@@ -50,6 +50,8 @@ enum class EmitKind {
   Linalg,
   /// The LLVM dialect, entry points included.
   LLVMMLIR,
+  /// The PTX of the model's GPU kernels (--target=nvptx).
+  PTX,
   /// The report of seq-plan-memory: where each intermediate lives in the
   /// model's arena, and the planned peak.
   MemoryPlan,

@@ -25,6 +25,9 @@ namespace seq {
 enum class SeqTarget {
   /// The host CPU: scalar loops, OpenMP across cores, LLVM's vectorizers.
   CPU,
+  /// NVIDIA GPUs: kernels in PTX (lowering/NVPTX/), embedded in the host
+  /// object and launched through the runtime's CUDA driver layer.
+  NVPTX,
 };
 
 /// The highest optimization level; levels are 0 to kMaxOptLevel.
@@ -64,6 +67,22 @@ struct SeqPipelineOptions {
   /// were (seq-cpu-outline-kernels): less code for LLVM to optimize and
   /// generate, the same ops at run time.
   bool outlineKernels = true;
+
+  /// NVPTX: the GPU architecture the kernels are compiled for ("sm_80").
+  std::string gpuArch = "sm_80";
+
+  /// NVPTX: how the kernels are embedded. "fatbin": assembled by ptxas for
+  /// gpuArch, with their PTX for later GPUs (needs the CUDA toolkit at
+  /// compile time); "ptx": PTX text, compiled by the driver when the model
+  /// loads; "cubin": assembled for gpuArch alone.
+  std::string gpuBinary = "fatbin";
+
+  /// NVPTX: the CUDA toolkit (libdevice, ptxas, fatbinary); empty for
+  /// $CUDA_HOME, else /usr/local/cuda.
+  std::string cudaPath;
+
+  /// NVPTX: threads per block of the kernels mapped from parallel loops.
+  int64_t gpuBlockSize = 256;
 
   /// Emit a remark at every op that does not get the fused or vectorized
   /// form of its level (a fallback to a slower path), saying why.

@@ -13,7 +13,10 @@
 #include "lowering/Pipelines.h"
 #include "lowering/CPU/CPUTargetInfo.h"
 #include "lowering/CPU/Passes.h"
+#include "lowering/Common/Passes.h"
 #include "lowering/Entry/Entry.h"
+#include "lowering/NVPTX/NVPTXTargetInfo.h"
+#include "lowering/NVPTX/Passes.h"
 #include "lowering/SeqToLinalg/Passes.h"
 #include "passes/Passes.h"
 
@@ -39,6 +42,10 @@ const TargetInfoBase &mlir::seq::getTargetInfo(SeqTarget target) {
     static const CPUTargetInfo cpu;
     return cpu;
   }
+  case SeqTarget::NVPTX: {
+    static const NVPTXTargetInfo nvptx;
+    return nvptx;
+  }
   }
   llvm_unreachable("unknown SeqTarget");
 }
@@ -46,6 +53,7 @@ const TargetInfoBase &mlir::seq::getTargetInfo(SeqTarget target) {
 std::optional<SeqTarget> mlir::seq::parseSeqTarget(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<SeqTarget>>(name)
       .Case("cpu", SeqTarget::CPU)
+      .Case("nvptx", SeqTarget::NVPTX)
       .Default(std::nullopt);
 }
 
@@ -82,6 +90,10 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.runtimeAllocator = runtimeAllocator;
   options.remarks = remarks;
   options.outlineKernels = outlineKernels;
+  options.gpuArch = gpuArch;
+  options.gpuBinary = gpuBinary;
+  options.cudaPath = cudaPath;
+  options.gpuBlockSize = gpuBlockSize;
   return options;
 }
 
@@ -177,7 +189,8 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
   // First, while the function type still has tensors with their element
   // types and dynamic dimensions.
   if (options.emitEntry)
-    pm.addPass(createSeqBuildManifest());
+    pm.addPass(createSeqBuildManifest(
+        {/*target=*/target.getName().str()}));
 
   buildSeqToTensorPipeline(pm, options);
   buildSeqBufferizationPipeline(pm, options);
@@ -203,7 +216,9 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
 //===----------------------------------------------------------------------===//
 
 void mlir::seq::registerLoweringPipelines() {
+  registerSeqLoweringCommonPasses();
   registerSeqCPUPasses();
+  registerSeqNVPTXPasses();
   registerSeqEntryPasses();
 
   PassPipelineRegistration<SeqLowerToLinalgPipelineOptions>(

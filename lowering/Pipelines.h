@@ -40,7 +40,9 @@ struct SeqLowerToLinalgPipelineOptions
   Option<SeqTarget> target{
       *this, "target", llvm::cl::desc("Device to generate code for"),
       llvm::cl::init(SeqTarget::CPU),
-      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"))};
+      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"),
+                       clEnumValN(SeqTarget::NVPTX, "nvptx",
+                                  "NVIDIA GPUs (PTX kernels)"))};
 
   /// The options as the pipeline builders take them (defaults elsewhere).
   SeqPipelineOptions toOptions() const;
@@ -55,7 +57,9 @@ struct SeqLowerToLLVMPipelineOptions
   Option<SeqTarget> target{
       *this, "target", llvm::cl::desc("Device to generate code for"),
       llvm::cl::init(SeqTarget::CPU),
-      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"))};
+      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"),
+                       clEnumValN(SeqTarget::NVPTX, "nvptx",
+                                  "NVIDIA GPUs (PTX kernels)"))};
   Option<bool> enableOpenMP{
       *this, "openmp",
       llvm::cl::desc("Run parallel loops on all cores with OpenMP (-O1+)"),
@@ -87,6 +91,23 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("Allocate buffers through the seqc runtime's "
                      "_mlir_memref_to_llvm_alloc/free, which reuses them"),
       llvm::cl::init(false)};
+  Option<std::string> gpuArch{
+      *this, "gpu-arch",
+      llvm::cl::desc("NVPTX: GPU architecture of the kernels (sm_80, sm_90)"),
+      llvm::cl::init("sm_80")};
+  Option<std::string> gpuBinary{
+      *this, "gpu-binary",
+      llvm::cl::desc("NVPTX: embed kernels as fatbin, cubin or ptx"),
+      llvm::cl::init("fatbin")};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("NVPTX: the CUDA toolkit (default $CUDA_HOME, else "
+                     "/usr/local/cuda)"),
+      llvm::cl::init("")};
+  Option<int64_t> gpuBlockSize{
+      *this, "gpu-block-size",
+      llvm::cl::desc("NVPTX: threads per block of mapped parallel loops"),
+      llvm::cl::init(256)};
   Option<bool> emitEntry{
       *this, "emit-entry",
       llvm::cl::desc("Emit seqc_manifest and seqc_invoke for the model "

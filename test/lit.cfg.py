@@ -35,6 +35,16 @@ llvm_config.use_default_substitutions()
 if os.environ.get("SEQC_CXX"):
     config.available_features.add("sanitized-models")
 
+# The NVPTX target's tests assemble the PTX seqc emits with the CUDA
+# toolkit's ptxas (there is no GPU to run it on: docs/gpu.md).
+cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+ptxas = os.path.join(cuda_home, "bin", "ptxas")
+if os.path.exists(ptxas) and os.path.exists(
+        os.path.join(cuda_home, "nvvm", "libdevice", "libdevice.10.bc")):
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%ptxas", ptxas))
+    config.environment["CUDA_HOME"] = cuda_home
+
 tool_dirs = [config.seqc_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("seq-opt", unresolved="fatal"),

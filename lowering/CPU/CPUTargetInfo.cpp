@@ -6,6 +6,7 @@
 
 #include "lowering/CPU/CPUTargetInfo.h"
 #include "lowering/CPU/Passes.h"
+#include "lowering/Common/Passes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -160,7 +161,7 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
   // Subviews, reshapes and casts become explicit descriptor arithmetic,
   // which introduces affine.apply again. The reshapes that 22's
   // expand-strided-metadata crashes on are expanded first.
-  pm.addPass(createSeqCPULowerDynamicExpandShape());
+  pm.addPass(createSeqLowerDynamicExpandShape());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Vector ops of the contraction kernels: loads, masked loads and stores,

@@ -101,42 +101,6 @@ def SeqCPULowerStridedCopies : Pass<"seq-cpu-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def SeqCPULowerDynamicExpandShape
-    : Pass<"seq-cpu-lower-dynamic-expand-shape"> {
-  let summary = "Rewrites memref.expand_shape ops that split one dynamic "
-                "dimension into several into memref.reinterpret_cast";
-  let description = [{
-    MLIR 22's `expand-strided-metadata` crashes (a null attribute in
-    `memref.reinterpret_cast`'s builder) on an expand_shape whose
-    reassociation group has more than one dynamic result dimension, such as
-    the `[b * n, d] -> [b, n, d]` reshapes that the seq lowering produces
-    around every projection. This pass performs the same expansion for those
-    ops: the source's base, offset and strides come from
-    `memref.extract_strided_metadata`, the sizes from `output_shape`, and the
-    strides inside a group are the source stride times the sizes of the
-    dimensions to its right. Static values stay static, so the result type
-    (and its layout) are those of the expand_shape. Other expand_shape ops are
-    left to `expand-strided-metadata`.
-
-    ```mlir
-    %e = memref.expand_shape %x [[0, 1], [2]] output_shape [%b, %n, 64]
-        : memref<?x64xf32> into memref<?x?x64xf32>
-    ```
-
-    becomes
-
-    ```mlir
-    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %x
-    %s0 = arith.muli %n, %c64 : index
-    %e = memref.reinterpret_cast %base to offset: [0],
-        sizes: [%b, %n, 64], strides: [%s0, 64, 1]
-        : memref<f32> to memref<?x?x64xf32>
-    ```
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::memref::MemRefDialect"];
-}
-
 def SeqCPUCheckLowered : Pass<"seq-cpu-check-lowered", "::mlir::ModuleOp"> {
   let summary = "Fails if an op without an LLVM IR translation survives";
   let description = [{

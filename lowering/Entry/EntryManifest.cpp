@@ -30,6 +30,7 @@ using namespace mlir::seq;
 namespace {
 struct SeqBuildManifestPass
     : public mlir::seq::impl::SeqBuildManifestBase<SeqBuildManifestPass> {
+  using Base::Base;
   void runOnOperation() override;
 };
 } // namespace
@@ -55,7 +56,7 @@ void SeqBuildManifestPass::runOnOperation() {
 
   // The runtime reads `const char seqc_manifest[]`: a constant, externally
   // visible, NUL-terminated byte array.
-  std::string json = toManifestJSON(*signature);
+  std::string json = toManifestJSON(*signature, target);
   json.push_back('\0');
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   auto arrayType = LLVM::LLVMArrayType::get(builder.getI8Type(), json.size());

@@ -37,8 +37,15 @@ def SeqBuildManifest : Pass<"seq-build-manifest", "::mlir::ModuleOp"> {
       manifest now holds (the translation to LLVM IR would warn about each).
 
     Runs first, on `seq` ops and tensors, while element types and symbolic
-    dimensions are still in the function type.
+    dimensions are still in the function type. With `target=nvptx` the
+    manifest says `"target": "nvptx"`, which tells the runtime to set up the
+    CUDA driver and device-accessible memory when the model loads; CPU
+    manifests have no `target` key.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "The device the model's kernels run on (cpu, nvptx)">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 

@@ -19,6 +19,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -30,6 +31,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary (the NVPTX pipeline) translates kernels to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::seq::SeqDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "seq optimizer driver\n", registry));

@@ -53,6 +53,7 @@ enum class Emit {
   /// Later stages, produced by lowering/Compile.h (seq::EmitKind).
   Linalg,
   LLVMMLIR,
+  PTX,
   LLVMIR,
   Asm,
   Obj,
@@ -89,6 +90,8 @@ static cl::opt<Emit> emit(
                           "linalg on tensors, after fusion"),
                clEnumValN(Emit::LLVMMLIR, "llvm-mlir",
                           "the LLVM dialect, with the ABI entry points"),
+               clEnumValN(Emit::PTX, "ptx",
+                          "the PTX of the GPU kernels (--target=nvptx)"),
                clEnumValN(Emit::LLVMIR, "llvm-ir", "optimized LLVM IR"),
                clEnumValN(Emit::Asm, "asm", "target assembly"),
                clEnumValN(Emit::Obj, "obj", "an object file (as -c)"),
@@ -121,6 +124,33 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     mattr("mattr", cl::desc("Extra target features, e.g. +avx2,-fma"),
           cl::value_desc("features"), cl::cat(seqcCategory));
+
+static cl::opt<std::string>
+    target("target",
+           cl::desc("Device the model's kernels run on: cpu (default) or "
+                    "nvptx (NVIDIA GPUs)"),
+           cl::value_desc("cpu|nvptx"), cl::init("cpu"),
+           cl::cat(seqcCategory));
+
+static cl::opt<std::string> gpuArch(
+    "gpu-arch",
+    cl::desc("With --target=nvptx: the GPU architecture (default sm_80; the "
+             "embedded PTX also runs on later GPUs)"),
+    cl::value_desc("sm_NN"), cl::init("sm_80"), cl::cat(seqcCategory));
+
+static cl::opt<std::string> gpuBinary(
+    "gpu-binary",
+    cl::desc("With --target=nvptx: embed the kernels as fatbin (default: "
+             "machine code for --gpu-arch and PTX), cubin or ptx (compiled by "
+             "the driver at load time)"),
+    cl::value_desc("fatbin|cubin|ptx"), cl::init("fatbin"),
+    cl::cat(seqcCategory));
+
+static cl::opt<std::string> cudaPath(
+    "cuda-path",
+    cl::desc("With --target=nvptx: the CUDA toolkit (default: $CUDA_HOME, "
+             "else /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(seqcCategory));
 
 static cl::opt<bool> remarks(
     "remarks",
@@ -235,7 +265,10 @@ static LogicalResult compile(llvm::SourceMgr &sourceMgr, MLIRContext &context,
       return failure();
     if (listParams)
       return printParams(*signature, os);
-    os << seq::toManifestJSON(*signature) << "\n";
+    os << seq::toManifestJSON(
+              *signature,
+              seq::getTargetInfo(compileOptions.pipeline.target).getName())
+       << "\n";
     return success();
   }
 
@@ -248,6 +281,7 @@ static LogicalResult compile(llvm::SourceMgr &sourceMgr, MLIRContext &context,
     break;
   case Emit::Linalg:
   case Emit::LLVMMLIR:
+  case Emit::PTX:
   case Emit::LLVMIR:
   case Emit::Asm:
   case Emit::Obj:
@@ -295,6 +329,9 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   case Emit::LLVMMLIR:
     options.emit = seq::EmitKind::LLVMMLIR;
     break;
+  case Emit::PTX:
+    options.emit = seq::EmitKind::PTX;
+    break;
   case Emit::LLVMIR:
     options.emit = seq::EmitKind::LLVMIR;
     break;
@@ -328,6 +365,21 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.outputPath = output;
   options.sourceName =
       inputFilename == "-" ? std::string("<stdin>") : inputFilename.getValue();
+  std::optional<seq::SeqTarget> device = seq::parseSeqTarget(target);
+  if (!device)
+    return error("'" + target + "' is not a target for --target (cpu or "
+                 "nvptx)");
+  if (*device != seq::SeqTarget::NVPTX &&
+      (gpuArch.getNumOccurrences() || gpuBinary.getNumOccurrences() ||
+       cudaPath.getNumOccurrences()))
+    return error("--gpu-arch, --gpu-binary and --cuda-path need "
+                 "--target=nvptx");
+  if (emit == Emit::PTX && *device != seq::SeqTarget::NVPTX)
+    return error("--emit=ptx needs --target=nvptx");
+  options.pipeline.target = *device;
+  options.pipeline.gpuArch = gpuArch;
+  options.pipeline.gpuBinary = gpuBinary;
+  options.pipeline.cudaPath = cudaPath;
   options.pipeline.optLevel = optLevel;
   options.pipeline.enableOpenMP = openmp;
   options.pipeline.remarks = remarks;

@@ -270,19 +270,22 @@ static llvm::json::Value toJSON(Attribute value) {
   return cast<StringAttr>(value).getValue().str();
 }
 
-std::string mlir::seq::toManifestJSON(const ModelSignature &signature) {
+std::string mlir::seq::toManifestJSON(const ModelSignature &signature,
+                                      llvm::StringRef target) {
   llvm::json::Object hyper;
   for (const auto &[name, value] : signature.hyper)
     hyper[name] = toJSON(value);
-  llvm::json::Value manifest =
-      llvm::json::Object{{"model", signature.model},
-                         {"inputs", toJSON(signature.inputs)},
-                         {"outputs", toJSON(signature.outputs)},
-                         {"params", toJSON(signature.params)},
-                         {"hyper", std::move(hyper)}};
+  llvm::json::Object manifest{{"model", signature.model},
+                              {"inputs", toJSON(signature.inputs)},
+                              {"outputs", toJSON(signature.outputs)},
+                              {"params", toJSON(signature.params)},
+                              {"hyper", std::move(hyper)}};
+  if (target != "cpu")
+    manifest["target"] = target.str();
   // llvm::json prints an object's keys sorted, whatever order they were
   // added in.
-  return llvm::formatv("{0:2}", manifest).str();
+  return llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
+      .str();
 }
 
 llvm::json::Value mlir::seq::toParamsJSON(const ModelSignature &signature) {

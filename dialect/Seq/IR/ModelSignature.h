@@ -126,7 +126,10 @@ FailureOr<ModelSignature> readModelSignature(ModuleOp module);
 
 /// The manifest of docs/abi.md as JSON text: keys sorted, indented by two
 /// spaces, no trailing newline. `seqc_manifest` holds exactly this text.
-std::string toManifestJSON(const ModelSignature &signature);
+/// A `target` other than "cpu" (the default, which has no key) is recorded
+/// as the manifest's "target".
+std::string toManifestJSON(const ModelSignature &signature,
+                           llvm::StringRef target = "cpu");
 
 /// The JSON array of {name, shape, dtype} that `seqc --list-params --json`
 /// prints.

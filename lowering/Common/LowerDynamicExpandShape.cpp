@@ -11,7 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lowering/CPU/Passes.h"
+#include "lowering/Common/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -19,8 +21,8 @@
 
 namespace mlir {
 namespace seq {
-#define GEN_PASS_DEF_SEQCPULOWERDYNAMICEXPANDSHAPE
-#include "lowering/CPU/Passes.h.inc"
+#define GEN_PASS_DEF_SEQLOWERDYNAMICEXPANDSHAPE
+#include "lowering/Common/Passes.h.inc"
 } // namespace seq
 } // namespace mlir
 
@@ -89,9 +91,9 @@ struct ExpandShapeToReinterpretCast
   }
 };
 
-struct SeqCPULowerDynamicExpandShapePass
-    : public mlir::seq::impl::SeqCPULowerDynamicExpandShapeBase<
-          SeqCPULowerDynamicExpandShapePass> {
+struct SeqLowerDynamicExpandShapePass
+    : public mlir::seq::impl::SeqLowerDynamicExpandShapeBase<
+          SeqLowerDynamicExpandShapePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandShapeToReinterpretCast>(&getContext());

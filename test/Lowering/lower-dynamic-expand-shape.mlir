@@ -1,5 +1,5 @@
-// RUN: seq-opt %s --seq-cpu-lower-dynamic-expand-shape -split-input-file | FileCheck %s
-// RUN: seq-opt %s --seq-cpu-lower-dynamic-expand-shape --expand-strided-metadata -split-input-file | FileCheck %s --check-prefix=ESM
+// RUN: seq-opt %s --seq-lower-dynamic-expand-shape -split-input-file | FileCheck %s
+// RUN: seq-opt %s --seq-lower-dynamic-expand-shape --expand-strided-metadata -split-input-file | FileCheck %s --check-prefix=ESM
 
 // A group with two dynamic result dimensions: what 22's
 // expand-strided-metadata crashes on. The strides inside the group are

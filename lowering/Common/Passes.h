@@ -1,0 +1,32 @@
+//===- Passes.h - buffer passes shared by the targets -----------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Passes on buffers that every target's lowering to the LLVM dialect needs:
+// workarounds for upstream conversions that the CPU and NVPTX pipelines both
+// run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_COMMON_PASSES_H
+#define SEQC_LOWERING_COMMON_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace seq {
+
+#define GEN_PASS_DECL
+#include "lowering/Common/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lowering/Common/Passes.h.inc"
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_COMMON_PASSES_H

@@ -1,0 +1,300 @@
+//===- MapToGPU.cpp - outermost parallel loops to GPU kernels -------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// One kernel per outermost scf.parallel, one thread per iteration of its
+// linearized iteration space; see the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/NVPTX/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir {
+namespace seq {
+#define GEN_PASS_DEF_SEQNVPTXMAPTOGPU
+#include "lowering/NVPTX/Passes.h.inc"
+} // namespace seq
+} // namespace mlir
+
+using namespace mlir;
+
+//===----------------------------------------------------------------------===//
+// Copies
+//===----------------------------------------------------------------------===//
+
+/// Rewrites `copy` into an scf.parallel of element loads and stores, which
+/// the mapping below turns into a kernel (or runs in the enclosing thread).
+static void lowerCopy(memref::CopyOp copy) {
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  auto type = cast<MemRefType>(copy.getSource().getType());
+  if (type.getRank() == 0) {
+    Value value = memref::LoadOp::create(b, loc, copy.getSource());
+    memref::StoreOp::create(b, loc, value, copy.getTarget());
+    copy.erase();
+    return;
+  }
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> lbs(type.getRank(), zero), steps(type.getRank(), one);
+  SmallVector<Value> ubs;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    ubs.push_back(b.createOrFold<memref::DimOp>(loc, copy.getSource(), i));
+  scf::ParallelOp::create(
+      b, loc, lbs, ubs, steps,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
+        Value value =
+            memref::LoadOp::create(nested, nestedLoc, copy.getSource(), ivs);
+        memref::StoreOp::create(nested, nestedLoc, value, copy.getTarget(),
+                                ivs);
+      });
+  copy.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// What a kernel may hold
+//===----------------------------------------------------------------------===//
+
+/// Returns why the body of `loop` cannot run as a GPU kernel, or an empty
+/// string when it can.
+static std::string whyNotAKernel(scf::ParallelOp loop) {
+  if (loop.getNumResults() != 0)
+    return "it is a parallel reduction";
+  std::string reason;
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (!alloc.getType().hasStaticShape()) {
+        reason = "its body allocates a buffer of dynamic shape";
+        return WalkResult::interrupt();
+      }
+    } else if (isa<func::CallOp, memref::AllocaScopeOp>(op)) {
+      reason = "its body holds '" + op->getName().getStringRef().str() + "'";
+      return WalkResult::interrupt();
+    } else if (auto nested = dyn_cast<scf::ParallelOp>(op)) {
+      if (nested.getNumResults() != 0) {
+        reason = "its body holds a parallel reduction";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return reason;
+}
+
+/// Replaces the scf.parallel `loop` (without results) by a nest of scf.for
+/// loops with the same body: the iterations of one thread.
+static void serialize(scf::ParallelOp loop) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  IRMapping mapping;
+  Block *innermost = nullptr;
+  for (auto [lb, ub, step, iv] :
+       llvm::zip_equal(loop.getLowerBound(), loop.getUpperBound(),
+                       loop.getStep(), loop.getInductionVars())) {
+    auto forOp = scf::ForOp::create(b, loc, lb, ub, step);
+    mapping.map(iv, forOp.getInductionVar());
+    innermost = forOp.getBody();
+    b.setInsertionPointToStart(innermost);
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, mapping);
+  loop.erase();
+}
+
+/// Turns the static allocations of a kernel body into private buffers of
+/// each thread; their deallocations go away with them.
+static void privatizeAllocations(Block *body) {
+  SmallVector<memref::AllocOp> allocs;
+  body->walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  for (memref::AllocOp alloc : allocs) {
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    OpBuilder b(alloc);
+    auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
+                                           alloc.getDynamicSizes(),
+                                           alloc.getSymbolOperands(),
+                                           alloc.getAlignmentAttr());
+    alloc.replaceAllUsesWith(alloca.getResult());
+    alloc.erase();
+  }
+}
+
+/// Whether `value` is a constant global or a view of one: the host's address
+/// of such a buffer is not the device's, so the kernel must rebuild it from
+/// the GPU module's copy of the global.
+static bool isGlobalView(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<memref::GetGlobalOp>(def))
+    return true;
+  if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+    return isGlobalView(view.getViewSource());
+  return false;
+}
+
+/// Clones the defining ops of `value` (a global view, see above) at `b`.
+static Value cloneGlobalView(OpBuilder &b, Value value, IRMapping &mapping) {
+  if (Value mapped = mapping.lookupOrNull(value))
+    return mapped;
+  Operation *def = value.getDefiningOp();
+  for (Value operand : def->getOperands())
+    if (isGlobalView(operand))
+      cloneGlobalView(b, operand, mapping);
+  Operation *clone = b.clone(*def, mapping);
+  return clone->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+//===----------------------------------------------------------------------===//
+// The launch
+//===----------------------------------------------------------------------===//
+
+/// Replaces `loop` by a launch of ceil(iterations / blockSize) blocks of
+/// `blockSize` threads, each running one iteration.
+static void mapToLaunch(scf::ParallelOp loop, int64_t blockSize) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+
+  // Iterations per dimension, and in all.
+  SmallVector<Value> counts;
+  Value total = one;
+  for (auto [lb, ub, step] : llvm::zip_equal(
+           loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    Value extent = b.createOrFold<arith::SubIOp>(loc, ub, lb);
+    Value count = b.createOrFold<arith::CeilDivSIOp>(loc, extent, step);
+    count = b.createOrFold<arith::MaxSIOp>(loc, count, zero);
+    counts.push_back(count);
+    total = b.createOrFold<arith::MulIOp>(loc, total, count);
+  }
+  Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
+  Value blocks = b.createOrFold<arith::CeilDivSIOp>(loc, total, threads);
+
+  // A grid of zero blocks is an error for the driver: skip empty loops.
+  Value nonEmpty =
+      b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, total,
+                                    zero);
+  auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, threads, one,
+                                      one);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value linear = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, launch.getBlockIds().x, threads),
+      launch.getThreadIds().x);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        linear, total);
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  gpu::TerminatorOp::create(b, loc);
+
+  // The innermost dimension varies fastest across threads.
+  b.setInsertionPointToStart(guard.thenBlock());
+  IRMapping mapping;
+  Value rest = linear;
+  int64_t rank = counts.size();
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    Value index = rest;
+    if (i > 0) {
+      index = arith::RemUIOp::create(b, loc, rest, counts[i]);
+      rest = arith::DivUIOp::create(b, loc, rest, counts[i]);
+    }
+    Value iv = arith::AddIOp::create(
+        b, loc, loop.getLowerBound()[i],
+        arith::MulIOp::create(b, loc, index, loop.getStep()[i]));
+    mapping.map(loop.getInductionVars()[i], iv);
+  }
+  // Constant globals come from the GPU module's copy.
+  loop.getBody()->walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && !loop->isAncestor(def) && isGlobalView(operand))
+        cloneGlobalView(b, operand, mapping);
+  });
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, mapping);
+  loop.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct SeqNVPTXMapToGPUPass
+    : public mlir::seq::impl::SeqNVPTXMapToGPUBase<SeqNVPTXMapToGPUPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void SeqNVPTXMapToGPUPass::runOnOperation() {
+  Operation *root = getOperation();
+  if (blockSize < 1 || blockSize > 1024) {
+    root->emitError() << "seq-nvptx-map-to-gpu: block-size "
+                      << static_cast<int64_t>(blockSize)
+                      << " is not between 1 and 1024 threads";
+    return signalPassFailure();
+  }
+  SmallVector<memref::CopyOp> copies;
+  root->walk([&](memref::CopyOp copy) {
+    if (!copy->getParentOfType<gpu::LaunchOp>())
+      copies.push_back(copy);
+  });
+  for (memref::CopyOp copy : copies)
+    lowerCopy(copy);
+
+  // Outermost parallel loops, outside existing launches.
+  SmallVector<scf::ParallelOp> outermost;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      outermost.push_back(loop);
+      return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+
+  for (scf::ParallelOp loop : outermost) {
+    std::string reason = whyNotAKernel(loop);
+    if (!reason.empty()) {
+      if (remarks)
+        loop.emitRemark() << "runs on the host, not on the GPU: " << reason;
+      continue;
+    }
+    SmallVector<scf::ParallelOp> nested;
+    loop.getBody()->walk<WalkOrder::PostOrder>(
+        [&](scf::ParallelOp inner) { nested.push_back(inner); });
+    for (scf::ParallelOp inner : nested)
+      serialize(inner);
+    privatizeAllocations(loop.getBody());
+    mapToLaunch(loop, blockSize);
+  }
+
+  // Loop nests without a parallel loop run on the host.
+  if (remarks)
+    root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::LaunchOp, scf::ParallelOp>(op))
+        return WalkResult::skip();
+      if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+        bool hasLaunch = false;
+        forOp->walk([&](gpu::LaunchOp) { hasLaunch = true; });
+        if (!hasLaunch) {
+          forOp.emitRemark()
+              << "runs on the host, not on the GPU: a loop nest without "
+                 "parallel iterations";
+          return WalkResult::skip();
+        }
+      }
+      return WalkResult::advance();
+    });
+}

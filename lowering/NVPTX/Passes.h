@@ -1,0 +1,34 @@
+//===- Passes.h - passes of the NVPTX target --------------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Passes of the NVPTX target (NVPTXTargetInfo.cpp): the mapping of parallel
+// loops to GPU kernels, and the final legality check.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_NVPTX_PASSES_H
+#define SEQC_LOWERING_NVPTX_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace seq {
+
+#define GEN_PASS_DECL
+#include "lowering/NVPTX/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lowering/NVPTX/Passes.h.inc"
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_NVPTX_PASSES_H

@@ -1,0 +1,146 @@
+// RUN: seq-opt %s --seq-nvptx-map-to-gpu="block-size=128 remarks=true" --canonicalize -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: not seq-opt %s --seq-nvptx-map-to-gpu="block-size=2048" -split-input-file 2>&1 | FileCheck %s --check-prefix=SIZE
+// SIZE: error: seq-nvptx-map-to-gpu: block-size 2048 is not between 1 and 1024 threads
+
+// A 2-D parallel loop: one thread per iteration, the iteration space
+// linearized with the innermost dimension fastest, blocks of 128 threads,
+// and no launch for an empty iteration space.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[M:.*]] = memref.dim %[[X]], %[[C0]]
+// CHECK-DAG: %[[N:.*]] = memref.dim %[[X]], %[[C1]]
+// CHECK: %[[COUNTM:.*]] = arith.maxsi %[[M]], %[[C0]]
+// CHECK: %[[COUNTN:.*]] = arith.maxsi %[[N]], %[[C0]]
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[COUNTM]], %[[COUNTN]]
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivsi %[[TOTAL]], %[[C128]]
+// CHECK: %[[NONEMPTY:.*]] = arith.cmpi sgt, %[[TOTAL]], %[[C0]]
+// CHECK: scf.if %[[NONEMPTY]] {
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C128]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]])
+// CHECK: %[[B:.*]] = arith.muli %[[BX]], %[[C128]]
+// CHECK: %[[LIN:.*]] = arith.addi %[[B]], %[[TX]]
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[LIN]], %[[TOTAL]]
+// CHECK: scf.if %[[IN]] {
+// CHECK: %[[J:.*]] = arith.remui %[[LIN]], %[[COUNTN]]
+// CHECK: %[[I:.*]] = arith.divui %[[LIN]], %[[COUNTN]]
+// CHECK: %[[V:.*]] = memref.load %[[X]][%[[I]], %[[J]]]
+// CHECK: %[[E:.*]] = math.exp %[[V]]
+// CHECK: memref.store %[[E]], %[[Y]][%[[I]], %[[J]]]
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+func.func @elementwise(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %n = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %n) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<?x?xf32>
+    %e = math.exp %v : f32
+    memref.store %e, %y[%i, %j] : memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
+// Nested parallel loops run in their thread; static scratch buffers become
+// private to it.
+// CHECK-LABEL: func.func @nested
+// CHECK: gpu.launch
+// CHECK: memref.alloca() : memref<64xf32>
+// CHECK-NOT: memref.alloc(
+// CHECK: scf.for
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: memref.dealloc
+// CHECK: gpu.terminator
+func.func @nested(%x: memref<8x64xf32>, %y: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %t = memref.alloc() : memref<64xf32>
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      %v = memref.load %x[%i, %j] : memref<8x64xf32>
+      memref.store %v, %t[%j] : memref<64xf32>
+    }
+    %s = scf.for %j = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> f32 {
+      %v = memref.load %t[%j] : memref<64xf32>
+      %a = arith.addf %acc, %v : f32
+      scf.yield %a : f32
+    }
+    memref.store %s, %y[%i] : memref<8xf32>
+    memref.dealloc %t : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// A copy runs as a kernel too.
+// CHECK-LABEL: func.func @copy
+// CHECK-NOT: memref.copy
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}} : memref<?xf32>
+// CHECK: memref.store %{{.*}} : memref<?xf32>
+func.func @copy(%x: memref<?xf32>, %y: memref<?xf32>) {
+  memref.copy %x, %y : memref<?xf32> to memref<?xf32>
+  return
+}
+
+// -----
+
+// Constant globals are read from the kernel module's copy: the view is
+// rebuilt inside the kernel.
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+// CHECK-LABEL: func.func @global
+// CHECK: gpu.launch
+// CHECK: %[[G:.*]] = memref.get_global @table : memref<4xf32>
+// CHECK: memref.load %[[G]]
+func.func @global(%y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %g = memref.get_global @table : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %g[%i] : memref<4xf32>
+    memref.store %v, %y[%i] : memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+// What cannot be a kernel stays on the host, with a remark.
+// CHECK-LABEL: func.func @host
+// CHECK-NOT: gpu.launch
+func.func @host(%x: memref<?xf32>, %y: memref<f32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-remark @below {{runs on the host, not on the GPU: it is a parallel reduction}}
+  %sum = scf.parallel (%i) = (%c0) to (%n) step (%c1) init (%zero) -> f32 {
+    %v = memref.load %x[%i] : memref<?xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      scf.reduce.return %s : f32
+    }
+  }
+  // expected-remark @below {{runs on the host, not on the GPU: its body allocates a buffer of dynamic shape}}
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %t = memref.alloc(%n) : memref<?xf32>
+    memref.dealloc %t : memref<?xf32>
+  }
+  // expected-remark @below {{runs on the host, not on the GPU: a loop nest without parallel iterations}}
+  %total = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    %v = memref.load %x[%i] : memref<?xf32>
+    %a = arith.addf %acc, %v : f32
+    scf.yield %a : f32
+  }
+  memref.store %total, %y[] : memref<f32>
+  return
+}
