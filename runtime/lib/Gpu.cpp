@@ -585,56 +585,61 @@ void launch(CUfunction function, const intptr_t *cluster, intptr_t gridX,
     gpu::recordError("mgpuLaunchKernel: no kernel function");
     return;
   }
-  std::string name = functionName(function);
+  // Messages are built only on failure: a launch stays cheap.
+  auto shape = [&] {
+    return "grid " + std::to_string(gridX) + "x" + std::to_string(gridY) + "x" +
+           std::to_string(gridZ) + ", block " + std::to_string(blockX) + "x" +
+           std::to_string(blockY) + "x" + std::to_string(blockZ);
+  };
+  auto kernel = [&] { return "'" + functionName(function) + "'"; };
   intptr_t dims[6] = {gridX, gridY, gridZ, blockX, blockY, blockZ};
   for (intptr_t dim : dims) {
     if (dim < 1 || dim > intptr_t(UINT32_MAX)) {
-      gpu::recordError("kernel '" + name + "' launched with grid " +
-                       std::to_string(gridX) + "x" + std::to_string(gridY) +
-                       "x" + std::to_string(gridZ) + " and block " +
-                       std::to_string(blockX) + "x" + std::to_string(blockY) +
-                       "x" + std::to_string(blockZ) +
+      gpu::recordError("kernel " + kernel() + " launched with " + shape() +
                        ": every size must be in [1, 2^32)");
       return;
     }
   }
   if (smem < 0) {
-    gpu::recordError("kernel '" + name + "' launched with " +
+    gpu::recordError("kernel " + kernel() + " launched with " +
                      std::to_string(smem) + " bytes of shared memory");
     return;
   }
   ContextScope context;
   // Dynamic shared memory above the default 48 KiB must be opted into.
-  if (smem > 0 &&
-      !check(
-          d.api.cuFuncSetAttribute(
-              function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
-          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = " +
-              std::to_string(smem) + ") of '" + name + "'"))
-    return;
+  if (smem > 0) {
+    CUresult result = d.api.cuFuncSetAttribute(
+        function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
+    if (result != CUDA_SUCCESS) {
+      gpu::recordError("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = " +
+                       std::to_string(smem) + ") of " + kernel() +
+                       " failed: " + describe(result));
+      return;
+    }
+  }
   d.lastLaunched.store(function, std::memory_order_relaxed);
-  std::string shape = " (grid " + std::to_string(gridX) + "x" +
-                      std::to_string(gridY) + "x" + std::to_string(gridZ) +
-                      ", block " + std::to_string(blockX) + "x" +
-                      std::to_string(blockY) + "x" + std::to_string(blockZ) +
-                      ", " + std::to_string(smem) + " bytes of shared memory)";
+  auto failed = [&](const char *call, CUresult result) {
+    gpu::recordError(std::string(call) + " of " + kernel() + " (" + shape() +
+                     ", " + std::to_string(smem) +
+                     " bytes of shared memory) failed: " + describe(result));
+  };
   if (!cluster) {
-    check(d.api.cuLaunchKernel(function, unsigned(gridX), unsigned(gridY),
-                               unsigned(gridZ), unsigned(blockX),
-                               unsigned(blockY), unsigned(blockZ),
-                               unsigned(smem), stream, params, extra),
-          "cuLaunchKernel of '" + name + "'" + shape);
+    if (CUresult result = d.api.cuLaunchKernel(
+            function, unsigned(gridX), unsigned(gridY), unsigned(gridZ),
+            unsigned(blockX), unsigned(blockY), unsigned(blockZ),
+            unsigned(smem), stream, params, extra))
+      failed("cuLaunchKernel", result);
     return;
   }
   if (!d.api.cuLaunchKernelEx) {
-    gpu::recordError("kernel '" + name +
-                     "' uses thread-block clusters, but this CUDA driver has "
+    gpu::recordError("kernel " + kernel() +
+                     " uses thread-block clusters, but this CUDA driver has "
                      "no cuLaunchKernelEx (CUDA 12 or later is needed)");
     return;
   }
   for (int i = 0; i < 3; ++i) {
     if (cluster[i] < 1 || cluster[i] > intptr_t(UINT32_MAX)) {
-      gpu::recordError("kernel '" + name + "' launched with a cluster size " +
+      gpu::recordError("kernel " + kernel() + " launched with a cluster size " +
                        std::to_string(cluster[i]) + " outside [1, 2^32)");
       return;
     }
@@ -658,8 +663,9 @@ void launch(CUfunction function, const intptr_t *cluster, intptr_t gridX,
   config.hStream = stream;
   config.attrs = attributes;
   config.numAttrs = 2;
-  check(d.api.cuLaunchKernelEx(&config, function, params, extra),
-        "cuLaunchKernelEx of '" + name + "'" + shape);
+  if (CUresult result =
+          d.api.cuLaunchKernelEx(&config, function, params, extra))
+    failed("cuLaunchKernelEx", result);
 }
 
 /// " after kernel 'k'" when a kernel was launched, for errors that a
