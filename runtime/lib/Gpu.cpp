@@ -538,6 +538,10 @@ void gpu::resetForTesting() {
     std::lock_guard<std::mutex> lock(modulesMutex());
     for (LazyModule *module : liveModules()) {
       std::lock_guard<std::mutex> moduleLock(module->mutex);
+      if (module->module && driverReady()) {
+        ContextScope context;
+        api().cuModuleUnload(module->module);
+      }
       module->module = nullptr;
       module->failed = false;
       module->functions.clear();

@@ -63,10 +63,10 @@ void recordError(std::string message);
 /// Returns and clears the recorded error ("" if none).
 std::string takeError();
 
-/// Forgets the driver (dlclose) and every loaded module, so that a test can
-/// initialize again with another $SEQC_CUDA_DRIVER; frees the cached
-/// buffers (trimBufferCache) while it still can. Not thread-safe; only
-/// for tests, with no GPU model loaded.
+/// Unloads every loaded module and forgets the driver (dlclose), so that a
+/// test can initialize again with another $SEQC_CUDA_DRIVER; frees the
+/// cached buffers (trimBufferCache) while it still can. Not thread-safe;
+/// only for tests, with no GPU model loaded.
 void resetForTesting();
 
 } // namespace seqc::gpu

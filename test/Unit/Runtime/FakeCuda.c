@@ -66,12 +66,15 @@ struct block {
 static struct block *blocks;
 static size_t numBlocks, blockCapacity;
 
-struct module {
-  char *text; /* a copy of a PTX image, or NULL for a binary one */
-};
-
 struct function {
   char name[128];
+};
+
+struct module {
+  char *text; /* a copy of a PTX image, or NULL for a binary one */
+  /* The functions cuModuleGetFunction returned, freed with the module. */
+  struct function **functions;
+  size_t numFunctions;
 };
 
 /* A fault of fake_fault, reported by the next synchronization. */
@@ -298,6 +301,9 @@ EXPORT CUresult cuModuleUnload(void *handle) {
   struct module *module = handle;
   if (!module)
     return CUDA_ERROR_INVALID_HANDLE;
+  for (size_t i = 0; i < module->numFunctions; ++i)
+    free(module->functions[i]);
+  free(module->functions);
   free(module->text);
   free(module);
   pthread_mutex_lock(&lock);
@@ -320,6 +326,10 @@ EXPORT CUresult cuModuleGetFunction(void **out, void *handle,
   }
   struct function *function = calloc(1, sizeof(*function));
   strcpy(function->name, name);
+  module->functions =
+      realloc(module->functions,
+              (module->numFunctions + 1) * sizeof(*module->functions));
+  module->functions[module->numFunctions++] = function;
   *out = function;
   return CUDA_SUCCESS;
 }
@@ -545,7 +555,14 @@ EXPORT const struct fake_cuda_stats *fake_cuda_get_stats(void) {
   return &stats;
 }
 
-__attribute__((destructor)) static void printSummary(void) {
+/* At exit or dlclose: the summary, and the blocks still allocated are
+   freed (what a process leaves to the real driver at exit). */
+__attribute__((destructor)) static void finish(void) {
+  for (size_t i = 0; i < numBlocks; ++i)
+    free(blocks[i].data);
+  free(blocks);
+  blocks = NULL;
+  numBlocks = blockCapacity = 0;
   if (getenv("FAKE_CUDA_TRACE"))
     fprintf(stderr,
             "fake-cuda: %d cuInit, %d modules loaded, %d unloaded, %d "
