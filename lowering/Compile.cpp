@@ -426,8 +426,12 @@ static LogicalResult checkNVPTXOptions(const CompileOptions &options,
     return reportError(options, "'" + pipeline.gpuBinary +
                                     "' is not a kernel format for "
                                     "--gpu-binary (fatbin, cubin or ptx)");
+  if (pipeline.gpuInterpret && emit == EmitKind::PTX)
+    return reportError(options, "--emit=ptx and --gpu-interpret exclude each "
+                                "other: the interpreter runs the kernels on "
+                                "the host, without PTX");
   if (emit == EmitKind::Seq || emit == EmitKind::Linalg ||
-      emit == EmitKind::Header)
+      emit == EmitKind::Header || pipeline.gpuInterpret)
     return success();
   std::string toolkit = getCUDAToolkitPath(pipeline);
   SmallVector<std::string> needed = {"nvvm/libdevice/libdevice.10.bc"};

@@ -81,6 +81,12 @@ struct SeqPipelineOptions {
   /// $CUDA_HOME, else /usr/local/cuda.
   std::string cudaPath;
 
+  /// NVPTX: run the kernels on the host instead, each launch a loop over
+  /// its blocks and threads (seq-nvptx-launch-to-loops), linked like a CPU
+  /// model: the GPU target's strategy and mapping, checked numerically on
+  /// machines without a GPU (as Triton's interpreter mode does).
+  bool gpuInterpret = false;
+
   /// NVPTX: threads per block of the kernels mapped from parallel loops.
   int64_t gpuBlockSize = 256;
 

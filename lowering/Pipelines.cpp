@@ -94,6 +94,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.gpuBinary = gpuBinary;
   options.cudaPath = cudaPath;
   options.gpuBlockSize = gpuBlockSize;
+  options.gpuInterpret = gpuInterpret;
   return options;
 }
 
@@ -190,7 +191,7 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
   // types and dynamic dimensions.
   if (options.emitEntry)
     pm.addPass(createSeqBuildManifest(
-        {/*target=*/target.getName().str()}));
+        {/*target=*/target.getManifestTarget(options)}));
 
   buildSeqToTensorPipeline(pm, options);
   buildSeqBufferizationPipeline(pm, options);

@@ -104,6 +104,11 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("NVPTX: the CUDA toolkit (default $CUDA_HOME, else "
                      "/usr/local/cuda)"),
       llvm::cl::init("")};
+  Option<bool> gpuInterpret{
+      *this, "gpu-interpret",
+      llvm::cl::desc("NVPTX: run the kernels on the host (launches become "
+                     "loops), to check the GPU mapping without a GPU"),
+      llvm::cl::init(false)};
   Option<int64_t> gpuBlockSize{
       *this, "gpu-block-size",
       llvm::cl::desc("NVPTX: threads per block of mapped parallel loops"),

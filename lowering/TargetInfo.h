@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <string>
 
 namespace mlir {
 namespace seq {
@@ -37,6 +38,13 @@ public:
 
   /// A short lowercase name ("cpu") used in diagnostics and documentation.
   virtual llvm::StringRef getName() const = 0;
+
+  /// The device the manifest names (docs/abi.md), which tells the runtime
+  /// what to set up when the model loads; the target's name by default.
+  virtual std::string
+  getManifestTarget(const SeqPipelineOptions &options) const {
+    return getName().str();
+  }
 
   /// Transformations of `seq` ops into `seq` ops, after seq-decompose and
   /// before convert-seq-to-linalg; only called at -O1 and above. This is

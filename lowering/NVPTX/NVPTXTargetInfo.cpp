@@ -31,6 +31,11 @@ std::string mlir::seq::getCUDAToolkitPath(const SeqPipelineOptions &options) {
   return "/usr/local/cuda";
 }
 
+std::string
+NVPTXTargetInfo::getManifestTarget(const SeqPipelineOptions &options) const {
+  return options.gpuInterpret ? "cpu" : "nvptx";
+}
+
 void NVPTXTargetInfo::addSeqTransforms(
     OpPassManager &pm, const SeqPipelineOptions &options) const {
   if (options.optLevel < 2)
@@ -59,8 +64,20 @@ void NVPTXTargetInfo::addSeqTransforms(
 
 TargetInfoBase::ConversionStrategy NVPTXTargetInfo::getConversionStrategy(
     const SeqPipelineOptions &options) const {
-  // The reference forms: their parallel dimensions become threads.
-  return {};
+  ConversionStrategy strategy;
+  if (options.optLevel < 2)
+    return strategy;
+  // The fused selective and S4 scans: one thread per pair of channels runs
+  // the whole sequence with their states in registers (vector<2xf32>, 64-bit
+  // loads of consecutive channels, coalesced across the warp's threads),
+  // instead of the reference's host loop over time steps with two kernel
+  // launches per step.
+  strategy.scanVectorLanes = 2;
+  // Causal linear attention in chunks of 64 tokens: a host loop of n / 64
+  // steps of contractions (register-tiled kernels) instead of n steps of
+  // rank-1 updates, each a handful of launches.
+  strategy.linearAttentionChunk = 64;
+  return strategy;
 }
 
 void NVPTXTargetInfo::addTensorTransforms(
@@ -71,6 +88,15 @@ void NVPTXTargetInfo::addBufferLowering(
   // Every level maps parallel loops to kernels: -O0 is the reference
   // lowering of each op, still run on the GPU.
   pm.addPass(createForallToParallelLoopPass());
+  if (options.optLevel >= 2) {
+    // 4 x 4 outputs per thread: 16 accumulators and 8 loads per step of the
+    // reduction instead of 2 loads per multiply-add.
+    SeqNVPTXTileContractionsOptions tile;
+    tile.tileM = 4;
+    tile.tileN = 4;
+    tile.remarks = options.remarks;
+    pm.addPass(createSeqNVPTXTileContractions(tile));
+  }
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   SeqNVPTXMapToGPUOptions map;
@@ -82,7 +108,12 @@ void NVPTXTargetInfo::addBufferLowering(
 
 void NVPTXTargetInfo::addLLVMConversion(
     OpPassManager &pm, const SeqPipelineOptions &options) const {
-  std::string toolkit = getCUDAToolkitPath(options);
+  if (options.gpuInterpret) {
+    // The interpreter: the kernels' loops run on the host, in order.
+    pm.addPass(createSeqNVPTXLaunchToLoops());
+    addHostConversion(pm, options);
+    return;
+  }
 
   // Kernels move into gpu.modules, which are compiled for the GPU.
   pm.addPass(createGpuKernelOutliningPass());
@@ -93,6 +124,11 @@ void NVPTXTargetInfo::addLLVMConversion(
   attach.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(attach));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  // The fused scans' vector transfers become loads and stores first; their
+  // vector<2xf32> arithmetic maps to LLVM vectors (64-bit loads and stores
+  // in PTX).
+  device.addPass(createConvertVectorToSCFPass());
+  device.addPass(createConvertVectorToLLVMPass());
   device.addPass(createLowerAffinePass());
   device.addPass(arith::createArithExpandOpsPass());
   device.addPass(createSCFToControlFlowPass());
@@ -108,15 +144,20 @@ void NVPTXTargetInfo::addLLVMConversion(
   device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
-  binary.toolkitPath = toolkit;
+  binary.toolkitPath = getCUDAToolkitPath(options);
   binary.compilationTarget = options.gpuBinary == "ptx" ? "isa"
                              : options.gpuBinary == "cubin"
                                  ? "bin"
                                  : "fatbin";
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  addHostConversion(pm, options);
+}
 
+void NVPTXTargetInfo::addHostConversion(OpPassManager &pm,
+                                        const SeqPipelineOptions &options) {
   // The host: as on the CPU, without OpenMP and vector intrinsics, and with
-  // the launches calling the runtime's mgpu* functions.
+  // the launches on LLVM values, which the translation to LLVM IR turns into
+  // calls of the runtime's mgpu* functions.
   pm.addPass(createLowerAffinePass());
   pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -22,6 +22,9 @@ namespace seq {
 class NVPTXTargetInfo final : public TargetInfoBase {
 public:
   llvm::StringRef getName() const override { return "nvptx"; }
+  /// "cpu" with gpuInterpret: the kernels then run on the host.
+  std::string
+  getManifestTarget(const SeqPipelineOptions &options) const override;
   void addSeqTransforms(OpPassManager &pm,
                         const SeqPipelineOptions &options) const override;
   ConversionStrategy
@@ -32,6 +35,11 @@ public:
                          const SeqPipelineOptions &options) const override;
   void addLLVMConversion(OpPassManager &pm,
                          const SeqPipelineOptions &options) const override;
+
+private:
+  /// The host code's conversion to the LLVM dialect.
+  static void addHostConversion(OpPassManager &pm,
+                                const SeqPipelineOptions &options);
 };
 
 /// The CUDA toolkit the NVPTX target compiles with (libdevice, ptxas,

@@ -52,6 +52,68 @@ def SeqNVPTXMapToGPU : Pass<"seq-nvptx-map-to-gpu"> {
   ];
 }
 
+def SeqNVPTXTileContractions : Pass<"seq-nvptx-tile-contractions"> {
+  let summary = "Register tiles for contractions on the GPU: each thread "
+                "computes a tile of outputs";
+  let description = [{
+    Runs on buffers, before `convert-linalg-to-parallel-loops`. A contraction
+    (a linalg op of two inputs with one reduction dimension, at least one
+    row (m) and one column (n) dimension and projected-permutation maps:
+    `linalg.matmul`, `linalg.batch_matmul`, the generics of `x @ W^T`, with
+    mixed-precision bodies such as bf16 inputs accumulated in f32) that is
+    not already inside a parallel loop becomes an `scf.parallel` over its
+    parallel dimensions, whose innermost m and n dimensions advance by
+    `tile-m` and `tile-n`. Each iteration, one GPU thread once
+    seq-nvptx-map-to-gpu has run, loads its `tile-m x tile-n` outputs, keeps
+    them as loop-carried values of the reduction loop (registers), reads
+    `tile-m` elements of the first input and `tile-n` of the second per step
+    for `tile-m * tile-n` applications of the op's body, and stores the
+    results. The tiles on the edges read clamped rows and columns and store
+    only the outputs that exist. The n tiles are the innermost parallel
+    dimension, so consecutive threads take consecutive column tiles.
+
+    With `remarks`, every contraction that keeps one thread per output
+    element says why.
+  }];
+  let options = [
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"4",
+           "Output rows per thread">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"4",
+           "Output columns per thread">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Remark on contractions that are not tiled">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def SeqNVPTXLaunchToLoops : Pass<"seq-nvptx-launch-to-loops"> {
+  let summary = "Runs GPU kernels on the host: each launch becomes loops over "
+                "its blocks and threads";
+  let description = [{
+    The interpreter of the NVPTX target (`seqc --target=nvptx
+    --gpu-interpret`), in the spirit of Triton's: every `gpu.launch` becomes
+    `scf.for` loops over its grid and its blocks (z, y, x, outermost first),
+    whose body is the launch's body with the block and thread ids replaced
+    by the induction variables and the dimensions by the launch's operands.
+    The threads' private buffers (`memref.alloca` of static shape) are
+    allocated once, before the loops, and serve each thread in turn.
+
+    This is exact for the kernels `seq-nvptx-map-to-gpu` builds, whose
+    threads never communicate (no barriers, shared memory or shuffles): it
+    lets machines without a GPU check the GPU target's strategy and mapping
+    numerically against the CPU reference. A launch whose body holds a
+    barrier, a shuffle or workgroup memory is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def SeqNVPTXMergeKernelModules
     : Pass<"seq-nvptx-merge-kernel-modules", "::mlir::ModuleOp"> {
   let summary = "Puts every outlined kernel into one gpu.module";

@@ -152,6 +152,12 @@ static cl::opt<std::string> cudaPath(
              "else /usr/local/cuda)"),
     cl::value_desc("dir"), cl::cat(seqcCategory));
 
+static cl::opt<bool> gpuInterpret(
+    "gpu-interpret",
+    cl::desc("With --target=nvptx: run the GPU kernels on the host, one "
+             "thread after the other, to check them without a GPU"),
+    cl::init(false), cl::cat(seqcCategory));
+
 static cl::opt<bool> remarks(
     "remarks",
     cl::desc("Report, as remarks at their source locations, the ops that do "
@@ -371,15 +377,16 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
                  "nvptx)");
   if (*device != seq::SeqTarget::NVPTX &&
       (gpuArch.getNumOccurrences() || gpuBinary.getNumOccurrences() ||
-       cudaPath.getNumOccurrences()))
-    return error("--gpu-arch, --gpu-binary and --cuda-path need "
-                 "--target=nvptx");
+       cudaPath.getNumOccurrences() || gpuInterpret))
+    return error("--gpu-arch, --gpu-binary, --cuda-path and --gpu-interpret "
+                 "need --target=nvptx");
   if (emit == Emit::PTX && *device != seq::SeqTarget::NVPTX)
     return error("--emit=ptx needs --target=nvptx");
   options.pipeline.target = *device;
   options.pipeline.gpuArch = gpuArch;
   options.pipeline.gpuBinary = gpuBinary;
   options.pipeline.cudaPath = cudaPath;
+  options.pipeline.gpuInterpret = gpuInterpret;
   options.pipeline.optLevel = optLevel;
   options.pipeline.enableOpenMP = openmp;
   options.pipeline.remarks = remarks;
