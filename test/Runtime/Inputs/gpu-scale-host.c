@@ -7,12 +7,14 @@
 |* The two symbols of docs/abi.md around gpu-scale.mlir's @scale, as seqc     *|
 |* would emit them for a GPU model: y = 2 * x, in a buffer the model          *|
 |* allocates through the runtime (managed memory) and fills on the host       *|
-|* before the kernel scales it in place.                                      *|
+|* before the kernel scales it in place. With -DHOST_BUFFER it uses malloc    *|
+|* instead, which a GPU cannot read.                                          *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 void *_mlir_memref_to_llvm_alloc(size_t size);
@@ -34,7 +36,12 @@ void seqc_invoke(void **args) {
   MemRef1 *result = (MemRef1 *)args[0];
   const MemRef1 *x = (const MemRef1 *)args[1];
   int64_t n = x->sizes[0];
+#ifdef HOST_BUFFER
+  /* The mistake the fake driver catches: memory the device cannot read. */
+  float *y = (float *)malloc(sizeof(float) * (size_t)n);
+#else
   float *y = (float *)_mlir_memref_to_llvm_alloc(sizeof(float) * (size_t)n);
+#endif
   for (int64_t i = 0; i < n; ++i)
     y[i] = x->aligned[x->offset + i * x->strides[0]];
   scale(y, y, 0, n, 1, 2.0f);

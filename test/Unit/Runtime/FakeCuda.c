@@ -13,7 +13,9 @@
 |*       dst = src * *factor, CUDA_ERROR_ILLEGAL_ADDRESS unless the three     *|
 |*       pointers lie in managed blocks;                                      *|
 |*   fake_fault(): fails as an illegal address at the next synchronization.   *|
-|* Any other kernel a module names is launched as a no-op.                    *|
+|* Any other kernel a module names is launched as a no-op. For a PTX image,   *|
+|* every 64-bit parameter whose value looks like an address must lie in a     *|
+|* managed block (CUDA_ERROR_ILLEGAL_ADDRESS otherwise, with a stderr line).  *|
 |*                                                                            *|
 |* Environment:                                                               *|
 |*   FAKE_CUDA_FAIL=name=code[,name=code]  entry point `name` returns `code`  *|
@@ -66,8 +68,15 @@ struct block {
 static struct block *blocks;
 static size_t numBlocks, blockCapacity;
 
+enum { kMaxParams = 256 };
+
 struct function {
   char name[128];
+  /* From the PTX's .entry: whether each parameter is a 64-bit integer (a
+     pointer, or a memref's offset, size or stride); numParams is -1 when
+     the image is not PTX. */
+  int numParams;
+  unsigned char isU64[kMaxParams];
 };
 
 struct module {
@@ -124,6 +133,47 @@ static int isManaged(const void *p, size_t bytes) {
   }
   pthread_mutex_unlock(&lock);
   return found;
+}
+
+/* Reads the parameter list of `.entry name(` in `text` into `function`. */
+static void parseParams(const char *text, struct function *function) {
+  char entry[160];
+  snprintf(entry, sizeof(entry), ".entry %s(", function->name);
+  const char *p = strstr(text, entry) + strlen(entry);
+  const char *end = strchr(p, ')');
+  function->numParams = 0;
+  while (end && function->numParams < kMaxParams) {
+    const char *param = strstr(p, ".param ");
+    if (!param || param > end)
+      break;
+    const char *type = param + strlen(".param ");
+    function->isU64[function->numParams++] = strncmp(type, ".u64", 4) == 0 ||
+                                             strncmp(type, ".b64", 4) == 0 ||
+                                             strncmp(type, ".s64", 4) == 0;
+    p = type;
+  }
+}
+
+/* The first 64-bit parameter of a launch whose value looks like a user-space
+   address (2^32 <= value < 2^47) outside every managed block: memory the
+   device could not read. Returns its index, or -1. */
+static int unmanagedPointer(const struct function *function, void **params,
+                            unsigned long long *value) {
+  for (int i = 0; i < function->numParams; ++i) {
+    if (!function->isU64[i])
+      continue;
+    uint64_t v;
+    memcpy(&v, params[i], sizeof(v));
+    if (v < (1ull << 32) || v >= (1ull << 47))
+      continue;
+    /* A view may end at its block's end: check the byte before too. */
+    if (!isManaged((const void *)(uintptr_t)v, 1) &&
+        !isManaged((const void *)(uintptr_t)(v - 1), 1)) {
+      *value = v;
+      return i;
+    }
+  }
+  return -1;
 }
 
 static CUresult allocate(CUdeviceptr *out, size_t bytes, int managed) {
@@ -326,6 +376,9 @@ EXPORT CUresult cuModuleGetFunction(void **out, void *handle,
   }
   struct function *function = calloc(1, sizeof(*function));
   strcpy(function->name, name);
+  function->numParams = -1;
+  if (module->text)
+    parseParams(module->text, function);
   module->functions =
       realloc(module->functions,
               (module->numFunctions + 1) * sizeof(*module->functions));
@@ -368,6 +421,14 @@ EXPORT CUresult cuLaunchKernel(void *handle, unsigned gx, unsigned gy,
     fprintf(stderr,
             "fake-cuda: launch %s grid %ux%ux%u block %ux%ux%u smem %u\n",
             function->name, gx, gy, gz, bx, by, bz, smem);
+  unsigned long long address;
+  int unmanaged = unmanagedPointer(function, params, &address);
+  if (unmanaged >= 0) {
+    fprintf(stderr,
+            "fake-cuda: %s: parameter %d is 0x%llx, outside managed memory\n",
+            function->name, unmanaged, address);
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  }
   if (strcmp(function->name, "fake_scale_by") == 0) {
     float *dst = *(float **)params[0];
     const float *src = *(float **)params[1];
