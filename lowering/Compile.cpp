@@ -181,6 +181,10 @@ mlir::seq::createTargetMachine(const CodegenOptions &options) {
                                    " (--mcpu; try --mcpu=help with llc)");
 
   llvm::TargetOptions targetOptions;
+  // Global constructors (a GPU model's module loads, priority 123) go in
+  // .init_array, which the dynamic loader runs; LLVM's default, .ctors, is
+  // not run by today's crtbegin.
+  targetOptions.UseInitArray = true;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpu, features.getString(), targetOptions, llvm::Reloc::PIC_,
       std::nullopt, getCodeGenOptLevel(options.optLevel)));

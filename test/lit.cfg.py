@@ -18,6 +18,9 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%seqc_src_root", config.seqc_src_root))
 config.substitutions.append(("%seqc_lib_dir", config.seqc_lib_dir))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+# The fake CUDA driver of test/Unit/Runtime (FakeCuda.c), for GPU models.
+config.substitutions.append(
+    ("%fake_cuda", os.path.join(config.seqc_lib_dir, "fake-cuda", "libcuda.so.1")))
 # Debian's torch/numpy live under the system interpreter, not pyenv's.
 config.substitutions.append(("%python", "/usr/bin/python3"))
 

@@ -91,6 +91,10 @@ void SeqEmitInvokePass::runOnOperation() {
   if (auto arena = module->getAttrOfType<IntegerAttr>(kArenaAttr))
     arenaAlignment = arena.getInt();
   bool hasArena = arenaAlignment > 0;
+  // A GPU model's kernels read the arena: it then comes from the runtime's
+  // allocator, which gives a GPU model managed memory (docs/abi.md), rather
+  // than from aligned_alloc.
+  bool runtimeArena = module->hasAttr("gpu.container_module");
   bool hasState = numPrepared || hasArena;
   if (cifaceType.getNumParams() < numPrepared + hasArena + 1) {
     ciface.emitError() << "expected the C interface to take the result area, "
@@ -257,10 +261,14 @@ void SeqEmitInvokePass::runOnOperation() {
         }
       }
       if (hasArena) {
-        // The arena comes from aligned_alloc (free(NULL) is a no-op).
+        // The arena comes from aligned_alloc, or the runtime's allocator
+        // for a GPU model (both take NULL).
         Value base = LLVM::LoadOp::create(builder, loc, ptrType,
                                           atOffset(state, arenaOffset));
-        LLVM::CallOp::create(builder, loc, free, ValueRange{base});
+        auto freeArena = runtimeArena ? declare("_mlir_memref_to_llvm_free",
+                                                voidType, {ptrType})
+                                      : free;
+        LLVM::CallOp::create(builder, loc, freeArena, ValueRange{base});
       }
       LLVM::CallOp::create(builder, loc, free, ValueRange{state});
       LLVM::BrOp::create(builder, loc, done);
@@ -341,8 +349,13 @@ void SeqEmitInvokePass::runOnOperation() {
       Block *call = invoke.addBlock();
       LLVM::CondBrOp::create(builder, loc, grow, growBlock, call);
       builder.setInsertionPointToStart(growBlock);
-      auto free = declare("free", voidType, {ptrType});
-      auto alignedAlloc = declare("aligned_alloc", ptrType, {i64Type, i64Type});
+      auto free = runtimeArena ? declare("_mlir_memref_to_llvm_free", voidType,
+                                         {ptrType})
+                               : declare("free", voidType, {ptrType});
+      auto alignedAlloc =
+          runtimeArena ? declare("_mlir_memref_to_llvm_aligned_alloc", ptrType,
+                                 {i64Type, i64Type})
+                       : declare("aligned_alloc", ptrType, {i64Type, i64Type});
       LLVM::CallOp::create(
           builder, loc, free,
           ValueRange{LLVM::LoadOp::create(builder, loc, ptrType, baseSlot)});

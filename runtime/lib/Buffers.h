@@ -30,6 +30,15 @@ void releaseModelBuffer(void *buffer);
 /// Frees every cached buffer; returns the number of bytes released.
 size_t trimBufferCache();
 
+/// Whether `buffer` is a live block of the managed cache (a GPU model's
+/// allocation or a managed block of allocateManagedBlock).
+bool isManagedBuffer(const void *buffer);
+
+/// A block of managed memory of at least `bytes` from the managed cache,
+/// released with releaseModelBuffer; a host block if the driver fails (the
+/// error is recorded, see Gpu.h). For the inputs and weights of GPU models.
+void *allocateManagedBlock(size_t bytes);
+
 } // namespace seqc
 
 #endif // SEQC_RUNTIME_BUFFERS_H

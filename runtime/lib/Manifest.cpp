@@ -189,6 +189,20 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
                         "invalid manifest: \"model\" must be a string");
     out->name = name->string;
   }
+  if (const JsonValue *target = root.find("target")) {
+    if (!target->isString())
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: \"target\" must be a string");
+    if (target->string == "cpu")
+      out->target = Target::CPU;
+    else if (target->string == "nvptx")
+      out->target = Target::NVPTX;
+    else
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: unknown target '%s' (this runtime "
+                        "runs models compiled for \"cpu\" or \"nvptx\")",
+                        printableText(target->string).c_str());
+  }
   static const char *const kSections[3] = {"inputs", "outputs", "params"};
   for (int kind = 0; kind < 3; ++kind) {
     const JsonValue *section = root.find(kSections[kind]);

@@ -52,10 +52,15 @@ struct ValueSpec {
 const char *kindNoun(seqc_value_kind kind);
 bool isValidKind(seqc_value_kind kind);
 
+/// What a model was compiled for: the manifest's "target".
+enum class Target { CPU, NVPTX };
+
 /// A parsed manifest.
 struct Manifest {
   /// The "model" field ("" if absent).
   std::string name;
+  /// The "target" field: "cpu" (or absent) or "nvptx".
+  Target target = Target::CPU;
   /// The entries, indexed by seqc_value_kind, in manifest order.
   std::vector<ValueSpec> values[3];
   std::unordered_map<std::string, size_t> indices[3];

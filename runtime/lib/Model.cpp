@@ -11,13 +11,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Buffers.h"
 #include "Model.h"
+#include "Buffers.h"
+#include "Gpu.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -199,6 +201,10 @@ extern "C" seqc_status *seqc_model_load_prepared(const char *manifest,
   model->prepare = prepare;
   model->release = release;
   SEQC_RETURN_IF_ERROR(parseManifest(model->manifestText, &model->manifest));
+  // A GPU model needs the driver: fail here, with the reason, rather than
+  // at the first kernel.
+  if (model->manifest.target == Target::NVPTX)
+    SEQC_RETURN_IF_ERROR(gpu::initDriver());
   model->inputs.resize(model->manifest.values[SEQC_VALUE_INPUT].size());
   model->params.resize(model->manifest.values[SEQC_VALUE_PARAM].size());
   model->outputs.resize(model->manifest.values[SEQC_VALUE_OUTPUT].size());
@@ -379,6 +385,22 @@ extern "C" seqc_status *seqc_model_run(seqc_model *model) {
 }
 
 namespace {
+
+/// Copies `value` into `*device`, managed memory, reallocating it when it
+/// is too small; returns the copy's data.
+void *copyToManaged(const BoundValue &value, Buffer *device) {
+  size_t bytes = value.buffer.bytes;
+  if (!device->data || device->bytes < bytes) {
+    device->owner.reset();
+    device->data = allocateManagedBlock(bytes);
+    device->bytes = bytes;
+    device->owner = std::shared_ptr<void>(device->data, releaseModelBuffer);
+  }
+  if (bytes)
+    std::memcpy(device->data, value.buffer.data, bytes);
+  return device->data;
+}
+
 seqc_status *runExclusive(seqc_model *model) {
   model->haveOutputs = false;
   const auto &inputSpecs = model->manifest.values[SEQC_VALUE_INPUT];
@@ -405,15 +427,41 @@ seqc_status *runExclusive(seqc_model *model) {
   std::vector<void *> argPointers; // `allocated` of each argument.
   argOffsets.reserve(numArgs);
   argPointers.reserve(numArgs);
-  auto addArg = [&](const BoundValue &value, int rank) {
+  auto addArg = [&](const BoundValue &value, void *data, int rank) {
     argOffsets.push_back(argStorage.size());
-    argPointers.push_back(value.buffer.data);
-    appendDescriptor(argStorage, value.buffer.data, value.shape, rank);
+    argPointers.push_back(data);
+    appendDescriptor(argStorage, data, value.shape, rank);
   };
-  for (size_t i = 0; i < inputSpecs.size(); ++i)
-    addArg(model->inputs[i], inputSpecs[i].rank);
-  for (size_t i = 0; i < paramSpecs.size(); ++i)
-    addArg(model->params[i], paramSpecs[i].rank);
+  bool onGpu = model->manifest.target == Target::NVPTX;
+  if (onGpu) {
+    // Kernels read their arguments where the device can: the inputs are
+    // copied for each call, the weights once per set (and prefetched).
+    gpu::takeError(); // Nothing from before this run is its error.
+    model->deviceInputs.resize(inputSpecs.size());
+    for (size_t i = 0; i < inputSpecs.size(); ++i)
+      addArg(model->inputs[i],
+             copyToManaged(model->inputs[i], &model->deviceInputs[i]),
+             inputSpecs[i].rank);
+    if (model->deviceParamsStale ||
+        model->deviceParams.size() != paramSpecs.size()) {
+      model->deviceParams.assign(paramSpecs.size(), Buffer());
+      for (size_t i = 0; i < paramSpecs.size(); ++i) {
+        copyToManaged(model->params[i], &model->deviceParams[i]);
+        gpu::prefetchToDevice(model->deviceParams[i].data,
+                              model->deviceParams[i].bytes);
+      }
+      model->deviceParamsStale = false;
+    }
+    for (size_t i = 0; i < paramSpecs.size(); ++i)
+      addArg(model->params[i], model->deviceParams[i].data, paramSpecs[i].rank);
+  } else {
+    for (size_t i = 0; i < inputSpecs.size(); ++i)
+      addArg(model->inputs[i], model->inputs[i].buffer.data,
+             inputSpecs[i].rank);
+    for (size_t i = 0; i < paramSpecs.size(); ++i)
+      addArg(model->params[i], model->params[i].buffer.data,
+             paramSpecs[i].rank);
+  }
 
   // The result area: the output descriptors back to back (all fields are
   // 8 bytes, so there is no padding). Zeroed so that a model that fails to
@@ -431,21 +479,40 @@ seqc_status *runExclusive(seqc_model *model) {
   for (size_t i = 0; i < numArgs; ++i)
     args[1 + i] = &argStorage[argOffsets[i]];
 
-  // What the model derives from its weights alone is computed once per set
-  // of weights (docs/abi.md) and follows the parameters.
-  if (model->prepare && model->preparedStale) {
-    if (model->prepared)
-      model->release(model->prepared);
-    model->prepared = model->prepare(&args[1 + inputSpecs.size()]);
-    model->preparedStale = false;
-  }
-  args[1 + numArgs] = model->prepared;
+  std::string gpuError;
+  {
+    // A GPU model's own allocations (intermediates, outputs, prepared
+    // values, the arena) are managed memory too.
+    std::optional<gpu::ManagedAllocationScope> managed;
+    if (onGpu)
+      managed.emplace();
+    // What the model derives from its weights alone is computed once per
+    // set of weights (docs/abi.md) and follows the parameters.
+    if (model->prepare && model->preparedStale) {
+      if (model->prepared)
+        model->release(model->prepared);
+      model->prepared = model->prepare(&args[1 + inputSpecs.size()]);
+      model->preparedStale = false;
+    }
+    args[1 + numArgs] = model->prepared;
 
-  model->invoke(args.data());
+    model->invoke(args.data());
+    if (onGpu)
+      gpuError = gpu::takeError();
+  }
+  // A CUDA error makes this run's results (and what prepare computed, if
+  // it ran now) meaningless: prepare again next time.
+  seqc_status *status = nullptr;
+  if (!gpuError.empty()) {
+    model->preparedStale = true;
+    status = makeStatus(SEQC_STATUS_MODEL_ERROR,
+                        "model '%s' failed on the "
+                        "GPU: %s",
+                        model->manifest.name.c_str(), gpuError.c_str());
+  }
 
   // Check and copy every output, then free what the model allocated, even
   // when a check fails, so that errors do not leak.
-  seqc_status *status = nullptr;
   std::unordered_map<std::string, int64_t> outputDims;
   std::vector<void *> toFree;
   // A buffer another output also views, an argument or a constant global

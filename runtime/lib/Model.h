@@ -80,6 +80,14 @@ struct seqc_model {
   std::vector<seqc::OutputValue> outputs;
   bool haveOutputs = false;
 
+  /// A GPU model (manifest target "nvptx") reads its arguments from managed
+  /// memory: the inputs are copied into these buffers at each run (reused
+  /// while large enough), the parameters once per set of weights (again
+  /// once `deviceParamsStale`, a parameter was bound since).
+  std::vector<seqc::Buffer> deviceInputs;
+  std::vector<seqc::Buffer> deviceParams;
+  bool deviceParamsStale = true;
+
   seqc_model() = default;
   seqc_model(const seqc_model &) = delete;
   seqc_model &operator=(const seqc_model &) = delete;

@@ -103,6 +103,7 @@ extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
                       listSome(missing).c_str());
   model->params = std::move(params);
   model->preparedStale = true;
+  model->deviceParamsStale = true;
   return nullptr;
 }
 
@@ -132,6 +133,7 @@ extern "C" seqc_status *seqc_model_random_weights(seqc_model *model,
   }
   model->params = std::move(params);
   model->preparedStale = true;
+  model->deviceParamsStale = true;
   return nullptr;
 }
 
@@ -164,6 +166,7 @@ extern "C" seqc_status *seqc_model_set_param(seqc_model *model,
   value.bound = true;
   model->params[index] = std::move(value);
   model->preparedStale = true;
+  model->deviceParamsStale = true;
   return nullptr;
 }
 

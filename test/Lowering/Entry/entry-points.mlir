@@ -109,6 +109,40 @@ module attributes {seq.model = "two_steps"} {
 
 // -----
 
+// In a GPU module (gpu.container_module) the kernels read the arena, so it
+// comes from the runtime's allocator, which serves GPU models managed
+// memory (docs/abi.md), and goes back to it.
+// CHECK-LABEL: llvm.func @seqc_release(
+// CHECK:         %[[BASE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK:         llvm.call @_mlir_memref_to_llvm_free(%[[BASE]])
+// CHECK:         llvm.call @free(%arg0)
+// CHECK-LABEL: llvm.func @seqc_invoke(
+// CHECK:         llvm.cond_br
+// CHECK:         llvm.call @_mlir_memref_to_llvm_free(
+// CHECK-NOT:     llvm.call @aligned_alloc(
+// CHECK:         llvm.call @_mlir_memref_to_llvm_aligned_alloc(
+// CHECK-NOT:     llvm.call @aligned_alloc(
+// CHECK:         llvm.call @_mlir_ciface_forward(
+module attributes {gpu.container_module, seq.model = "gpu_steps"} {
+  func.func @forward(%x: tensor<8x8xf32> {seq.input = "x"})
+      -> (tensor<8x8xf32> {seq.output = "y"}) {
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : tensor<8x8xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x8xf32>)
+        -> tensor<8x8xf32>
+    %xx = linalg.matmul ins(%x, %x : tensor<8x8xf32>, tensor<8x8xf32>)
+                        outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %empty2 = tensor.empty() : tensor<8x8xf32>
+    %init2 = linalg.fill ins(%zero : f32) outs(%empty2 : tensor<8x8xf32>)
+        -> tensor<8x8xf32>
+    %y = linalg.matmul ins(%xx, %x : tensor<8x8xf32>, tensor<8x8xf32>)
+                       outs(%init2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+    return %y : tensor<8x8xf32>
+  }
+}
+
+// -----
+
 // A model with a prepared value (its weight packed in column panels at -O2,
 // computed by seq-hoist-preparation's @__seqc_prepare): seqc_prepare
 // returns the prepared descriptors in a malloc'ed state, seqc_release frees

@@ -385,4 +385,60 @@ TEST_F(Cli, ReportsModelErrors) {
                         "run: output 'half'", SEQC_FAKE_MISC_CLI));
 }
 
+/// Sets an environment variable for the scope (the children inherit it).
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const std::string &value) : name(name) {
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { unsetenv(name); }
+
+private:
+  const char *name;
+};
+
+TEST_F(Cli, GpuModelWithoutADriver) {
+  ScopedEnv driver("SEQC_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--random-weights", "1", "--random-inputs",
+                                 "2", "--dim", "n=5"},
+        std::vector<std::string>{"--help"}})
+    EXPECT_TRUE(failsWith(
+        args,
+        "this model was compiled for NVIDIA GPUs (--target=nvptx), but the "
+        "CUDA driver cannot be loaded (/nonexistent/libcuda.so.1: cannot open "
+        "shared object file: No such file or directory); run it on a machine "
+        "with an NVIDIA GPU and driver, or compile it with --target=cpu",
+        SEQC_FAKE_GPU_CLI));
+}
+
+TEST_F(Cli, GpuModelWithTheFakeDriver) {
+  ScopedEnv driver("SEQC_CUDA_DRIVER", SEQC_FAKE_CUDA);
+  {
+    ScopedEnv trace("FAKE_CUDA_TRACE", "1");
+    Result r =
+        run({"--random-weights", "1", "--random-inputs", "2", "--dim", "n=300"},
+            SEQC_FAKE_GPU_CLI);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("y: f32 [300] = ["), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("fake-cuda: launch fake_scale_by grid 3x1x1 block "
+                         "128x1x1 smem 0\n"),
+              std::string::npos)
+        << r.err;
+    // The module is loaded at its first use and unloaded at exit.
+    EXPECT_NE(r.err.find("fake-cuda: 1 cuInit, 1 modules loaded, 1 unloaded, "
+                         "1 launches"),
+              std::string::npos)
+        << r.err;
+  }
+  ScopedEnv fail("FAKE_CUDA_FAIL", "cuLaunchKernel=719");
+  EXPECT_TRUE(failsWith(
+      {"--random-weights", "1", "--random-inputs", "2", "--dim", "n=5"},
+      "run: model 'gpu_scale' failed on the GPU: "
+      "cuLaunchKernel of 'fake_scale_by' (grid 1x1x1, block "
+      "128x1x1, 0 bytes of shared memory) failed: "
+      "CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)",
+      SEQC_FAKE_GPU_CLI));
+}
+
 } // namespace

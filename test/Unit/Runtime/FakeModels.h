@@ -86,6 +86,19 @@ void fake_probe_invoke(void **args);
 
 void fake_misc_invoke(void **args);
 
+/// A GPU model (FakeGpuModel.c, target "nvptx"): y = x * w, computed by
+/// the fake driver's kernel fake_scale_by, or by fake_gpu_kernel when a
+/// test names another; fake_gpu_bad_module selects a module whose PTX does
+/// not compile.
+#define FAKE_GPU_MANIFEST                                                      \
+  "{\"model\": \"gpu_scale\", \"target\": \"nvptx\", \"inputs\": ["            \
+  "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"n\"]}],"              \
+  " \"outputs\": [{\"name\": \"y\", \"dtype\": \"f32\", \"shape\": [\"n\"]}]," \
+  " \"params\": [{\"name\": \"w\", \"dtype\": \"f32\", \"shape\": [1]}]}"
+extern const char *fake_gpu_kernel;
+extern int fake_gpu_bad_module;
+void fake_gpu_invoke(void **args);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
