@@ -797,9 +797,33 @@ void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
          extra);
 }
 
+// The host code of a synchronous launch creates a stream, launches,
+// synchronizes and destroys the stream, once per kernel. The streams are
+// idle when destroyed, so each thread keeps them for its next launches:
+// cuStreamCreate and cuStreamDestroy cost microseconds per launch otherwise.
+namespace {
+struct StreamPool {
+  std::vector<CUstream> idle;
+  ~StreamPool() {
+    // At thread exit; the driver may already be gone at process exit,
+    // when it releases the streams itself.
+    if (gpu::driverReady())
+      for (CUstream stream : idle)
+        api().cuStreamDestroy(stream);
+  }
+};
+thread_local StreamPool streamPool;
+constexpr size_t kMaxIdleStreams = 8;
+} // namespace
+
 void *mgpuStreamCreate() {
   if (!requireDriver("mgpuStreamCreate"))
     return nullptr;
+  if (!streamPool.idle.empty()) {
+    CUstream stream = streamPool.idle.back();
+    streamPool.idle.pop_back();
+    return stream;
+  }
   ContextScope context;
   CUstream stream = nullptr;
   check(api().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
@@ -808,9 +832,14 @@ void *mgpuStreamCreate() {
 }
 
 void mgpuStreamDestroy(void *stream) {
-  if (stream && gpu::driverReady())
-    check(api().cuStreamDestroy(static_cast<CUstream>(stream)),
-          "cuStreamDestroy");
+  if (!stream || !gpu::driverReady())
+    return;
+  if (streamPool.idle.size() < kMaxIdleStreams) {
+    streamPool.idle.push_back(static_cast<CUstream>(stream));
+    return;
+  }
+  check(api().cuStreamDestroy(static_cast<CUstream>(stream)),
+        "cuStreamDestroy");
 }
 
 void mgpuStreamSynchronize(void *stream) {
