@@ -11,7 +11,6 @@
 
 #include "lowering/NVPTX/Passes.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -123,6 +122,12 @@ static std::string whyNotAKernel(scf::ParallelOp loop) {
     return "it is a parallel reduction";
   std::string reason;
   loop.getBody()->walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (auto alloca = operand.getDefiningOp<memref::AllocaOp>();
+          alloca && !loop->isAncestor(alloca)) {
+        reason = "its body reads a buffer on the host's stack";
+        return WalkResult::interrupt();
+      }
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       if (failed(getBoundedShape(alloc))) {
         reason = "its body allocates a buffer whose size has no constant "
