@@ -163,6 +163,12 @@ func.func @host(%x: memref<?xf32>, %y: memref<f32>, %n: index) {
     %t = memref.alloc(%n) : memref<?xf32>
     memref.dealloc %t : memref<?xf32>
   }
+  %stack = memref.alloca() : memref<4xf32>
+  // expected-remark @below {{runs on the host, not on the GPU: its body reads a buffer on the host's stack}}
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    %v = memref.load %stack[%i] : memref<4xf32>
+    memref.store %v, %x[%i] : memref<?xf32>
+  }
   // expected-remark @below {{runs on the host, not on the GPU: a loop nest without parallel iterations}}
   %total = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
     %v = memref.load %x[%i] : memref<?xf32>
