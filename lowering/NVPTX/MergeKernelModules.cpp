@@ -7,6 +7,8 @@
 #include "lowering/NVPTX/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace mlir {
 namespace seq {
@@ -74,6 +76,35 @@ void SeqNVPTXMergeKernelModulesPass::runOnOperation() {
     }
     kernelModule.erase();
   }
+
+  // Identical kernels (the same op of every layer) are compiled once: each
+  // kernel is keyed by its generic form under a common name, and launches
+  // of a later copy launch the first.
+  llvm::StringMap<gpu::GPUFuncOp> byForm;
+  llvm::DenseMap<SymbolRefAttr, SymbolRefAttr> canonical;
+  for (auto kernel :
+       llvm::make_early_inc_range(merged.getOps<gpu::GPUFuncOp>())) {
+    if (!kernel.isKernel())
+      continue;
+    std::string name = kernel.getName().str();
+    std::string form;
+    llvm::raw_string_ostream os(form);
+    kernel.setName("kernel");
+    kernel->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+    kernel.setName(name);
+    auto [it, inserted] = byForm.try_emplace(form, kernel);
+    if (inserted)
+      continue;
+    canonical[SymbolRefAttr::get(merged.getNameAttr(),
+                                 {FlatSymbolRefAttr::get(kernel.getNameAttr())})] =
+        SymbolRefAttr::get(
+            merged.getNameAttr(),
+            {FlatSymbolRefAttr::get(it->second.getNameAttr())});
+    kernel.erase();
+  }
+  for (auto &[from, to] : renamed)
+    if (auto it = canonical.find(to); it != canonical.end())
+      to = it->second;
 
   WalkResult result = module.walk([&](gpu::LaunchFuncOp launch) {
     auto it = renamed.find(launch.getKernel());

@@ -119,13 +119,17 @@ def SeqNVPTXLaunchToLoops : Pass<"seq-nvptx-launch-to-loops"> {
 
 def SeqNVPTXMergeKernelModules
     : Pass<"seq-nvptx-merge-kernel-modules", "::mlir::ModuleOp"> {
-  let summary = "Puts every outlined kernel into one gpu.module";
+  let summary = "Puts every outlined kernel into one gpu.module, each "
+                "distinct kernel once";
   let description = [{
     `gpu-kernel-outlining` creates one `gpu.module` per kernel. This pass
     moves them all into one module, `@seqc_kernels`: one PTX module per
     model, compiled and loaded once, with one copy of each constant global
     the kernels read. Each kernel takes the name of the module it came from,
-    which is unique, and every `gpu.launch_func` is updated.
+    which is unique, and every `gpu.launch_func` is updated. Kernels that
+    are identical but for their names (the same op in every layer of a
+    model) are kept once, and their launches launch that one: GPT-2 small's
+    12 layers compile their kernels once.
   }];
 }
 
