@@ -34,6 +34,9 @@ llvm_config.use_default_substitutions()
 # meet in one process (seqc-bench dlopens model libraries).
 if os.environ.get("SEQC_CXX"):
     config.available_features.add("sanitized-models")
+# The C++ driver that links programs against the runtime libraries, as seqc
+# links models: the sanitized runtime needs the sanitizers' flags.
+config.substitutions.append(("%seqc_cxx", os.environ.get("SEQC_CXX") or "clang++"))
 
 # The NVPTX target's tests assemble the PTX seqc emits with the CUDA
 # toolkit's ptxas (there is no GPU to run it on: docs/gpu.md).
