@@ -530,8 +530,32 @@ bool ensureLoaded(LazyModule &module) {
 }
 } // namespace
 
+// The host code of a synchronous launch creates a stream, launches,
+// synchronizes and destroys the stream, once per kernel. The streams are
+// idle when destroyed, so each thread keeps them for its next launches:
+// cuStreamCreate and cuStreamDestroy cost microseconds per launch otherwise.
+namespace {
+struct StreamPool {
+  std::vector<CUstream> idle;
+  /// Destroys the idle streams (while the driver is loaded).
+  void drain() {
+    if (gpu::driverReady())
+      for (CUstream stream : idle)
+        api().cuStreamDestroy(stream);
+    idle.clear();
+  }
+  // At thread exit; at process exit the driver may be gone already, and it
+  // releases the streams itself.
+  ~StreamPool() { drain(); }
+};
+thread_local StreamPool streamPool;
+constexpr size_t kMaxIdleStreams = 8;
+} // namespace
+
 void gpu::resetForTesting() {
   Driver &d = driver();
+  // The calling thread's idle streams belong to this driver instance.
+  streamPool.drain();
   // Cached managed blocks belong to this driver instance.
   trimBufferCache();
   {
@@ -796,25 +820,6 @@ void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
          blockX, blockY, blockZ, smem, static_cast<CUstream>(stream), params,
          extra);
 }
-
-// The host code of a synchronous launch creates a stream, launches,
-// synchronizes and destroys the stream, once per kernel. The streams are
-// idle when destroyed, so each thread keeps them for its next launches:
-// cuStreamCreate and cuStreamDestroy cost microseconds per launch otherwise.
-namespace {
-struct StreamPool {
-  std::vector<CUstream> idle;
-  ~StreamPool() {
-    // At thread exit; the driver may already be gone at process exit,
-    // when it releases the streams itself.
-    if (gpu::driverReady())
-      for (CUstream stream : idle)
-        api().cuStreamDestroy(stream);
-  }
-};
-thread_local StreamPool streamPool;
-constexpr size_t kMaxIdleStreams = 8;
-} // namespace
 
 void *mgpuStreamCreate() {
   if (!requireDriver("mgpuStreamCreate"))
