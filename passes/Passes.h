@@ -17,6 +17,8 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+class OpPassManager;
+
 namespace seq {
 
 #define GEN_PASS_DECL
@@ -24,6 +26,14 @@ namespace seq {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
+
+/// The seq-to-seq transforms of -O2, in order: seq-raise-attention,
+/// seq-tile-attention with `tile` (the target's tile sizes and split
+/// thresholds; its `remarks` applies to all three) and
+/// seq-reassociate-linear-attention. Each target adds them from its
+/// addSeqTransforms hook (lowering/TargetInfo.h) with its own tiles.
+void addAttentionTransforms(OpPassManager &pm,
+                            const SeqTileAttentionOptions &tile);
 
 } // namespace seq
 } // namespace mlir

@@ -21,33 +21,22 @@ using namespace mlir::seq;
 
 void CPUTargetInfo::addSeqTransforms(OpPassManager &pm,
                                      const SeqPipelineOptions &options) const {
-  // At -O2, attention written as matrix products becomes seq.attention,
-  // which is then tiled into an online softmax instead of materializing the
-  // scores, and linear attention takes its cheaper association.
-  if (options.optLevel >= 2) {
-    SeqRaiseAttentionOptions raise;
-    raise.remarks = options.remarks;
-    pm.addPass(createSeqRaiseAttention(raise));
-    // 64 x 64 score tiles (16 KiB) with their 64-wide rows of Q, K^T, V and
-    // O stay in L1/L2 on the Zen 3 and Zen 5 cores seqc runs on, and 64 is
-    // a whole number of vectors on AVX2 and AVX-512 alike. Decode shapes
-    // with fewer than 8 (batch, head, query tile) units split their keys
-    // into chunks of at least 512 (8 tiles), enough for 8 units: both cores
-    // (and their caches) share one long cache, 4 units each, and one
-    // thread pays little for the split (8 partial states and their merge).
-    SeqTileAttentionOptions tile;
-    tile.queryBlock = 64;
-    tile.keyBlock = 64;
-    tile.splitUnits = 8;
-    tile.splitMinKeys = 512;
-    tile.remarks = options.remarks;
-    pm.addPass(createSeqTileAttention(tile));
-    // Linear attention in its cheaper association (decided at run time
-    // when the lengths are symbolic).
-    SeqReassociateLinearAttentionOptions reassociate;
-    reassociate.remarks = options.remarks;
-    pm.addPass(createSeqReassociateLinearAttention(reassociate));
-  }
+  if (options.optLevel < 2)
+    return;
+  // 64 x 64 score tiles (16 KiB) with their 64-wide rows of Q, K^T, V and O
+  // stay in L1/L2 on the Zen 3 and Zen 5 cores seqc runs on, and 64 is a
+  // whole number of vectors on AVX2 and AVX-512 alike. Decode shapes with
+  // fewer than 8 (batch, head, query tile) units split their keys into
+  // chunks of at least 512 (8 tiles), enough for 8 units: both cores (and
+  // their caches) share one long cache, 4 units each, and one thread pays
+  // little for the split (8 partial states and their merge).
+  SeqTileAttentionOptions tile;
+  tile.queryBlock = 64;
+  tile.keyBlock = 64;
+  tile.splitUnits = 8;
+  tile.splitMinKeys = 512;
+  tile.remarks = options.remarks;
+  addAttentionTransforms(pm, tile);
 }
 
 void CPUTargetInfo::addParameterLayouts(
@@ -196,5 +185,5 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createSeqCPUCheckLowered());
+  pm.addPass(createSeqCheckLowered());
 }

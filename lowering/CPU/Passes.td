@@ -101,19 +101,6 @@ def SeqCPULowerStridedCopies : Pass<"seq-cpu-lower-strided-copies"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def SeqCPUCheckLowered : Pass<"seq-cpu-check-lowered", "::mlir::ModuleOp"> {
-  let summary = "Fails if an op without an LLVM IR translation survives";
-  let description = [{
-    The last pass of the CPU lowering. The conversions to the LLVM dialect are
-    partial: an op that no pattern handled stays where it was, and would only
-    be reported by the translation to LLVM IR, or not at all by
-    `seqc --emit=llvm-mlir`. This pass names the first surviving op of a
-    dialect other than `llvm` and `omp` (and `builtin.module`), with its
-    location, so that a gap in the lowering is an error at the point it
-    appears.
-  }];
-}
-
 def SeqCPUApproximateMath : Pass<"seq-cpu-approximate-math"> {
   let summary = "Replaces f32 transcendental math ops by polynomial "
                 "approximations that vectorize";

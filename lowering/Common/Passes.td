@@ -45,4 +45,19 @@ def SeqLowerDynamicExpandShape
                            "::mlir::memref::MemRefDialect"];
 }
 
+def SeqCheckLowered : Pass<"seq-check-lowered", "::mlir::ModuleOp"> {
+  let summary = "Fails if an op without an LLVM IR translation survives";
+  let description = [{
+    The last pass of every target's lowering. The conversions to the LLVM
+    dialect are partial: an op that no pattern handled stays where it was,
+    and would only be reported by the translation to LLVM IR, or not at all
+    by `seqc --emit=llvm-mlir`. This pass names the first op that survived,
+    with its location, so that a gap in the lowering is an error at the
+    point it appears. What the translation accepts: `llvm` and `omp` ops
+    (and `builtin.module`), and the NVPTX target's kernels, `gpu.binary`
+    (the embedded module, with the code that loads it) and `gpu.launch_func`
+    on LLVM values (calls of the runtime's `mgpu*` functions).
+  }];
+}
+
 #endif // SEQC_LOWERING_COMMON_PASSES_TD

@@ -40,9 +40,6 @@ void NVPTXTargetInfo::addSeqTransforms(
     OpPassManager &pm, const SeqPipelineOptions &options) const {
   if (options.optLevel < 2)
     return;
-  SeqRaiseAttentionOptions raise;
-  raise.remarks = options.remarks;
-  pm.addPass(createSeqRaiseAttention(raise));
   // One thread per (batch, head, query): the kernel of a query row runs the
   // online softmax over 64-key tiles whose bounds come from the mask
   // classification, so that causal and windowed attention skip the tiles
@@ -56,10 +53,7 @@ void NVPTXTargetInfo::addSeqTransforms(
   tile.splitUnits = 4096;
   tile.splitMinKeys = 512;
   tile.remarks = options.remarks;
-  pm.addPass(createSeqTileAttention(tile));
-  SeqReassociateLinearAttentionOptions reassociate;
-  reassociate.remarks = options.remarks;
-  pm.addPass(createSeqReassociateLinearAttention(reassociate));
+  addAttentionTransforms(pm, tile);
 }
 
 TargetInfoBase::ConversionStrategy NVPTXTargetInfo::getConversionStrategy(
@@ -178,5 +172,5 @@ void NVPTXTargetInfo::addHostConversion(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createSeqNVPTXCheckLowered());
+  pm.addPass(createSeqCheckLowered());
 }

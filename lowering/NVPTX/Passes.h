@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Passes of the NVPTX target (NVPTXTargetInfo.cpp): the mapping of parallel
-// loops to GPU kernels, and the final legality check.
+// loops to GPU kernels, the register tiles of contractions, the merged
+// kernel module and the interpreter.
 //
 //===----------------------------------------------------------------------===//
 

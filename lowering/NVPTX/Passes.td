@@ -133,17 +133,4 @@ def SeqNVPTXMergeKernelModules
   }];
 }
 
-def SeqNVPTXCheckLowered
-    : Pass<"seq-nvptx-check-lowered", "::mlir::ModuleOp"> {
-  let summary = "Checks that only LLVM dialect ops and GPU binaries remain";
-  let description = [{
-    The last pass of the NVPTX pipeline: the host module may only hold LLVM
-    dialect ops, the `gpu.binary` of the kernels and `gpu.launch_func` ops on
-    LLVM values (the translation to LLVM IR embeds the binary with the code
-    that loads it, and turns each launch into calls of the runtime's `mgpu*`
-    functions); anything
-    else is an error at the op, instead of a translation failure later.
-  }];
-}
-
 #endif // SEQC_LOWERING_NVPTX_PASSES_TD

@@ -27,7 +27,7 @@
 // O0:      cse
 // O0:      canonicalize
 // O0:      reconcile-unrealized-casts
-// O0:      seq-cpu-check-lowered
+// O0:      seq-check-lowered
 
 // -O2: entry points around the whole pipeline, fusion before bufferization,
 // OpenMP for the outermost parallel loops.
@@ -47,7 +47,7 @@
 // O2:      convert-openmp-to-llvm
 // O2:      convert-func-to-llvm
 // O2:      reconcile-unrealized-casts
-// O2:      seq-cpu-check-lowered
+// O2:      seq-check-lowered
 // O2:      seq-emit-invoke
 
 // Without OpenMP, parallel loops stay scf.parallel until scf-to-cf.

@@ -1,0 +1,48 @@
+//===- CheckLowered.cpp - nothing but LLVM-translatable ops survive -------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Common/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+
+namespace mlir {
+namespace seq {
+#define GEN_PASS_DEF_SEQCHECKLOWERED
+#include "lowering/Common/Passes.h.inc"
+} // namespace seq
+} // namespace mlir
+
+using namespace mlir;
+
+/// Whether the translation to LLVM IR accepts `op` as it is.
+static bool isTranslatable(Operation *op) {
+  if (isa_and_nonnull<LLVM::LLVMDialect, omp::OpenMPDialect>(
+          op->getDialect()) ||
+      isa<ModuleOp, gpu::BinaryOp>(op))
+    return true;
+  return isa<gpu::LaunchFuncOp>(op) &&
+         llvm::all_of(op->getOperandTypes(), LLVM::isCompatibleType);
+}
+
+namespace {
+struct SeqCheckLoweredPass
+    : public mlir::seq::impl::SeqCheckLoweredBase<SeqCheckLoweredPass> {
+  void runOnOperation() override {
+    WalkResult result = getOperation()->walk([&](Operation *op) {
+      if (isTranslatable(op))
+        return WalkResult::advance();
+      op->emitError() << "'" << op->getName()
+                      << "' survived the lowering to the LLVM dialect";
+      return WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace
