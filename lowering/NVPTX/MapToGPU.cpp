@@ -12,9 +12,13 @@
 #include "lowering/NVPTX/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/CSE.h"
 
 namespace mlir {
 namespace seq {
@@ -56,6 +60,87 @@ static void lowerCopy(memref::CopyOp copy) {
                                 ivs);
       });
   copy.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion of adjacent loops
+//===----------------------------------------------------------------------===//
+
+/// The buffer `value` is a view of: its allocation, or a function argument.
+static Value getBaseBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Whether two buffers may overlap: a fresh allocation overlaps nothing
+/// but its own views; two other buffers (arguments) may.
+static bool mayAlias(Value a, Value b) {
+  Value baseA = getBaseBuffer(a), baseB = getBaseBuffer(b);
+  if (baseA == baseB)
+    return true;
+  return !baseA.getDefiningOp<memref::AllocOp>() &&
+         !baseB.getDefiningOp<memref::AllocOp>();
+}
+
+/// Moves each allocation of `block` up to just after the definitions of its
+/// sizes, so that the loops between which bufferization placed it become
+/// adjacent. A buffer's life in the memory plan starts at its first use, not
+/// at its allocation, so this costs no memory.
+static void hoistAllocations(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto alloc = dyn_cast<memref::AllocOp>(op);
+    if (!alloc)
+      continue;
+    Operation *after = nullptr;
+    for (Value operand : alloc->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && def->getBlock() == &block &&
+          (!after || after->isBeforeInBlock(def)))
+        after = def;
+    if (after)
+      alloc->moveAfter(after);
+    else
+      alloc->moveBefore(&block, block.begin());
+  }
+}
+
+/// Fuses adjacent scf.parallel loops of the same iteration space, where the
+/// second reads what the first wrote only at the same iteration (scf's
+/// naive fusion): one kernel instead of two, such as a copy of an
+/// initialized buffer and the reduction into it. Allocations between them
+/// move out of the way and equal bounds become the same values (CSE) first.
+static void fuseAdjacentLoops(Operation *root) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        hoistAllocations(block);
+    return WalkResult::advance();
+  });
+  IRRewriter rewriter(root->getContext());
+  DominanceInfo dominance(root);
+  eliminateCommonSubExpressions(rewriter, dominance, root);
+
+  SmallVector<Region *> regions;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    for (Region &region : op->getRegions())
+      regions.push_back(&region);
+    return WalkResult::advance();
+  });
+  // A loop with results (a parallel reduction) stays on the host: fused
+  // with it, a kernel would too. Regions that hold one are left as they are.
+  for (Region *region : regions) {
+    bool hasReduction = llvm::any_of(region->getOps<scf::ParallelOp>(),
+                                     [](scf::ParallelOp loop) {
+                                       return loop.getNumResults() != 0;
+                                     });
+    if (!hasReduction)
+      scf::naivelyFuseParallelOps(*region, mayAlias);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -331,6 +416,7 @@ void SeqNVPTXMapToGPUPass::runOnOperation() {
   });
   for (memref::CopyOp copy : copies)
     lowerCopy(copy);
+  fuseAdjacentLoops(root);
 
   // Outermost parallel loops, outside existing launches.
   SmallVector<scf::ParallelOp> outermost;

@@ -32,7 +32,12 @@ def SeqNVPTXMapToGPU : Pass<"seq-nvptx-map-to-gpu"> {
       them) are read inside the kernel, from the copy in the GPU module.
 
     `memref.copy` becomes an `scf.parallel` of loads and stores first, so
-    that copies between buffers run on the GPU too.
+    that copies between buffers run on the GPU too, and adjacent
+    `scf.parallel` loops of the same iteration space are fused where the
+    second reads what the first wrote only at the same iteration (scf's
+    naive fusion; a fresh allocation aliases nothing but its views): one
+    kernel instead of two, such as the copy of an initialized buffer and
+    the reduction into it.
 
     What cannot run in a kernel stays on the host, which reads the managed
     buffers directly (docs/runtime.md): loops with results (reductions of

@@ -108,6 +108,33 @@ func.func @bounded(%x: memref<?xf32>, %n: index) {
 
 // -----
 
+// Adjacent loops of one iteration space, the second reading what the first
+// wrote at the same iteration, are one kernel; so is a copy between fresh
+// buffers after them.
+// CHECK-LABEL: func.func @fused
+// CHECK-COUNT-1: gpu.launch
+// CHECK-NOT: gpu.launch
+func.func @fused(%x: memref<?xf32>, %n: index) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc(%n) : memref<?xf32>
+  %b = memref.alloc(%n) : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = memref.load %x[%i] : memref<?xf32>
+    memref.store %v, %a[%i] : memref<?xf32>
+  }
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = memref.load %a[%i] : memref<?xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %b[%i] : memref<?xf32>
+  }
+  %c = memref.alloc(%n) : memref<?xf32>
+  memref.copy %b, %c : memref<?xf32> to memref<?xf32>
+  return %c : memref<?xf32>
+}
+
+// -----
+
 // A copy runs as a kernel too.
 // CHECK-LABEL: func.func @copy
 // CHECK-NOT: memref.copy
@@ -175,6 +202,7 @@ func.func @host(%x: memref<?xf32>, %y: memref<f32>, %n: index) {
     %a = arith.addf %acc, %v : f32
     scf.yield %a : f32
   }
-  memref.store %total, %y[] : memref<f32>
+  %both = arith.addf %total, %sum : f32
+  memref.store %both, %y[] : memref<f32>
   return
 }
