@@ -10,9 +10,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -141,18 +139,7 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
 
 void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
                                       const SeqPipelineOptions &options) const {
-  // Structured control flow and index arithmetic first: linalg's loops use
-  // affine.apply, and arith-expand rewrites the arith ops (ceildivsi,
-  // maximumf on some types...) that have no direct LLVM lowering.
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(arith::createArithExpandOpsPass());
-  pm.addPass(createSCFToControlFlowPass());
-  // Subviews, reshapes and casts become explicit descriptor arithmetic,
-  // which introduces affine.apply again. The reshapes that 22's
-  // expand-strided-metadata crashes on are expanded first.
-  pm.addPass(createSeqLowerDynamicExpandShape());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+  addControlFlowAndDescriptorLowering(pm);
   // Vector ops of the contraction kernels: loads, masked loads and stores,
   // FMAs and reductions map to LLVM vector instructions and intrinsics.
   // The fused selective scan's exp uses x86vector's vscalefps on AVX-512.

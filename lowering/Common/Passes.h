@@ -18,6 +18,8 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+class OpPassManager;
+
 namespace seq {
 
 #define GEN_PASS_DECL
@@ -25,6 +27,13 @@ namespace seq {
 
 #define GEN_PASS_REGISTRATION
 #include "lowering/Common/Passes.h.inc"
+
+/// The start of every conversion to the LLVM dialect (host code and GPU
+/// kernels alike): affine and structured control flow to cf, arith's
+/// composite ops expanded, then views and reshapes to explicit descriptor
+/// arithmetic (seq-lower-dynamic-expand-shape first, expand-strided-metadata,
+/// and lower-affine again for the index arithmetic it introduces).
+void addControlFlowAndDescriptorLowering(OpPassManager &pm);
 
 } // namespace seq
 } // namespace mlir

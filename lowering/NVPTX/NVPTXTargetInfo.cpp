@@ -10,11 +10,9 @@
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/Process.h"
@@ -123,12 +121,7 @@ void NVPTXTargetInfo::addLLVMConversion(
   // in PTX).
   device.addPass(createConvertVectorToSCFPass());
   device.addPass(createConvertVectorToLLVMPass());
-  device.addPass(createLowerAffinePass());
-  device.addPass(arith::createArithExpandOpsPass());
-  device.addPass(createSCFToControlFlowPass());
-  device.addPass(createSeqLowerDynamicExpandShape());
-  device.addPass(memref::createExpandStridedMetadataPass());
-  device.addPass(createLowerAffinePass());
+  addControlFlowAndDescriptorLowering(device);
   // Memrefs, arith, cf and the gpu ops to NVVM; math ops to libdevice's
   // __nv_* functions, which gpu-module-to-binary links from the toolkit.
   ConvertGpuOpsToNVVMOpsOptions nvvm;
@@ -152,12 +145,7 @@ void NVPTXTargetInfo::addHostConversion(OpPassManager &pm,
   // The host: as on the CPU, without OpenMP and vector intrinsics, and with
   // the launches on LLVM values, which the translation to LLVM IR turns into
   // calls of the runtime's mgpu* functions.
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(arith::createArithExpandOpsPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createSeqLowerDynamicExpandShape());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+  addControlFlowAndDescriptorLowering(pm);
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = options.runtimeAllocator;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
