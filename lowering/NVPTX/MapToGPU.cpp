@@ -235,26 +235,6 @@ static std::string whyNotAKernel(scf::ParallelOp loop) {
   return reason;
 }
 
-/// Replaces the scf.parallel `loop` (without results) by a nest of scf.for
-/// loops with the same body: the iterations of one thread.
-static void serialize(scf::ParallelOp loop) {
-  OpBuilder b(loop);
-  Location loc = loop.getLoc();
-  IRMapping mapping;
-  Block *innermost = nullptr;
-  for (auto [lb, ub, step, iv] :
-       llvm::zip_equal(loop.getLowerBound(), loop.getUpperBound(),
-                       loop.getStep(), loop.getInductionVars())) {
-    auto forOp = scf::ForOp::create(b, loc, lb, ub, step);
-    mapping.map(iv, forOp.getInductionVar());
-    innermost = forOp.getBody();
-    b.setInsertionPointToStart(innermost);
-  }
-  for (Operation &op : loop.getBody()->without_terminator())
-    b.clone(op, mapping);
-  loop.erase();
-}
-
 /// Turns the allocations of a kernel body (whose shapes whyNotAKernel
 /// bounded) into private buffers of each thread; their deallocations go
 /// away with them. A buffer of dynamic shape (a tile clipped at an edge) is
@@ -437,11 +417,19 @@ void SeqNVPTXMapToGPUPass::runOnOperation() {
         loop.emitRemark() << "runs on the host, not on the GPU: " << reason;
       continue;
     }
+    // Nested parallel loops run in the thread, innermost rewritten first.
     SmallVector<scf::ParallelOp> nested;
     loop.getBody()->walk<WalkOrder::PostOrder>(
         [&](scf::ParallelOp inner) { nested.push_back(inner); });
-    for (scf::ParallelOp inner : nested)
-      serialize(inner);
+    IRRewriter rewriter(loop.getContext());
+    for (scf::ParallelOp inner : nested) {
+      rewriter.setInsertionPoint(inner);
+      if (failed(scf::parallelForToNestedFors(rewriter, inner))) {
+        inner.emitError("could not rewrite this parallel loop into a nest of "
+                        "scf.for loops");
+        return signalPassFailure();
+      }
+    }
     privatizeAllocations(loop.getBody());
     mapToLaunch(loop, blockSize);
   }
