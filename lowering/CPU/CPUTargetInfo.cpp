@@ -146,31 +146,13 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.x86Vector = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
-  // With the runtime's allocator, memref.alloc/dealloc call
-  // _mlir_memref_to_llvm_alloc/free, which it defines (docs/abi.md).
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = options.runtimeAllocator;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  addMemRefToLLVMConversion(pm, options.runtimeAllocator);
   // At -O2 and above, exp, tanh, erf... become polynomials that vectorize
   // (-O0 keeps the libm calls, the reference).
   if (options.optLevel >= 2)
     pm.addPass(createSeqCPUApproximateMath());
-  // Math ops with an LLVM intrinsic first (LLVM can vectorize those), libm
-  // calls for the rest (erf, ...): the executables link libm.
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
+  addScalarToLLVMConversion(pm);
   if (options.optLevel >= 1 && options.enableOpenMP)
     pm.addPass(createConvertOpenMPToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  // 22's lowerings emit ub.poison for undefined lanes and padding.
-  pm.addPass(createUBToLLVMConversionPass());
-  // Canonicalize after CSE: CSE exposes self-copies and duplicate
-  // descriptor casts that only the canonicalizer removes.
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createSeqCheckLowered());
+  addFinalLLVMConversion(pm);
 }

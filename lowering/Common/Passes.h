@@ -35,6 +35,18 @@ namespace seq {
 /// and lower-affine again for the index arithmetic it introduces).
 void addControlFlowAndDescriptorLowering(OpPassManager &pm);
 
+/// memref ops to the LLVM dialect; with `runtimeAllocator`, allocations call
+/// the runtime's _mlir_memref_to_llvm_alloc/free (docs/abi.md).
+void addMemRefToLLVMConversion(OpPassManager &pm, bool runtimeAllocator);
+
+/// math (LLVM intrinsics first, libm calls for the rest), arith, index and
+/// cf ops to the LLVM dialect.
+void addScalarToLLVMConversion(OpPassManager &pm);
+
+/// The end of every conversion to the LLVM dialect: functions, ub.poison,
+/// the cleanups, the unrealized casts, then seq-check-lowered.
+void addFinalLLVMConversion(OpPassManager &pm);
+
 } // namespace seq
 } // namespace mlir
 

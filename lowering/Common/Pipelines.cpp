@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -26,4 +27,33 @@ void mlir::seq::addControlFlowAndDescriptorLowering(OpPassManager &pm) {
   pm.addPass(createSeqLowerDynamicExpandShape());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+}
+
+void mlir::seq::addMemRefToLLVMConversion(OpPassManager &pm,
+                                          bool runtimeAllocator) {
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = runtimeAllocator;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+}
+
+void mlir::seq::addScalarToLLVMConversion(OpPassManager &pm) {
+  // Math ops with an LLVM intrinsic first (LLVM can vectorize those), libm
+  // calls for the rest (erf, ...): the executables link libm.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+}
+
+void mlir::seq::addFinalLLVMConversion(OpPassManager &pm) {
+  pm.addPass(createConvertFuncToLLVMPass());
+  // 22's lowerings emit ub.poison for undefined lanes and padding.
+  pm.addPass(createUBToLLVMConversionPass());
+  // Canonicalize after CSE: CSE exposes self-copies and duplicate
+  // descriptor casts that only the canonicalizer removes.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createSeqCheckLowered());
 }

@@ -146,19 +146,8 @@ void NVPTXTargetInfo::addHostConversion(OpPassManager &pm,
   // the launches on LLVM values, which the translation to LLVM IR turns into
   // calls of the runtime's mgpu* functions.
   addControlFlowAndDescriptorLowering(pm);
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = options.runtimeAllocator;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
+  addMemRefToLLVMConversion(pm, options.runtimeAllocator);
+  addScalarToLLVMConversion(pm);
   pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createSeqCheckLowered());
+  addFinalLLVMConversion(pm);
 }
