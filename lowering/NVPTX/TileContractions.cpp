@@ -121,20 +121,18 @@ static void tile(const Contraction &c, int64_t tileM, int64_t tileN) {
   // Rows and columns of the tile; those past the edge read the last one
   // (their results are not stored).
   SmallVector<Value> rows, cols, rowValid, colValid;
-  for (int64_t t = 0; t < tileM; ++t) {
-    Value row = arith::AddIOp::create(
-        b, loc, i0, arith::ConstantIndexOp::create(b, loc, t));
-    rowValid.push_back(arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::slt, row, sizeM));
-    rows.push_back(arith::MinSIOp::create(b, loc, row, lastM));
-  }
-  for (int64_t t = 0; t < tileN; ++t) {
-    Value col = arith::AddIOp::create(
-        b, loc, j0, arith::ConstantIndexOp::create(b, loc, t));
-    colValid.push_back(arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::slt, col, sizeN));
-    cols.push_back(arith::MinSIOp::create(b, loc, col, lastN));
-  }
+  auto edges = [&](Value first, int64_t count, Value size, Value last,
+                   SmallVector<Value> &clamped, SmallVector<Value> &valid) {
+    for (int64_t t = 0; t < count; ++t) {
+      Value at = arith::AddIOp::create(
+          b, loc, first, arith::ConstantIndexOp::create(b, loc, t));
+      valid.push_back(arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::slt, at, size));
+      clamped.push_back(arith::MinSIOp::create(b, loc, at, last));
+    }
+  };
+  edges(i0, tileM, sizeM, lastM, rows, rowValid);
+  edges(j0, tileN, sizeN, lastN, cols, colValid);
   auto indices = [&](AffineMap map, Value row, Value col, Value k) {
     SmallVector<Value> result;
     for (AffineExpr expr : map.getResults()) {
