@@ -1,6 +1,7 @@
 # -*- Python -*- lit configuration of the seqc test suite.
 
 import os
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -22,7 +23,16 @@ config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
 config.substitutions.append(
     ("%fake_cuda", os.path.join(config.seqc_lib_dir, "fake-cuda", "libcuda.so.1")))
 # Debian's torch/numpy live under the system interpreter, not pyenv's.
-config.substitutions.append(("%python", "/usr/bin/python3"))
+python = "/usr/bin/python3"
+config.substitutions.append(("%python", python))
+
+# `REQUIRES: torch`: the few tests that check PyTorch code itself (the
+# benchmark's eager peers). The default bootstrap installs numpy, not torch;
+# every other test's reference is NumPy. Suite/script-dependencies.test keeps
+# each test's scripts within what the bootstrap installs or the test requires.
+if subprocess.run([python, "-c", "import torch"], stdout=subprocess.DEVNULL,
+                  stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("torch")
 
 # SEQC_CXX: the sanitized build links models through a wrapper (runtime/).
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",

@@ -8,16 +8,14 @@ L // 2 steps (none when L = 1) from the same initial state and the rest from
 the state that piece returned. The pieces must give the whole run's outputs
 and final state (to 1e-6 of the largest value: the same code runs the same
 steps), the whole run must agree with REF's (1e-5, as compare_npy.py), and
-REF with mamba_ssm's selective_scan_ref semantics (a plain loop in PyTorch,
-float64, its return_last_state) to 1e-4. Prints one line per length.
+REF with mamba_ssm's selective_scan_ref semantics (its return_last_state),
+written as a plain float64 loop in NumPy, to 1e-4. Prints one line per length.
 """
 import os
 import subprocess
 import sys
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 CHANNELS, STATE, BATCH = 48, 5, 2
 NAMES = ["u", "delta", "B", "C", "z"]
@@ -56,24 +54,26 @@ def weights(path):
     return out
 
 
+def softplus(x):
+    return np.logaddexp(0.0, x)
+
+
 def selective_scan_ref(u, delta, A, B, C, D, z, delta_bias, h0):
-    """mamba_ssm's selective_scan_ref, sequence-major, with an initial
-    state: returns the output and the last state."""
-    u, delta, B, C, z = (torch.from_numpy(v).double().transpose(1, 2)
-                         for v in (u, delta, B, C, z))  # [b, D or N, L]
-    A, D, delta_bias = (torch.from_numpy(np.array(v)).double()
-                        for v in (A, D, delta_bias))
-    delta = F.softplus(delta + delta_bias[..., None])
-    delta_a = torch.exp(torch.einsum("bdl,dn->bdln", delta, A))
-    delta_b_u = torch.einsum("bdl,bnl,bdl->bdln", delta, B, u)
-    x = torch.from_numpy(h0).double()
-    ys = []
-    for i in range(u.shape[2]):
-        x = delta_a[:, :, i] * x + delta_b_u[:, :, i]
-        ys.append(torch.einsum("bdn,bn->bd", x, C[:, :, i]))
-    y = torch.stack(ys, dim=2) if ys else torch.zeros_like(u)
-    out = (y + u * D[..., None]) * F.silu(z)
-    return out.transpose(1, 2).numpy(), x.numpy()
+    """mamba_ssm's selective_scan_ref in float64, sequence-major ([b, L, *]),
+    with an initial state: returns the output and the last state. For each
+    step t: h = exp(delta_t A) * h + delta_t B_t u_t, y_t = h C_t + D u_t,
+    gated by silu(z_t); delta_t = softplus(delta_t + delta_bias)."""
+    u, delta, A, B, C, D, z, delta_bias, h = (
+        np.asarray(v, np.float64)
+        for v in (u, delta, A, B, C, D, z, delta_bias, h0))
+    delta = softplus(delta + delta_bias)
+    y = np.zeros_like(u)
+    for t in range(u.shape[1]):
+        d = delta[:, t, :, None]                               # [b, D, 1]
+        h = np.exp(d * A) * h + d * B[:, t, None, :] * u[:, t, :, None]
+        y[:, t] = np.einsum("bdn,bn->bd", h, C[:, t])
+    silu = z / (1.0 + np.exp(-z))
+    return (y + u * D) * silu, h
 
 
 def close(a, b, tol):

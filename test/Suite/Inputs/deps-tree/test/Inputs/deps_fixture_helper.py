@@ -1,0 +1,2 @@
+import os
+import torch.nn.functional as F

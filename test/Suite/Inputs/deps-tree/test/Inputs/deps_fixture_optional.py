@@ -1,0 +1,5 @@
+import json
+try:
+    import yaml
+except ImportError:
+    yaml = None

@@ -1,0 +1,2 @@
+import numpy
+import deps_fixture_helper

@@ -1,0 +1,2 @@
+// RUN: %python -c "import yaml; print(1)"
+// RUN: %S/../Inputs/deps_fixture_runner.sh
