@@ -355,6 +355,10 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
   // seqc_runtime.h and nothing in the model object references most of it.
   // -fopenmp links libomp, which the model's parallel regions call
   // (__kmpc_fork_call) and the runtime uses for its thread count.
+  // --rtlib=compiler-rt links compiler-rt's builtins, which define the
+  // conversions LLVM calls where the target has no instruction for them
+  // (__truncsfbf2: f32 to bf16 without AVX512_BF16); libgcc before GCC 13
+  // has none of them.
   SmallVector<std::string> args = {*driver, "-fuse-ld=lld"};
   if (sharedLibrary)
     args.append({"-shared", "-o", outputPath.str(), objectPath.str(),
@@ -362,7 +366,7 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
   else
     args.append(
         {"-o", outputPath.str(), objectPath.str(), runtimeMain, runtime});
-  args.append({"-fopenmp=libomp", "-lm"});
+  args.append({"-fopenmp=libomp", "-lm", "--rtlib=compiler-rt"});
 
   SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
   if (options.verbose) {
