@@ -6,7 +6,8 @@
 //
 // The stage order is documented on buildSeqToLLVMPipeline (Pipelines.h) and
 // in docs/pipeline.md. The target-independent stages live here; the
-// target-specific ones are TargetInfoBase hooks (lowering/CPU/).
+// target-specific ones are TargetInfoBase hooks (lowering/CPU/,
+// lowering/NVPTX/), which share steps of lowering/Common/.
 //
 //===----------------------------------------------------------------------===//
 

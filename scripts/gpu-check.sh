@@ -13,7 +13,7 @@
 #       attention, a bf16 matmul and the selective scan beside PyTorch and
 #       writes DIR/summary.md. --cpu-dry-run runs the CPU builds instead.
 #
-# The work is in scripts/gpu_check.py (a copy travels in DIR as check.py).
+# The work is in bench/gpu_check.py (a copy travels in DIR as check.py).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,7 +31,7 @@ if [[ $# -ge 1 && $1 != -* ]]; then
 fi
 case "$command" in
   prepare)
-    exec "${PYTHON:-python3}" "$root/scripts/gpu_check.py" prepare "$dir" "$@" ;;
+    exec "${PYTHON:-python3}" "$root/bench/gpu_check.py" prepare "$dir" "$@" ;;
   run)
     if [[ ! -f "$dir/run" ]]; then
       echo "gpu-check: $dir/run not found; run 'scripts/gpu-check.sh prepare $dir' first" >&2

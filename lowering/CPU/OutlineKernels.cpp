@@ -20,8 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/CPU/Passes.h"
-
-#include "dialect/Seq/IR/ModelSignature.h"
+#include "lowering/Common/Attributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Entry/Entry.h"
+#include "lowering/Common/Attributes.h"
 
 #include "dialect/Seq/IR/ModelSignature.h"
 

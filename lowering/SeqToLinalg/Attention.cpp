@@ -8,7 +8,7 @@
 // `n_q x n_k` scores, and obviously right. With a target strategy that asks
 // for it (the CPU at -O2), FusedAttention.cpp lowers the ops it handles as a
 // tiled online softmax instead; it is checked against this one
-// (test/Lowering/SeqToLinalg/fused-attention-run.test). This one remains the
+// (test/Integration/CPU/fused-attention-run.test). This one remains the
 // form of score-bias, global-token and non-f32 attention.
 //
 //   1. scores[b, h, i, j] = sum_d q[b, h, i, d] k[b, h / g, j, d]

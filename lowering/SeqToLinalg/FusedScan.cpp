@@ -121,7 +121,8 @@ Value buildExp2(OpBuilder &b, Location loc, Value y, bool scalef) {
     // (src, a, b) in that order to llvm.x86.avx512.mask.scalef.ps.512, whose
     // operands are (a, b, passthru): this computes p * 2^floor(k) in every
     // lane (the mask is all ones, the rounding the current mode).
-    // test/Lowering/CPU/scan-exp.mlir checks the order of the call.
+    // test/Integration/CPU/fused-scan-exp-run.test checks the order of the
+    // call.
     Value mask = arith::ConstantOp::create(b, loc, b.getI16Type(),
                                            b.getI16IntegerAttr(-1));
     Value rounding = arith::ConstantOp::create(b, loc, b.getI32Type(),

@@ -18,8 +18,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/ImportDSL.h"
-#include "frontend/ModelSignature.h"
 
+#include "dialect/Seq/IR/ModelSignature.h"
 #include "dialect/Seq/IR/SeqDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

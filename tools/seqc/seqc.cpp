@@ -10,7 +10,9 @@
 //   read input -> frontend (parse, MLIRGen, verify) -> [--emit=seq]
 //                                                   -> [--emit=manifest]
 //   -> lowering/Compile.h: [--emit=header], linalg on tensors [--emit=linalg]
-//   -> LLVM dialect [--emit=llvm-mlir] -> LLVM IR [--emit=llvm-ir]
+//   -> LLVM dialect [--emit=llvm-mlir], with its arena plan
+//      [--emit=memory-plan] and, for --target=nvptx, the kernels' PTX
+//      [--emit=ptx] -> LLVM IR [--emit=llvm-ir]
 //   -> [--emit=asm] / object [--emit=obj, -c] -> link with the runtime
 //      (the default: an executable, or a shared library for -o lib*.so)
 //

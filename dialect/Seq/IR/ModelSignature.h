@@ -66,12 +66,6 @@ constexpr llvm::StringLiteral kEntryAttrName = "seqc.entry";
 constexpr llvm::StringLiteral kNumInputsAttr = "seqc.num_inputs";
 constexpr llvm::StringLiteral kNumParamsAttr = "seqc.num_params";
 
-/// Unit attribute of the functions seq-cpu-outline-kernels makes of repeated
-/// loop nests: a kernel reads and writes its memref arguments only while it
-/// runs (it returns no memref and keeps none), so seq-plan-memory may place
-/// a buffer passed to it in the arena like one used in place.
-constexpr llvm::StringLiteral kKernelAttrName = "seqc.kernel";
-
 /// The [begin, end) argument positions of the parameters of the model
 /// function, from the attributes above; nullopt before seq-build-manifest.
 inline std::optional<std::pair<unsigned, unsigned>>

@@ -1,4 +1,4 @@
-"""Checks that the eager peers of scripts/gpu_check.py compute what seqc
+"""Checks that the eager peers of bench/gpu_check.py compute what seqc
 compiles: torch_scan against bench/kernels/selective_scan.seq, and, on
 the same inputs, the attention the SDPA peer computes (softmax(q k^T /
 sqrt(d)) v, causal = top-left aligned) against bench/kernels/attention.seq.
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 root, pack, work = sys.argv[1:4]
-sys.path.insert(0, os.path.join(root, "scripts"))
+sys.path.insert(0, os.path.join(root, "bench"))
 import gpu_check  # noqa: E402
 
 rng = np.random.default_rng(0)

@@ -79,7 +79,7 @@ protected:
 TEST_F(Range, RejectsTokensOutsideConstantBounds) {
   ModelPtr model = load(kGptManifest);
   seqc_model *m = model.get();
-  // The three cases: too large, negative, far too large.
+  // Too large, negative, far too large.
   EXPECT_TRUE(failsWith(setI32(m, "tokens", {1, 4}, {1, 2, 300, 4}),
                         SEQC_STATUS_INVALID_ARGUMENT,
                         {"input 'tokens': element [0, 2] is 300, outside "
