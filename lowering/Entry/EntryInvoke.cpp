@@ -12,9 +12,10 @@
 
 #include "lowering/Entry/Entry.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "seq-emit-invoke"
 

@@ -11,8 +11,9 @@
 
 #include "lowering/Entry/Entry.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/IR/Builders.h"
-#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "seq-build-manifest"
 

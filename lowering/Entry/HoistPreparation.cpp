@@ -23,6 +23,8 @@
 
 #include "lowering/Entry/Entry.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -31,7 +33,6 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "seq-hoist-preparation"
 
