@@ -12,8 +12,12 @@
 
 #include "lowering/Entry/Entry.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+
+#define DEBUG_TYPE "seq-emit-invoke"
 
 namespace mlir {
 namespace seq {
@@ -154,6 +158,33 @@ void SeqEmitInvokePass::runOnOperation() {
   int64_t arenaOffset = stateBytes;
   if (hasArena)
     stateBytes += 16;
+  LLVM_DEBUG({
+    llvm::dbgs() << "[" DEBUG_TYPE "] " << cifaceName << ": " << numSlots
+                 << " slots of seqc_invoke's args, " << numPrepared
+                 << " prepared values";
+    if (hasArena)
+      llvm::dbgs() << ", the arena (alignment " << arenaAlignment
+                   << ", allocated by "
+                   << (runtimeArena ? "the runtime: a GPU model"
+                                    : "aligned_alloc")
+                   << ")";
+    llvm::dbgs() << "\n";
+    if (hasState) {
+      llvm::dbgs() << "[" DEBUG_TYPE "] state of " << stateBytes << " bytes:";
+      if (numPrepared) {
+        llvm::dbgs() << " prepared descriptors at offsets";
+        for (int64_t offset : offsets)
+          llvm::dbgs() << " " << offset;
+      }
+      if (hasArena)
+        llvm::dbgs() << (numPrepared ? ";" : "") << " arena at offset "
+                     << arenaOffset;
+      llvm::dbgs() << "\n";
+    } else {
+      llvm::dbgs() << "[" DEBUG_TYPE "] no state: seqc_prepare returns "
+                      "null\n";
+    }
+  });
   auto atOffset = [&](Value base, int64_t offset) -> Value {
     return LLVM::GEPOp::create(builder, loc, ptrType, i8Type, base,
                                ArrayRef<LLVM::GEPArg>{int32_t(offset)},
@@ -221,6 +252,13 @@ void SeqEmitInvokePass::runOnOperation() {
       bool runtimeAllocator =
           module.lookupSymbol("_mlir_memref_to_llvm_alloc") ||
           module.lookupSymbol("_mlir_memref_to_llvm_aligned_alloc");
+      LLVM_DEBUG(if (numPrepared) llvm::dbgs()
+                 << "[" DEBUG_TYPE "] seqc_release frees prepared buffers "
+                    "with "
+                 << (runtimeAllocator ? "_mlir_memref_to_llvm_free: the "
+                                        "model allocates with the runtime"
+                                      : "free")
+                 << "\n");
       auto free = declare("free", voidType, {ptrType});
       Value state = release.getArgument(0);
       Block *body = release.addBlock();
@@ -401,6 +439,9 @@ void SeqEmitInvokePass::runOnOperation() {
   // no generic name such as `forward`, and two models can share a process.
   for (auto function : module.getOps<LLVM::LLVMFuncOp>())
     if (function != invoke && function != prepare && function != release &&
-        !function.isExternal())
+        !function.isExternal()) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] internal linkage: @"
+                              << function.getName() << "\n");
       function.setLinkage(LLVM::Linkage::Internal);
+    }
 }

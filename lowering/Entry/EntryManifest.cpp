@@ -11,7 +11,11 @@
 
 #include "lowering/Entry/Entry.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/IR/Builders.h"
+
+#define DEBUG_TYPE "seq-build-manifest"
 
 namespace mlir {
 namespace seq {
@@ -57,6 +61,11 @@ void SeqBuildManifestPass::runOnOperation() {
   // The runtime reads `const char seqc_manifest[]`: a constant, externally
   // visible, NUL-terminated byte array.
   std::string json = toManifestJSON(*signature, target);
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << model->getName() << ": "
+                          << signature->inputs.size() << " inputs, "
+                          << signature->params.size()
+                          << " parameters; a manifest of " << json.size()
+                          << " bytes for target '" << target << "'\n");
   json.push_back('\0');
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   auto arrayType = LLVM::LLVMArrayType::get(builder.getI8Type(), json.size());

@@ -23,6 +23,8 @@
 
 #include "lowering/Entry/Entry.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -31,6 +33,8 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+
+#define DEBUG_TYPE "seq-hoist-preparation"
 
 namespace mlir {
 namespace seq {
@@ -84,11 +88,18 @@ void SeqHoistPreparationPass::runOnOperation() {
   auto entry = module->getAttrOfType<FlatSymbolRefAttr>(kEntryAttrName);
   std::optional<std::pair<unsigned, unsigned>> params =
       getParamArgumentRange(module);
-  if (!entry || !params)
+  if (!entry || !params) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no '" << kEntryAttrName
+                            << "' or parameter range: nothing to prepare\n");
     return; // not a model with its entry points: nothing to prepare
+  }
   auto model = module.lookupSymbol<func::FuncOp>(entry.getValue());
-  if (!model || model.isExternal() || !model.getBody().hasOneBlock())
+  if (!model || model.isExternal() || !model.getBody().hasOneBlock()) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << entry
+                            << " is not a defined function of one block: "
+                               "nothing to prepare\n");
     return;
+  }
   if (module.lookupSymbol(kPrepareFunctionName)) {
     module.emitError() << "the symbol '" << kPrepareFunctionName
                        << "' is reserved for the preparation function";
@@ -105,12 +116,26 @@ void SeqHoistPreparationPass::runOnOperation() {
     return isStatic.contains(v.getDefiningOp());
   };
   for (Operation &op : body.without_terminator()) {
-    if (!isMemoryEffectFree(&op) ||
-        !llvm::all_of(op.getResultTypes(), isStaticType) ||
-        !llvm::all_of(usedValues(&op), staticValue))
+    StringRef dynamic;
+    if (!isMemoryEffectFree(&op))
+      dynamic = "it has memory effects";
+    else if (!llvm::all_of(op.getResultTypes(), isStaticType))
+      dynamic = "a result is not a static tensor or a scalar";
+    else if (!llvm::all_of(usedValues(&op), staticValue))
+      dynamic = "it uses a value not computed from parameters and constants";
+    if (!dynamic.empty()) {
+      LLVM_DEBUG(if (computesData(&op)) llvm::dbgs()
+                 << "[" DEBUG_TYPE "] not prepared: " << op.getName() << " at "
+                 << op.getLoc() << ": " << dynamic << "\n");
       continue;
+    }
     isStatic.insert(&op);
   }
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << model.getName() << ": "
+                          << isStatic.size()
+                          << " ops computable from parameters (arguments ["
+                          << params->first << ", " << params->second
+                          << ")) and constants\n");
 
   // The values to prepare: static values that compute data and that a
   // non-static op uses, directly or through static metadata ops. `kept`
@@ -142,8 +167,18 @@ void SeqHoistPreparationPass::runOnOperation() {
     for (Value used : usedValues(&op))
       op.hasTrait<OpTrait::IsTerminator>() ? keep(used) : need(used);
   }
-  if (prepared.empty())
+  LLVM_DEBUG({
+    for (Operation &op : body)
+      if (kept.contains(&op) && computesData(&op))
+        llvm::dbgs() << "[" DEBUG_TYPE "] not prepared: " << op.getName()
+                     << " at " << op.getLoc()
+                     << ": it flows into a result, which must be fresh "
+                        "memory\n";
+  });
+  if (prepared.empty()) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no value to prepare\n");
     return;
+  }
 
   // @__seqc_prepare(parameters) -> (prepared values): the backward slices
   // of the prepared values, cloned in program order.
@@ -180,6 +215,10 @@ void SeqHoistPreparationPass::runOnOperation() {
   for (Value v : prepared)
     results.push_back(mapping.lookup(v));
   func::ReturnOp::create(builder, model.getLoc(), results);
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << kPrepareFunctionName
+                          << " takes " << paramTypes.size()
+                          << " parameters and computes " << prepared.size()
+                          << " values with " << slice.size() << " ops\n");
 
   // The model function takes them after its parameters; the ops on the way
   // to its results keep computing from the originals.
@@ -194,13 +233,23 @@ void SeqHoistPreparationPass::runOnOperation() {
              !use.getOwner()->hasTrait<OpTrait::IsTerminator>();
     });
     ranks.push_back(cast<RankedTensorType>(v.getType()).getRank());
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] prepared value "
+                            << ranks.size() - 1 << ": " << v.getType()
+                            << ", computed by " << v.getDefiningOp()->getName()
+                            << " at " << v.getLoc() << ", becomes argument "
+                            << index << " of @" << model.getName() << "\n");
     if (remarks)
       v.getDefiningOp()->emitRemark()
           << "computed once, when the weights are bound: prepared value "
           << ranks.size() - 1 << " of type " << v.getType();
   }
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (isStatic.contains(&op) && op.use_empty())
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body))) {
+    if (isStatic.contains(&op) && op.use_empty()) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] erased from @" << model.getName() << ": "
+                 << op.getName() << " at " << op.getLoc() << "\n");
       op.erase();
+    }
+  }
   module->setAttr(kPreparedRanksAttr, builder.getDenseI64ArrayAttr(ranks));
 }

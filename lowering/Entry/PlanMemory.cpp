@@ -21,12 +21,18 @@
 // @__seqc_arena_bytes, tells the entry point how large the arena must be
 // for a call.
 //
+// The phases are library functions (MemoryPlan.h); the pass calls them in
+// turn.
+//
 //===----------------------------------------------------------------------===//
+
+#include "lowering/Entry/MemoryPlan.h"
 
 #include "lowering/Entry/Entry.h"
 #include "lowering/Common/Attributes.h"
 
 #include "dialect/Seq/IR/ModelSignature.h"
+#include "dialect/Seq/Support/Debug.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,6 +45,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/JSON.h"
 
+#define DEBUG_TYPE "seq-plan-memory"
+
 namespace mlir {
 namespace seq {
 #define GEN_PASS_DEF_SEQPLANMEMORY
@@ -49,26 +57,11 @@ namespace seq {
 using namespace mlir;
 using namespace mlir::seq;
 
+//===----------------------------------------------------------------------===//
+// Sizes at the function entry
+//===----------------------------------------------------------------------===//
+
 namespace {
-
-/// One buffer of the plan.
-struct PlannedBuffer {
-  memref::AllocOp alloc;
-  /// Every value that views the buffer (the alloc's result included).
-  llvm::SetVector<Value> aliases;
-  /// First and last top-level op touching its data.
-  unsigned start = 0, end = 0;
-  /// Bytes, rounded up to the alignment, when static.
-  std::optional<int64_t> staticBytes;
-  /// Placement: a static offset, or the buffers below it (their indices in
-  /// the plan) whose ends bound it.
-  std::optional<int64_t> staticOffset;
-  SmallVector<unsigned> below;
-
-  bool interferes(const PlannedBuffer &other) const {
-    return start <= other.end && other.start <= end;
-  }
-};
 
 /// Rebuilds index values of the model function (the dynamic sizes of its
 /// allocations) at the entry of a function from its arguments: pure ops on
@@ -202,19 +195,59 @@ bool EntryMaterializer::build(Value value, OpBuilder *builder,
   return true;
 }
 
-namespace {
+//===----------------------------------------------------------------------===//
+// The function to plan
+//===----------------------------------------------------------------------===//
 
-struct SeqPlanMemoryPass
-    : public mlir::seq::impl::SeqPlanMemoryBase<SeqPlanMemoryPass> {
-  using Base::Base;
-  void runOnOperation() override;
+FailureOr<llvm::StringMap<int64_t>>
+mlir::seq::parseSymbolicSizes(ArrayRef<std::string> bindings,
+                              Operation *anchor) {
+  llvm::StringMap<int64_t> values;
+  for (StringRef binding : bindings) {
+    auto [name, text] = binding.split('=');
+    int64_t value;
+    if (text.getAsInteger(10, value)) {
+      anchor->emitError() << "expected a symbolic size as name=value in the "
+                             "memory plan's dims, got '"
+                          << binding << "'";
+      return failure();
+    }
+    values[name] = value;
+  }
+  return values;
+}
 
-  /// Collects the views of `alloc` into `buffer` and its live interval;
-  /// fails when the buffer escapes (is returned, yielded, passed to a call
-  /// or to an op that makes a non-view memref of it).
-  LogicalResult analyze(PlannedBuffer &buffer, Block &body,
-                        DenseMap<Operation *, unsigned> &order);
-};
+func::FuncOp mlir::seq::getMemoryPlanFunction(ModuleOp module) {
+  auto entry = module->getAttrOfType<FlatSymbolRefAttr>(kEntryAttrName);
+  if (!entry) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no '" << kEntryAttrName
+                            << "': nothing to plan\n");
+    return nullptr;
+  }
+  auto function = module.lookupSymbol<func::FuncOp>(entry.getValue());
+  if (!function || function.isExternal() ||
+      !llvm::hasSingleElement(function.getBody())) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << entry
+                            << " is not a defined function of one block: "
+                               "nothing to plan\n");
+    return nullptr;
+  }
+  return function;
+}
+
+LogicalResult mlir::seq::planMemoryPrecondition(func::FuncOp function) {
+  auto module = function->getParentOfType<ModuleOp>();
+  if (module.lookupSymbol(kArenaBytesFunctionName)) {
+    module.emitError() << "the symbol '" << kArenaBytesFunctionName
+                       << "' is reserved for the memory plan";
+    return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collecting the buffers
+//===----------------------------------------------------------------------===//
 
 /// Ops whose memref results view their memref operand.
 static bool isViewOf(Operation *op) {
@@ -241,11 +274,49 @@ static bool isMetadataOnly(Operation *op) {
          isViewOf(op);
 }
 
-} // namespace
+/// Whether the arena can hold the buffer of `alloc`, its uses aside: an
+/// identity-layout memref of byte-sized scalars in the default memory
+/// space, with an alignment the arena's satisfies and sizes that
+/// `materializer` can rebuild at the function entry.
+static LogicalResult
+arenaCandidatePrecondition(memref::AllocOp alloc, int64_t alignment,
+                           EntryMaterializer &materializer) {
+  auto reject = [&](StringRef why) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not planned: " << alloc << ": "
+                            << why << "\n");
+    return failure();
+  };
+  MemRefType type = alloc.getType();
+  Type element = type.getElementType();
+  if (!type.getLayout().isIdentity())
+    return reject("its layout is not the identity");
+  if (type.getMemorySpace())
+    return reject("it is in a memory space");
+  if (!alloc.getSymbolOperands().empty())
+    return reject("it has symbol operands");
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return reject("its elements are not scalars of whole bytes");
+  if (alloc.getAlignment() && int64_t(*alloc.getAlignment()) > alignment)
+    return reject("it asks for a larger alignment than the arena's");
+  if (!llvm::all_of(alloc.getDynamicSizes(), [&](Value size) {
+        return materializer.canMaterialize(size);
+      }))
+    return reject("a dynamic size cannot be rebuilt at the function entry");
+  return success();
+}
 
-LogicalResult
-SeqPlanMemoryPass::analyze(PlannedBuffer &buffer, Block &body,
-                           DenseMap<Operation *, unsigned> &order) {
+/// Collects the views of `buffer.alloc` into `buffer` and its live interval
+/// over the top-level ops of `body` (numbered by `order`); fails when the
+/// buffer escapes (is returned, yielded, passed to a call or to an op that
+/// makes a non-view memref of it).
+static LogicalResult analyzeUses(PlannedBuffer &buffer, Block &body,
+                                 DenseMap<Operation *, unsigned> &order) {
+  auto escape = [&](Operation *user, StringRef how) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not planned: " << buffer.alloc
+                            << ": it escapes " << how << " " << user->getName()
+                            << " at " << user->getLoc() << "\n");
+    return failure();
+  };
   buffer.aliases.insert(buffer.alloc.getResult());
   bool touched = false;
   for (unsigned i = 0; i < buffer.aliases.size(); ++i) {
@@ -258,16 +329,18 @@ SeqPlanMemoryPass::analyze(PlannedBuffer &buffer, Block &body,
       // the buffer into a memref we cannot follow make it escape, and so
       // does taking its address as an integer. Calls of outlined kernels
       // (seq-cpu-outline-kernels) use their buffers only while they run.
-      if (user->hasTrait<OpTrait::IsTerminator>() ||
-          (isa<CallOpInterface>(user) && !isKernelCall(user)) ||
-          isa<memref::ExtractAlignedPointerAsIndexOp>(user))
-        return failure();
+      if (user->hasTrait<OpTrait::IsTerminator>())
+        return escape(user, "through the terminator");
+      if (isa<CallOpInterface>(user) && !isKernelCall(user))
+        return escape(user, "into the call");
+      if (isa<memref::ExtractAlignedPointerAsIndexOp>(user))
+        return escape(user, "as a pointer through");
       bool makesMemref = llvm::any_of(user->getResultTypes(), [](Type t) {
         return isa<BaseMemRefType>(t);
       });
       if (makesMemref) {
         if (!isViewOf(user))
-          return failure();
+          return escape(user, "as a memref that is not a view, made by");
         for (Value result : user->getResults())
           if (isa<BaseMemRefType>(result.getType()))
             buffer.aliases.insert(result);
@@ -276,7 +349,7 @@ SeqPlanMemoryPass::analyze(PlannedBuffer &buffer, Block &body,
         continue;
       Operation *top = body.findAncestorOpInBlock(*user);
       if (!top)
-        return failure();
+        return escape(user, "out of the function's body into");
       unsigned position = order.lookup(top);
       if (!touched) {
         buffer.start = buffer.end = position;
@@ -290,6 +363,286 @@ SeqPlanMemoryPass::analyze(PlannedBuffer &buffer, Block &body,
     buffer.start = buffer.end = order.lookup(buffer.alloc);
   return success();
 }
+
+MemoryPlan mlir::seq::collectArenaBuffers(func::FuncOp function,
+                                          int64_t alignment) {
+  MemoryPlan plan;
+  plan.function = function;
+  plan.alignment = alignment;
+  Block &body = function.getBody().front();
+  DenseMap<Operation *, unsigned> order;
+  for (Operation &op : body)
+    order[&op] = order.size();
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] planning @" << function.getName()
+                          << ", alignment " << alignment << "\n");
+
+  EntryMaterializer materializer(function);
+  for (auto alloc : body.getOps<memref::AllocOp>()) {
+    PlannedBuffer buffer;
+    buffer.alloc = alloc;
+    if (failed(arenaCandidatePrecondition(alloc, alignment, materializer)) ||
+        failed(analyzeUses(buffer, body, order))) {
+      ++plan.numSkipped;
+      continue;
+    }
+    MemRefType type = alloc.getType();
+    if (type.hasStaticShape())
+      buffer.staticBytes =
+          llvm::alignTo(type.getNumElements() *
+                            (type.getElementType().getIntOrFloatBitWidth() / 8),
+                        alignment);
+    LLVM_DEBUG({
+      llvm::dbgs() << "[" DEBUG_TYPE "] buffer " << plan.buffers.size() << ": "
+                   << alloc << ", live [" << buffer.start << ", " << buffer.end
+                   << "], views " << buffer.aliases.size() - 1 << ", ";
+      if (buffer.staticBytes)
+        llvm::dbgs() << *buffer.staticBytes << " bytes\n";
+      else
+        llvm::dbgs() << "a dynamic size\n";
+    });
+    plan.buffers.push_back(std::move(buffer));
+  }
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// Placing them
+//===----------------------------------------------------------------------===//
+
+void mlir::seq::placeArenaBuffers(MemoryPlan &plan) {
+  SmallVectorImpl<PlannedBuffer> &buffers = plan.buffers;
+  // Placement order: buffers of dynamic size first (in program order: they
+  // usually scale together, and the stack-like layout reuses the space of
+  // the dead), then static ones from the largest.
+  SmallVectorImpl<unsigned> &placement = plan.placement;
+  placement.clear();
+  for (unsigned i = 0; i < buffers.size(); ++i)
+    placement.push_back(i);
+  llvm::sort(placement, [&](unsigned a, unsigned b) {
+    const PlannedBuffer &x = buffers[a], &y = buffers[b];
+    if (x.staticBytes.has_value() != y.staticBytes.has_value())
+      return !x.staticBytes.has_value();
+    if (!x.staticBytes)
+      return std::make_pair(x.start, a) < std::make_pair(y.start, b);
+    return std::make_pair(-*x.staticBytes, a) <
+           std::make_pair(-*y.staticBytes, b);
+  });
+  LLVM_DEBUG({
+    llvm::dbgs() << "[" DEBUG_TYPE "] placement order:";
+    for (unsigned i : placement)
+      llvm::dbgs() << " " << i;
+    llvm::dbgs() << "\n";
+  });
+
+  // Each goes as low as the buffers placed before that it interferes with
+  // allow: into the lowest gap when all of those are static, above their
+  // highest end otherwise.
+  SmallVector<unsigned> placed;
+  for (unsigned i : placement) {
+    PlannedBuffer &buffer = buffers[i];
+    SmallVector<unsigned> conflicts;
+    for (unsigned j : placed)
+      if (buffers[j].interferes(buffer))
+        conflicts.push_back(j);
+    placed.push_back(i);
+    bool allStatic =
+        buffer.staticBytes && llvm::all_of(conflicts, [&](unsigned j) {
+          return buffers[j].staticBytes && buffers[j].staticOffset;
+        });
+    if (!allStatic) {
+      buffer.below = conflicts;
+      if (conflicts.empty())
+        buffer.staticOffset = 0;
+      LLVM_DEBUG({
+        llvm::dbgs() << "[" DEBUG_TYPE "] buffer " << i;
+        if (conflicts.empty()) {
+          llvm::dbgs() << ": offset 0, no buffer placed before it "
+                          "interferes\n";
+        } else {
+          llvm::dbgs() << ": offset above buffers";
+          for (unsigned j : conflicts)
+            llvm::dbgs() << " " << j;
+          llvm::dbgs() << ", which it interferes with ("
+                       << (buffer.staticBytes
+                               ? "one of them has a dynamic size or offset"
+                               : "its size is dynamic")
+                       << ")\n";
+        }
+      });
+      continue;
+    }
+    llvm::sort(conflicts, [&](unsigned a, unsigned b) {
+      return *buffers[a].staticOffset < *buffers[b].staticOffset;
+    });
+    int64_t offset = 0;
+    for (unsigned j : conflicts) {
+      if (*buffers[j].staticOffset - offset >= *buffer.staticBytes)
+        break;
+      offset =
+          std::max(offset, *buffers[j].staticOffset + *buffers[j].staticBytes);
+    }
+    buffer.staticOffset = offset;
+    LLVM_DEBUG({
+      auto range = [&](unsigned j) {
+        llvm::dbgs() << " " << j << " [" << *buffers[j].staticOffset << ", "
+                     << *buffers[j].staticOffset + *buffers[j].staticBytes
+                     << ")";
+      };
+      llvm::dbgs() << "[" DEBUG_TYPE "] buffer " << i << ": offset " << offset
+                   << ", " << *buffer.staticBytes << " bytes, ";
+      if (conflicts.empty())
+        llvm::dbgs() << "no buffer placed before it interferes";
+      else
+        llvm::dbgs() << "the lowest gap below, between or above the "
+                        "interfering buffers";
+      for (unsigned j : conflicts)
+        range(j);
+      // The bytes it shares with buffers whose lives are disjoint from its.
+      for (unsigned j : placed) {
+        const PlannedBuffer &other = buffers[j];
+        if (j == i || other.interferes(buffer) || !other.staticBytes ||
+            !other.staticOffset ||
+            *other.staticOffset >= offset + *buffer.staticBytes ||
+            offset >= *other.staticOffset + *other.staticBytes)
+          continue;
+        llvm::dbgs() << "; reuses bytes of buffer";
+        range(j);
+        llvm::dbgs() << ", live [" << other.start << ", " << other.end << "]";
+      }
+      llvm::dbgs() << "\n";
+    });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Materializing the plan
+//===----------------------------------------------------------------------===//
+
+/// Builds the sizes, offsets and the total of `plan` with `builder`, the
+/// model function's arguments mapped through `mapping`. `rawSizes` gets
+/// the sizes before rounding (for the report).
+static Value buildPlanArithmetic(const MemoryPlan &plan,
+                                 EntryMaterializer &materializer,
+                                 OpBuilder &builder, IRMapping &mapping,
+                                 SmallVectorImpl<Value> &sizes,
+                                 SmallVectorImpl<Value> &offsets,
+                                 SmallVectorImpl<Value> &rawSizes) {
+  ArrayRef<PlannedBuffer> buffers = plan.buffers;
+  int64_t alignment = plan.alignment;
+  func::FuncOp function = plan.function;
+  Location loc = function.getLoc();
+  auto constant = [&](int64_t c) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, c);
+  };
+  for (const PlannedBuffer &buffer : buffers) {
+    if (buffer.staticBytes) {
+      sizes.push_back(constant(*buffer.staticBytes));
+      rawSizes.push_back(sizes.back());
+      continue;
+    }
+    // Op handles are not const: a copy.
+    memref::AllocOp alloc = buffer.alloc;
+    MemRefType type = alloc.getType();
+    int64_t staticPart = type.getElementTypeBitWidth() / 8;
+    for (int64_t d : type.getShape())
+      if (!ShapedType::isDynamic(d))
+        staticPart *= d;
+    Value bytes = constant(staticPart);
+    for (Value size : alloc.getDynamicSizes())
+      bytes = builder.createOrFold<arith::MulIOp>(
+          loc, bytes, materializer.materialize(size, builder, mapping));
+    rawSizes.push_back(bytes);
+    // Round up to the alignment: (bytes + a - 1) & -a.
+    bytes = builder.createOrFold<arith::AndIOp>(
+        loc,
+        builder.createOrFold<arith::AddIOp>(loc, bytes,
+                                            constant(alignment - 1)),
+        constant(-alignment));
+    sizes.push_back(bytes);
+  }
+  offsets.assign(buffers.size(), Value());
+  for (unsigned i : plan.placement) {
+    const PlannedBuffer &buffer = buffers[i];
+    if (buffer.staticOffset) {
+      offsets[i] = constant(*buffer.staticOffset);
+      continue;
+    }
+    Value offset;
+    for (unsigned j : buffer.below) {
+      Value end =
+          builder.createOrFold<arith::AddIOp>(loc, offsets[j], sizes[j]);
+      offset =
+          offset ? builder.createOrFold<arith::MaxUIOp>(loc, offset, end) : end;
+    }
+    offsets[i] = offset;
+  }
+  Value total;
+  for (unsigned i = 0; i < buffers.size(); ++i) {
+    Value end = builder.createOrFold<arith::AddIOp>(loc, offsets[i], sizes[i]);
+    total = total ? builder.createOrFold<arith::MaxUIOp>(loc, total, end) : end;
+  }
+  return total;
+}
+
+FailureOr<MaterializedMemoryPlan>
+mlir::seq::materializeMemoryPlan(MemoryPlan &plan) {
+  func::FuncOp function = plan.function;
+  MLIRContext *context = function.getContext();
+  EntryMaterializer materializer(function);
+  MaterializedMemoryPlan materialized;
+
+  // The arena: the model function's last argument.
+  auto arenaType =
+      MemRefType::get({ShapedType::kDynamic}, IntegerType::get(context, 8));
+  unsigned arenaIndex = function.getNumArguments();
+  if (failed(function.insertArgument(arenaIndex, arenaType, {},
+                                     function.getLoc())))
+    return failure();
+  materialized.arena = function.getArgument(arenaIndex);
+
+  // @__seqc_arena_bytes(the model's arguments but the arena) -> index.
+  OpBuilder moduleBuilder(function);
+  SmallVector<Type> argTypes(function.getArgumentTypes().drop_back());
+  auto bytesFunction = func::FuncOp::create(
+      moduleBuilder, function.getLoc(), kArenaBytesFunctionName,
+      FunctionType::get(context, argTypes, {IndexType::get(context)}));
+  bytesFunction->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                         UnitAttr::get(context));
+  materialized.arenaBytesFunction = bytesFunction;
+  {
+    Block *bytesBody = bytesFunction.addEntryBlock();
+    OpBuilder builder = OpBuilder::atBlockEnd(bytesBody);
+    IRMapping mapping;
+    for (unsigned k = 0; k < argTypes.size(); ++k)
+      mapping.map(function.getArgument(k), bytesBody->getArgument(k));
+    SmallVector<Value> sizes, offsets, rawSizes;
+    Value total = buildPlanArithmetic(plan, materializer, builder, mapping,
+                                      sizes, offsets, rawSizes);
+    func::ReturnOp::create(builder, function.getLoc(), total);
+    LLVM_DEBUG({
+      llvm::dbgs() << "[" DEBUG_TYPE "] the arena is argument " << arenaIndex
+                   << " of @" << function.getName() << "; @"
+                   << kArenaBytesFunctionName << " returns ";
+      if (std::optional<int64_t> bytes = getConstantIntValue(total))
+        llvm::dbgs() << *bytes << " bytes\n";
+      else
+        llvm::dbgs() << "a size computed from the arguments\n";
+    });
+  }
+
+  // In the model function: the same plan at the entry.
+  OpBuilder builder = OpBuilder::atBlockBegin(&function.getBody().front());
+  IRMapping mapping;
+  for (BlockArgument arg : function.getArguments())
+    mapping.map(arg, arg);
+  buildPlanArithmetic(plan, materializer, builder, mapping, materialized.sizes,
+                      materialized.offsets, materialized.rawSizes);
+  return materialized;
+}
+
+//===----------------------------------------------------------------------===//
+// Reporting it
+//===----------------------------------------------------------------------===//
 
 /// The names of the symbolic sizes of the model's inputs, from the
 /// manifest global (seq-build-manifest): names[i][d] for input i, dim d.
@@ -411,251 +764,50 @@ evaluateSize(Value value, const llvm::StringMap<int64_t> &dims,
   return result;
 }
 
-void SeqPlanMemoryPass::runOnOperation() {
-  ModuleOp module = getOperation();
-  llvm::StringMap<int64_t> dimValues;
-  for (StringRef binding : dims) {
-    auto [name, text] = binding.split('=');
-    int64_t value;
-    if (text.getAsInteger(10, value)) {
-      module.emitError() << "expected a symbolic size as name=value in the "
-                            "memory plan's dims, got '"
-                         << binding << "'";
-      return signalPassFailure();
-    }
-    dimValues[name] = value;
-  }
-  auto entry = module->getAttrOfType<FlatSymbolRefAttr>(kEntryAttrName);
-  if (!entry)
-    return;
-  auto function = module.lookupSymbol<func::FuncOp>(entry.getValue());
-  if (!function || function.isExternal() ||
-      !llvm::hasSingleElement(function.getBody()))
-    return;
-  if (module.lookupSymbol(kArenaBytesFunctionName)) {
-    module.emitError() << "the symbol '" << kArenaBytesFunctionName
-                       << "' is reserved for the memory plan";
-    return signalPassFailure();
-  }
-  Block &body = function.getBody().front();
-  DenseMap<Operation *, unsigned> order;
-  for (Operation &op : body)
-    order[&op] = order.size();
-
-  // The candidates: top-level allocations of identity-layout memrefs of
-  // scalars, whose alignment the arena's satisfies and whose sizes can be
-  // computed at the entry.
-  EntryMaterializer materializer(function);
-  SmallVector<PlannedBuffer> buffers;
-  unsigned skipped = 0;
-  for (auto alloc : body.getOps<memref::AllocOp>()) {
-    MemRefType type = alloc.getType();
-    Type element = type.getElementType();
-    bool plannable = type.getLayout().isIdentity() && !type.getMemorySpace() &&
-                     alloc.getSymbolOperands().empty() &&
-                     element.isIntOrFloat() &&
-                     element.getIntOrFloatBitWidth() % 8 == 0 &&
-                     (!alloc.getAlignment() ||
-                      int64_t(*alloc.getAlignment()) <= alignment) &&
-                     llvm::all_of(alloc.getDynamicSizes(), [&](Value size) {
-                       return materializer.canMaterialize(size);
-                     });
-    PlannedBuffer buffer;
-    buffer.alloc = alloc;
-    if (!plannable || failed(analyze(buffer, body, order))) {
-      ++skipped;
-      continue;
-    }
-    if (type.hasStaticShape())
-      buffer.staticBytes = llvm::alignTo(
-          type.getNumElements() * (element.getIntOrFloatBitWidth() / 8),
-          alignment);
-    buffers.push_back(std::move(buffer));
-  }
-  if (buffers.empty())
-    return;
-
-  // Placement order: buffers of dynamic size first (in program order: they
-  // usually scale together, and the stack-like layout reuses the space of
-  // the dead), then static ones from the largest. Each goes as low as the
-  // buffers placed before that it interferes with allow: into the lowest
-  // gap when all of those are static, above their highest end otherwise.
-  SmallVector<unsigned> placement(buffers.size());
-  for (unsigned i = 0; i < buffers.size(); ++i)
-    placement[i] = i;
-  llvm::sort(placement, [&](unsigned a, unsigned b) {
-    const PlannedBuffer &x = buffers[a], &y = buffers[b];
-    if (x.staticBytes.has_value() != y.staticBytes.has_value())
-      return !x.staticBytes.has_value();
-    if (!x.staticBytes)
-      return std::make_pair(x.start, a) < std::make_pair(y.start, b);
-    return std::make_pair(-*x.staticBytes, a) <
-           std::make_pair(-*y.staticBytes, b);
-  });
-  SmallVector<unsigned> placed;
-  for (unsigned i : placement) {
-    PlannedBuffer &buffer = buffers[i];
-    SmallVector<unsigned> conflicts;
-    for (unsigned j : placed)
-      if (buffers[j].interferes(buffer))
-        conflicts.push_back(j);
-    placed.push_back(i);
-    bool allStatic =
-        buffer.staticBytes && llvm::all_of(conflicts, [&](unsigned j) {
-          return buffers[j].staticBytes && buffers[j].staticOffset;
-        });
-    if (!allStatic) {
-      buffer.below = conflicts;
-      if (conflicts.empty())
-        buffer.staticOffset = 0;
-      continue;
-    }
-    llvm::sort(conflicts, [&](unsigned a, unsigned b) {
-      return *buffers[a].staticOffset < *buffers[b].staticOffset;
-    });
-    int64_t offset = 0;
-    for (unsigned j : conflicts) {
-      if (*buffers[j].staticOffset - offset >= *buffer.staticBytes)
-        break;
-      offset =
-          std::max(offset, *buffers[j].staticOffset + *buffers[j].staticBytes);
-    }
-    buffer.staticOffset = offset;
-  }
-
-  // Builds the sizes, offsets and the total of the plan with `builder`,
-  // the model function's arguments mapped through `mapping`.
-  // `rawSizes` gets the dynamic sizes before rounding (for the report).
-  auto buildPlan = [&](OpBuilder &builder, IRMapping &mapping,
-                       SmallVectorImpl<Value> &sizes,
-                       SmallVectorImpl<Value> &offsets,
-                       SmallVectorImpl<Value> &rawSizes) -> Value {
-    Location loc = function.getLoc();
-    auto constant = [&](int64_t c) -> Value {
-      return arith::ConstantIndexOp::create(builder, loc, c);
-    };
-    for (PlannedBuffer &buffer : buffers) {
-      if (buffer.staticBytes) {
-        sizes.push_back(constant(*buffer.staticBytes));
-        rawSizes.push_back(sizes.back());
-        continue;
-      }
-      MemRefType type = buffer.alloc.getType();
-      int64_t staticPart = type.getElementTypeBitWidth() / 8;
-      for (int64_t d : type.getShape())
-        if (!ShapedType::isDynamic(d))
-          staticPart *= d;
-      Value bytes = constant(staticPart);
-      for (Value size : buffer.alloc.getDynamicSizes())
-        bytes = builder.createOrFold<arith::MulIOp>(
-            loc, bytes, materializer.materialize(size, builder, mapping));
-      rawSizes.push_back(bytes);
-      // Round up to the alignment: (bytes + a - 1) & -a.
-      bytes = builder.createOrFold<arith::AndIOp>(
-          loc,
-          builder.createOrFold<arith::AddIOp>(loc, bytes,
-                                              constant(alignment - 1)),
-          constant(-alignment));
-      sizes.push_back(bytes);
-    }
-    offsets.assign(buffers.size(), Value());
-    for (unsigned i : placement) {
-      PlannedBuffer &buffer = buffers[i];
-      if (buffer.staticOffset) {
-        offsets[i] = constant(*buffer.staticOffset);
-        continue;
-      }
-      Value offset;
-      for (unsigned j : buffer.below) {
-        Value end =
-            builder.createOrFold<arith::AddIOp>(loc, offsets[j], sizes[j]);
-        offset = offset ? builder.createOrFold<arith::MaxUIOp>(loc, offset, end)
-                        : end;
-      }
-      offsets[i] = offset;
-    }
-    Value total;
-    for (unsigned i = 0; i < buffers.size(); ++i) {
-      Value end =
-          builder.createOrFold<arith::AddIOp>(loc, offsets[i], sizes[i]);
-      total =
-          total ? builder.createOrFold<arith::MaxUIOp>(loc, total, end) : end;
-    }
-    return total;
-  };
-
-  // The arena: the model function's last argument.
-  MLIRContext *context = &getContext();
-  auto arenaType =
-      MemRefType::get({ShapedType::kDynamic}, IntegerType::get(context, 8));
-  unsigned arenaIndex = function.getNumArguments();
-  if (failed(function.insertArgument(arenaIndex, arenaType, {},
-                                     function.getLoc())))
-    return signalPassFailure();
-  Value arena = function.getArgument(arenaIndex);
-
-  // @__seqc_arena_bytes(the model's arguments but the arena) -> index.
-  OpBuilder moduleBuilder(function);
-  SmallVector<Type> argTypes(function.getArgumentTypes().drop_back());
-  auto bytesFunction = func::FuncOp::create(
-      moduleBuilder, function.getLoc(), kArenaBytesFunctionName,
-      FunctionType::get(context, argTypes, {IndexType::get(context)}));
-  bytesFunction->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                         UnitAttr::get(context));
-  {
-    Block *bytesBody = bytesFunction.addEntryBlock();
-    OpBuilder builder = OpBuilder::atBlockEnd(bytesBody);
-    IRMapping mapping;
-    for (unsigned k = 0; k < argTypes.size(); ++k)
-      mapping.map(function.getArgument(k), bytesBody->getArgument(k));
-    SmallVector<Value> sizes, offsets, rawSizes;
-    Value total = buildPlan(builder, mapping, sizes, offsets, rawSizes);
-    func::ReturnOp::create(builder, function.getLoc(), total);
-  }
-
-  // In the model function: the same plan at the entry, and a view of the
-  // arena for each buffer.
-  OpBuilder builder = OpBuilder::atBlockBegin(&body);
-  IRMapping mapping;
-  for (BlockArgument arg : function.getArguments())
-    mapping.map(arg, arg);
-  SmallVector<Value> sizes, offsets, rawSizes;
-  buildPlan(builder, mapping, sizes, offsets, rawSizes);
-
-  SmallVector<SmallVector<std::string>> dimNames = inputDimNames(module);
+MemoryPlanReport mlir::seq::reportMemoryPlan(
+    const MemoryPlan &plan, const MaterializedMemoryPlan &materialized,
+    ArrayRef<std::string> dims, const llvm::StringMap<int64_t> &dimValues) {
+  func::FuncOp function = plan.function;
+  ArrayRef<PlannedBuffer> buffers = plan.buffers;
+  SmallVector<SmallVector<std::string>> dimNames =
+      inputDimNames(function->getParentOfType<ModuleOp>());
   DenseMap<Value, int64_t> known;
   std::optional<int64_t> evaluatedPeak = 0, evaluatedSum = 0;
   int64_t staticPeak = 0, staticSum = 0;
   bool allStatic = true;
-  std::string report;
-  llvm::raw_string_ostream os(report);
+  MemoryPlanReport report;
+  llvm::raw_string_ostream os(report.text);
   os << "memory plan of @" << function.getName() << ": " << buffers.size()
-     << " buffers in one arena, " << skipped << " allocations not planned\n";
+     << " buffers in one arena, " << plan.numSkipped
+     << " allocations not planned\n";
   for (auto [i, buffer] : llvm::enumerate(buffers)) {
-    std::optional<int64_t> offset = getConstantIntValue(offsets[i]);
+    Value size = materialized.sizes[i], offsetValue = materialized.offsets[i];
+    std::optional<int64_t> offset = getConstantIntValue(offsetValue);
     if (buffer.staticBytes && offset) {
       staticPeak = std::max(staticPeak, *offset + *buffer.staticBytes);
       staticSum += *buffer.staticBytes;
     } else {
       allStatic = false;
     }
-    os << "  buffer " << i << ": " << buffer.alloc.getType() << " at "
-       << buffer.alloc.getLoc() << ", bytes "
-       << (buffer.staticBytes ? std::to_string(*buffer.staticBytes)
-                              : describeSize(rawSizes[i], function, dimNames))
+    memref::AllocOp alloc = buffer.alloc;
+    os << "  buffer " << i << ": " << alloc.getType() << " at "
+       << alloc.getLoc() << ", bytes "
+       << (buffer.staticBytes
+               ? std::to_string(*buffer.staticBytes)
+               : describeSize(materialized.rawSizes[i], function, dimNames))
        << ", offset ";
     if (offset)
       os << *offset;
     else {
       os << "above buffers";
-      for (unsigned j : buffers[i].below)
+      for (unsigned j : buffer.below)
         os << " " << j;
     }
     os << ", live [" << buffer.start << ", " << buffer.end << "]";
     std::optional<int64_t> bytes =
-        evaluateSize(sizes[i], dimValues, dimNames, known);
+        evaluateSize(size, dimValues, dimNames, known);
     std::optional<int64_t> at =
-        evaluateSize(offsets[i], dimValues, dimNames, known);
+        evaluateSize(offsetValue, dimValues, dimNames, known);
     if (!buffer.staticBytes && bytes && at)
       os << " (" << *bytes << " bytes at " << *at << ")";
     if (bytes && at && evaluatedPeak) {
@@ -666,46 +818,113 @@ void SeqPlanMemoryPass::runOnOperation() {
     }
     os << "\n";
   }
-  if (allStatic)
+  if (allStatic) {
+    report.peak = staticPeak;
+    report.sum = staticSum;
     os << "  peak " << staticPeak << " bytes (" << staticSum
        << " without reuse)\n";
-  else if (evaluatedPeak && !dims.empty())
+  } else if (evaluatedPeak && !dims.empty()) {
+    report.peak = *evaluatedPeak;
+    report.sum = *evaluatedSum;
+    report.atDims = true;
     os << "  peak at " << llvm::join(dims, ", ") << ": " << *evaluatedPeak
        << " bytes (" << *evaluatedSum << " without reuse)\n";
-  else
+  } else {
     os << "  peak: dynamic (a function of the input sizes; give them to "
           "evaluate it)\n";
-  module->setAttr(kMemoryPlanAttr, StringAttr::get(context, report));
-  module->setAttr(kArenaAttr,
-                  IntegerAttr::get(IntegerType::get(context, 64), alignment));
-  if (remarks) {
-    InFlightDiagnostic remark = function.emitRemark()
-                                << "memory plan: " << buffers.size()
-                                << " buffers in one arena";
-    if (allStatic)
-      remark << " of " << staticPeak << " bytes (" << staticSum
-             << " without reuse)";
-    else if (evaluatedPeak && !dims.empty())
-      remark << " of " << *evaluatedPeak << " bytes at "
-             << llvm::join(dims, ", ") << " (" << *evaluatedSum
-             << " without reuse)";
-    else
-      remark << " of a size computed from the input sizes at each call";
-    if (skipped)
-      remark << "; " << skipped << " allocations stay on the heap";
   }
+  return report;
+}
 
-  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+//===----------------------------------------------------------------------===//
+// Rewriting the allocations
+//===----------------------------------------------------------------------===//
+
+void mlir::seq::replaceAllocationsWithArenaViews(
+    MemoryPlan &plan, const MaterializedMemoryPlan &materialized) {
+  OpBuilder builder(plan.function.getContext());
+  for (auto [i, buffer] : llvm::enumerate(plan.buffers)) {
     memref::AllocOp alloc = buffer.alloc;
+    LLVM_DEBUG({
+      llvm::dbgs() << "[" DEBUG_TYPE "] buffer " << i << ": " << alloc.getType()
+                   << " at " << alloc.getLoc()
+                   << " becomes a view of the arena at offset ";
+      if (std::optional<int64_t> offset =
+              getConstantIntValue(materialized.offsets[i]))
+        llvm::dbgs() << *offset;
+      else
+        llvm::dbgs() << materialized.offsets[i];
+      llvm::dbgs() << "; its deallocations go\n";
+    });
     builder.setInsertionPoint(alloc);
-    Value view =
-        memref::ViewOp::create(builder, alloc.getLoc(), alloc.getType(), arena,
-                               offsets[i], alloc.getDynamicSizes());
+    Value view = memref::ViewOp::create(
+        builder, alloc.getLoc(), alloc.getType(), materialized.arena,
+        materialized.offsets[i], alloc.getDynamicSizes());
     for (Value alias : buffer.aliases)
       for (Operation *user : llvm::make_early_inc_range(alias.getUsers()))
         if (isa<memref::DeallocOp>(user))
           user->erase();
     alloc.replaceAllUsesWith(view);
     alloc.erase();
+    buffer.alloc = nullptr;
   }
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct SeqPlanMemoryPass
+    : public mlir::seq::impl::SeqPlanMemoryBase<SeqPlanMemoryPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void SeqPlanMemoryPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  FailureOr<llvm::StringMap<int64_t>> dimValues =
+      parseSymbolicSizes(dims, module);
+  if (failed(dimValues))
+    return signalPassFailure();
+  func::FuncOp function = getMemoryPlanFunction(module);
+  if (!function)
+    return;
+  if (failed(planMemoryPrecondition(function)))
+    return signalPassFailure();
+
+  MemoryPlan plan = collectArenaBuffers(function, alignment);
+  if (plan.buffers.empty()) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no buffer to plan\n");
+    return;
+  }
+  placeArenaBuffers(plan);
+  FailureOr<MaterializedMemoryPlan> materialized = materializeMemoryPlan(plan);
+  if (failed(materialized))
+    return signalPassFailure();
+
+  MemoryPlanReport report =
+      reportMemoryPlan(plan, *materialized, dims, *dimValues);
+  MLIRContext *context = &getContext();
+  module->setAttr(kMemoryPlanAttr, StringAttr::get(context, report.text));
+  module->setAttr(kArenaAttr,
+                  IntegerAttr::get(IntegerType::get(context, 64), alignment));
+  if (remarks) {
+    InFlightDiagnostic remark = function.emitRemark()
+                                << "memory plan: " << plan.buffers.size()
+                                << " buffers in one arena";
+    if (report.peak && !report.atDims)
+      remark << " of " << *report.peak << " bytes (" << report.sum
+             << " without reuse)";
+    else if (report.peak)
+      remark << " of " << *report.peak << " bytes at " << llvm::join(dims, ", ")
+             << " (" << report.sum << " without reuse)";
+    else
+      remark << " of a size computed from the input sizes at each call";
+    if (plan.numSkipped)
+      remark << "; " << plan.numSkipped << " allocations stay on the heap";
+  }
+
+  replaceAllocationsWithArenaViews(plan, *materialized);
 }
