@@ -10,6 +10,9 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "seq-check-lowered"
 
 namespace mlir {
 namespace seq {
@@ -37,6 +40,14 @@ struct SeqCheckLoweredPass
     WalkResult result = getOperation()->walk([&](Operation *op) {
       if (isTranslatable(op))
         return WalkResult::advance();
+      LLVM_DEBUG({
+        llvm::dbgs() << "[" DEBUG_TYPE "] survivor: " << *op << "\n";
+        if (isa<gpu::LaunchFuncOp>(op))
+          for (Type type : op->getOperandTypes())
+            if (!LLVM::isCompatibleType(type))
+              llvm::dbgs() << "[" DEBUG_TYPE "] operand type " << type
+                           << " is not an LLVM type\n";
+      });
       op->emitError() << "'" << op->getName()
                       << "' survived the lowering to the LLVM dialect";
       return WalkResult::interrupt();

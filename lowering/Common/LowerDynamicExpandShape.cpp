@@ -18,6 +18,9 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "seq-lower-dynamic-expand-shape"
 
 namespace mlir {
 namespace seq {
@@ -67,6 +70,7 @@ struct ExpandShapeToReinterpretCast
                                 PatternRewriter &rewriter) const override {
     if (!hasGroupWithSeveralDynamicDims(op))
       return rewriter.notifyMatchFailure(op, "expand-strided-metadata's case");
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] expanding " << op << "\n");
     Location loc = op.getLoc();
     auto metadata =
         memref::ExtractStridedMetadataOp::create(rewriter, loc, op.getSrc());

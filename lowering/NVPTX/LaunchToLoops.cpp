@@ -11,6 +11,9 @@
 #include "lowering/NVPTX/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "seq-nvptx-launch-to-loops"
 
 namespace mlir {
 namespace seq {
@@ -81,6 +84,10 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch) {
   });
   for (memref::AllocaOp alloca : privates)
     alloca->moveBefore(launch);
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] the launch at " << loc
+                          << " becomes loops over its blocks and threads; "
+                          << "private buffers allocated once for all threads: "
+                          << privates.size() << "\n");
   for (auto [id, count] : loops) {
     auto loop = scf::ForOp::create(b, loc, zero, count, one);
     mapping.map(id, loop.getInductionVar());

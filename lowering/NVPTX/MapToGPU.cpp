@@ -10,15 +10,20 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/NVPTX/Passes.h"
+#include "lowering/NVPTX/Transforms.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/CSE.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "seq-nvptx-map-to-gpu"
 
 namespace mlir {
 namespace seq {
@@ -28,38 +33,45 @@ namespace seq {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::seq;
 
 //===----------------------------------------------------------------------===//
 // Copies
 //===----------------------------------------------------------------------===//
 
-/// Rewrites `copy` into an scf.parallel of element loads and stores, which
-/// the mapping below turns into a kernel (or runs in the enclosing thread).
-static void lowerCopy(memref::CopyOp copy) {
-  OpBuilder b(copy);
+FailureOr<Operation *>
+mlir::seq::lowerCopyToParallelLoop(RewriterBase &rewriter,
+                                   memref::CopyOp copy) {
+  auto type = dyn_cast<MemRefType>(copy.getSource().getType());
+  if (!type || !isa<MemRefType>(copy.getTarget().getType()))
+    return rewriter.notifyMatchFailure(copy, "unranked operands");
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(copy);
   Location loc = copy.getLoc();
-  auto type = cast<MemRefType>(copy.getSource().getType());
   if (type.getRank() == 0) {
-    Value value = memref::LoadOp::create(b, loc, copy.getSource());
-    memref::StoreOp::create(b, loc, value, copy.getTarget());
-    copy.erase();
-    return;
+    Value value = memref::LoadOp::create(rewriter, loc, copy.getSource());
+    Operation *store =
+        memref::StoreOp::create(rewriter, loc, value, copy.getTarget());
+    rewriter.eraseOp(copy);
+    return store;
   }
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   SmallVector<Value> lbs(type.getRank(), zero), steps(type.getRank(), one);
   SmallVector<Value> ubs;
   for (int64_t i = 0; i < type.getRank(); ++i)
-    ubs.push_back(b.createOrFold<memref::DimOp>(loc, copy.getSource(), i));
-  scf::ParallelOp::create(
-      b, loc, lbs, ubs, steps,
+    ubs.push_back(
+        rewriter.createOrFold<memref::DimOp>(loc, copy.getSource(), i));
+  auto loop = scf::ParallelOp::create(
+      rewriter, loc, lbs, ubs, steps,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs) {
         Value value =
             memref::LoadOp::create(nested, nestedLoc, copy.getSource(), ivs);
         memref::StoreOp::create(nested, nestedLoc, value, copy.getTarget(),
                                 ivs);
       });
-  copy.erase();
+  rewriter.eraseOp(copy);
+  return loop.getOperation();
 }
 
 //===----------------------------------------------------------------------===//
@@ -83,11 +95,7 @@ static bool mayAlias(Value a, Value b) {
          !baseB.getDefiningOp<memref::AllocOp>();
 }
 
-/// Moves each allocation of `block` up to just after the definitions of its
-/// sizes, so that the loops between which bufferization placed it become
-/// adjacent. A buffer's life in the memory plan starts at its first use, not
-/// at its allocation, so this costs no memory.
-static void hoistAllocations(Block &block) {
+void mlir::seq::hoistAllocations(RewriterBase &rewriter, Block &block) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     auto alloc = dyn_cast<memref::AllocOp>(op);
     if (!alloc)
@@ -99,27 +107,53 @@ static void hoistAllocations(Block &block) {
           (!after || after->isBeforeInBlock(def)))
         after = def;
     if (after)
-      alloc->moveAfter(after);
+      rewriter.moveOpAfter(alloc, after);
     else
-      alloc->moveBefore(&block, block.begin());
+      rewriter.moveOpBefore(alloc, &block, block.begin());
   }
 }
 
-/// Fuses adjacent scf.parallel loops of the same iteration space, where the
-/// second reads what the first wrote only at the same iteration (scf's
-/// naive fusion): one kernel instead of two, such as a copy of an
-/// initialized buffer and the reduction into it. Allocations between them
-/// move out of the way and equal bounds become the same values (CSE) first.
-static void fuseAdjacentLoops(Operation *root) {
+LogicalResult mlir::seq::fuseAdjacentParallelLoopsPrecondition(Region &region) {
+  return failure(
+      llvm::any_of(region.getOps<scf::ParallelOp>(), [](scf::ParallelOp loop) {
+        return loop.getNumResults() != 0;
+      }));
+}
+
+FailureOr<unsigned> mlir::seq::fuseAdjacentParallelLoops(Region &region) {
+  if (failed(fuseAdjacentParallelLoopsPrecondition(region)))
+    return failure();
+  auto countLoops = [&] {
+    return static_cast<unsigned>(
+        llvm::range_size(region.getOps<scf::ParallelOp>()));
+  };
+  unsigned before = countLoops();
+  scf::naivelyFuseParallelOps(region, mayAlias);
+  return before - countLoops();
+}
+
+/// Prints `region` as a place in the IR, for the debug output.
+[[maybe_unused]] static void printRegion(llvm::raw_ostream &os,
+                                         Region &region) {
+  Operation *parent = region.getParentOp();
+  os << "region " << region.getRegionNumber() << " of '" << parent->getName()
+     << "'";
+  if (auto symbol =
+          parent->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+    os << " @" << symbol.getValue();
+  os << " at " << parent->getLoc();
+}
+
+unsigned mlir::seq::fuseAdjacentParallelLoopsIn(RewriterBase &rewriter,
+                                                Operation *root) {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
       return WalkResult::skip();
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        hoistAllocations(block);
+        hoistAllocations(rewriter, block);
     return WalkResult::advance();
   });
-  IRRewriter rewriter(root->getContext());
   DominanceInfo dominance(root);
   eliminateCommonSubExpressions(rewriter, dominance, root);
 
@@ -131,16 +165,26 @@ static void fuseAdjacentLoops(Operation *root) {
       regions.push_back(&region);
     return WalkResult::advance();
   });
-  // A loop with results (a parallel reduction) stays on the host: fused
-  // with it, a kernel would too. Regions that hold one are left as they are.
+  unsigned fused = 0;
   for (Region *region : regions) {
-    bool hasReduction = llvm::any_of(region->getOps<scf::ParallelOp>(),
-                                     [](scf::ParallelOp loop) {
-                                       return loop.getNumResults() != 0;
-                                     });
-    if (!hasReduction)
-      scf::naivelyFuseParallelOps(*region, mayAlias);
+    FailureOr<unsigned> count = fuseAdjacentParallelLoops(*region);
+    if (failed(count)) {
+      LLVM_DEBUG({
+        llvm::dbgs() << "[" DEBUG_TYPE "] not fusing the loops of ";
+        printRegion(llvm::dbgs(), *region);
+        llvm::dbgs() << ": it holds a parallel reduction\n";
+      });
+      continue;
+    }
+    LLVM_DEBUG(if (*count) {
+      llvm::dbgs() << "[" DEBUG_TYPE "] parallel loops fused into the loop "
+                      "before them in ";
+      printRegion(llvm::dbgs(), *region);
+      llvm::dbgs() << ": " << *count << "\n";
+    });
+    fused += *count;
   }
+  return fused;
 }
 
 //===----------------------------------------------------------------------===//
@@ -235,41 +279,76 @@ static std::string whyNotAKernel(scf::ParallelOp loop) {
   return reason;
 }
 
-/// Turns the allocations of a kernel body (whose shapes whyNotAKernel
-/// bounded) into private buffers of each thread; their deallocations go
-/// away with them. A buffer of dynamic shape (a tile clipped at an edge) is
-/// a view of a private byte buffer of its largest size.
-static void privatizeAllocations(Block *body) {
+LogicalResult
+mlir::seq::mapParallelLoopToLaunchPrecondition(scf::ParallelOp loop,
+                                               std::string *reason) {
+  std::string why = whyNotAKernel(loop);
+  if (why.empty())
+    return success();
+  if (reason)
+    *reason = std::move(why);
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Private buffers
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+mlir::seq::privatizeAllocationsPrecondition(scf::ParallelOp loop) {
+  WalkResult result = loop.getBody()->walk([](memref::AllocOp alloc) {
+    return failed(getBoundedShape(alloc)) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+FailureOr<unsigned> mlir::seq::privatizeAllocations(RewriterBase &rewriter,
+                                                    scf::ParallelOp loop) {
+  if (failed(privatizeAllocationsPrecondition(loop)))
+    return failure();
   SmallVector<memref::AllocOp> allocs;
-  body->walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  loop.getBody()->walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  OpBuilder::InsertionGuard guard(rewriter);
   for (memref::AllocOp alloc : allocs) {
     for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
       if (isa<memref::DeallocOp>(user))
-        user->erase();
-    OpBuilder b(alloc);
+        rewriter.eraseOp(user);
+    rewriter.setInsertionPoint(alloc);
     Location loc = alloc.getLoc();
     MemRefType type = alloc.getType();
     Value replacement;
     if (type.hasStaticShape()) {
-      replacement = memref::AllocaOp::create(b, loc, type, ValueRange(),
+      replacement = memref::AllocaOp::create(rewriter, loc, type, ValueRange(),
                                              alloc.getSymbolOperands(),
                                              alloc.getAlignmentAttr());
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] privatized " << type
+                              << " at " << loc << "\n");
     } else {
       SmallVector<int64_t> shape = *getBoundedShape(alloc);
       int64_t bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
       for (int64_t size : shape)
         bytes *= size;
       auto storage = memref::AllocaOp::create(
-          b, loc, MemRefType::get({bytes}, b.getI8Type()),
+          rewriter, loc, MemRefType::get({bytes}, rewriter.getI8Type()),
           alloc.getAlignmentAttr());
       replacement = memref::ViewOp::create(
-          b, loc, type, storage, arith::ConstantIndexOp::create(b, loc, 0),
+          rewriter, loc, type, storage,
+          arith::ConstantIndexOp::create(rewriter, loc, 0),
           alloc.getDynamicSizes());
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] privatized " << type
+                              << " at " << loc << " as a view of " << bytes
+                              << " private bytes (its largest size)\n");
     }
-    alloc.replaceAllUsesWith(replacement);
-    alloc.erase();
+    rewriter.replaceAllUsesWith(alloc, replacement);
+    rewriter.eraseOp(alloc);
   }
+  return static_cast<unsigned>(allocs.size());
 }
+
+//===----------------------------------------------------------------------===//
+// The launch
+//===----------------------------------------------------------------------===//
 
 /// Whether `value` is a constant global or a view of one: the host's address
 /// of such a buffer is not the device's, so the kernel must rebuild it from
@@ -297,14 +376,11 @@ static Value cloneGlobalView(OpBuilder &b, Value value, IRMapping &mapping) {
   return clone->getResult(cast<OpResult>(value).getResultNumber());
 }
 
-//===----------------------------------------------------------------------===//
-// The launch
-//===----------------------------------------------------------------------===//
-
 /// Replaces `loop` by a launch of ceil(iterations / blockSize) blocks of
 /// `blockSize` threads, each running one iteration.
-static void mapToLaunch(scf::ParallelOp loop, int64_t blockSize) {
-  OpBuilder b(loop);
+static gpu::LaunchOp buildLaunch(RewriterBase &b, scf::ParallelOp loop,
+                                 int64_t blockSize) {
+  b.setInsertionPoint(loop);
   Location loc = loop.getLoc();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -327,6 +403,20 @@ static void mapToLaunch(scf::ParallelOp loop, int64_t blockSize) {
   Value nonEmpty =
       b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, total,
                                     zero);
+  LLVM_DEBUG({
+    llvm::dbgs() << "[" DEBUG_TYPE "] kernel for the " << counts.size()
+                 << "-D loop at " << loc << ": grid (";
+    if (std::optional<int64_t> count = getConstantIntValue(blocks))
+      llvm::dbgs() << *count;
+    else
+      llvm::dbgs() << "ceil(iterations / " << blockSize << ")";
+    llvm::dbgs() << ", 1, 1) blocks of (" << blockSize
+                 << ", 1, 1) threads, iterations ";
+    if (std::optional<int64_t> count = getConstantIntValue(total))
+      llvm::dbgs() << *count << "\n";
+    else
+      llvm::dbgs() << "known at run time\n";
+  });
   auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
   auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, threads, one,
@@ -361,12 +451,47 @@ static void mapToLaunch(scf::ParallelOp loop, int64_t blockSize) {
   loop.getBody()->walk([&](Operation *op) {
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp();
-          def && !loop->isAncestor(def) && isGlobalView(operand))
+          def && !loop->isAncestor(def) && isGlobalView(operand)) {
+        LLVM_DEBUG(if (!mapping.contains(operand)) llvm::dbgs()
+                   << "[" DEBUG_TYPE "] the kernel reads its own copy of "
+                   << operand << "\n");
         cloneGlobalView(b, operand, mapping);
+      }
   });
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, mapping);
-  loop.erase();
+  b.eraseOp(loop);
+  return launch;
+}
+
+FailureOr<gpu::LaunchOp>
+mlir::seq::mapParallelLoopToLaunch(RewriterBase &rewriter, scf::ParallelOp loop,
+                                   int64_t blockSize) {
+  if (blockSize < 1 || blockSize > 1024)
+    return rewriter.notifyMatchFailure(loop, "block size out of range");
+  if (failed(mapParallelLoopToLaunchPrecondition(loop)))
+    return rewriter.notifyMatchFailure(loop, "cannot run as a GPU kernel");
+  OpBuilder::InsertionGuard guard(rewriter);
+  // Nested parallel loops run in the thread, innermost rewritten first. The
+  // precondition excludes those with results, the only ones
+  // parallelForToNestedFors rejects.
+  SmallVector<scf::ParallelOp> nested;
+  loop.getBody()->walk<WalkOrder::PostOrder>(
+      [&](scf::ParallelOp inner) { nested.push_back(inner); });
+  for (scf::ParallelOp inner : nested) {
+    rewriter.setInsertionPoint(inner);
+    if (failed(scf::parallelForToNestedFors(rewriter, inner)))
+      return inner.emitError("could not rewrite this parallel loop into a "
+                             "nest of scf.for loops");
+  }
+  LLVM_DEBUG(if (!nested.empty()) llvm::dbgs()
+             << "[" DEBUG_TYPE "] nested parallel loops of the loop at "
+             << loop.getLoc() << " that run sequentially in its thread: "
+             << nested.size() << "\n");
+  if (failed(privatizeAllocations(rewriter, loop)))
+    return loop.emitError("could not make the buffers this loop allocates "
+                          "private to its threads");
+  return buildLaunch(rewriter, loop, blockSize);
 }
 
 //===----------------------------------------------------------------------===//
@@ -389,14 +514,18 @@ void SeqNVPTXMapToGPUPass::runOnOperation() {
                       << " is not between 1 and 1024 threads";
     return signalPassFailure();
   }
+  IRRewriter rewriter(&getContext());
   SmallVector<memref::CopyOp> copies;
   root->walk([&](memref::CopyOp copy) {
     if (!copy->getParentOfType<gpu::LaunchOp>())
       copies.push_back(copy);
   });
   for (memref::CopyOp copy : copies)
-    lowerCopy(copy);
-  fuseAdjacentLoops(root);
+    if (failed(lowerCopyToParallelLoop(rewriter, copy)))
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] the copy at " << copy.getLoc()
+                 << " stays on the host: its operands are unranked\n");
+  fuseAdjacentParallelLoopsIn(rewriter, root);
 
   // Outermost parallel loops, outside existing launches.
   SmallVector<scf::ParallelOp> outermost;
@@ -411,44 +540,41 @@ void SeqNVPTXMapToGPUPass::runOnOperation() {
   });
 
   for (scf::ParallelOp loop : outermost) {
-    std::string reason = whyNotAKernel(loop);
-    if (!reason.empty()) {
+    std::string reason;
+    if (failed(mapParallelLoopToLaunchPrecondition(loop, &reason))) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] the loop at " << loop.getLoc()
+                 << " stays on the host: " << reason << "\n");
       if (remarks)
         loop.emitRemark() << "runs on the host, not on the GPU: " << reason;
       continue;
     }
-    // Nested parallel loops run in the thread, innermost rewritten first.
-    SmallVector<scf::ParallelOp> nested;
-    loop.getBody()->walk<WalkOrder::PostOrder>(
-        [&](scf::ParallelOp inner) { nested.push_back(inner); });
-    IRRewriter rewriter(loop.getContext());
-    for (scf::ParallelOp inner : nested) {
-      rewriter.setInsertionPoint(inner);
-      if (failed(scf::parallelForToNestedFors(rewriter, inner))) {
-        inner.emitError("could not rewrite this parallel loop into a nest of "
-                        "scf.for loops");
-        return signalPassFailure();
-      }
-    }
-    privatizeAllocations(loop.getBody());
-    mapToLaunch(loop, blockSize);
+    if (failed(mapParallelLoopToLaunch(rewriter, loop, blockSize)))
+      return signalPassFailure();
   }
 
   // Loop nests without a parallel loop run on the host.
-  if (remarks)
-    root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<gpu::LaunchOp, scf::ParallelOp>(op))
-        return WalkResult::skip();
-      if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-        bool hasLaunch = false;
-        forOp->walk([&](gpu::LaunchOp) { hasLaunch = true; });
-        if (!hasLaunch) {
+  bool explain = remarks;
+  LLVM_DEBUG(explain = true);
+  if (!explain)
+    return;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::LaunchOp, scf::ParallelOp>(op))
+      return WalkResult::skip();
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      bool hasLaunch = false;
+      forOp->walk([&](gpu::LaunchOp) { hasLaunch = true; });
+      if (!hasLaunch) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] the loop nest at " << forOp.getLoc()
+                   << " stays on the host: it has no parallel iterations\n");
+        if (remarks)
           forOp.emitRemark()
               << "runs on the host, not on the GPU: a loop nest without "
                  "parallel iterations";
-          return WalkResult::skip();
-        }
+        return WalkResult::skip();
       }
-      return WalkResult::advance();
-    });
+    }
+    return WalkResult::advance();
+  });
 }

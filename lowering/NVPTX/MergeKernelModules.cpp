@@ -8,7 +8,10 @@
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/raw_ostream.h"
+
+#define DEBUG_TYPE "seq-nvptx-merge-kernel-modules"
 
 namespace mlir {
 namespace seq {
@@ -42,6 +45,9 @@ void SeqNVPTXMergeKernelModulesPass::runOnOperation() {
     return signalPassFailure();
   }
 
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] merging " << kernelModules.size()
+                          << " kernel modules into @" << kKernelModuleName
+                          << "\n");
   OpBuilder builder(kernelModules.front());
   auto merged = gpu::GPUModuleOp::create(builder, module.getLoc(),
                                          kKernelModuleName);
@@ -69,8 +75,13 @@ void SeqNVPTXMergeKernelModulesPass::runOnOperation() {
       }
       // Globals (and functions) the kernels share are cloned into each
       // module by the outlining under their original names: keep one.
-      if (mergedSymbols.lookup(symbol.getName()))
+      if (mergedSymbols.lookup(symbol.getName())) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] @" << symbol.getName() << " of module @"
+                   << kernelModule.getName()
+                   << " is already in the merged module: one copy kept\n");
         continue;
+      }
       op.moveBefore(merged.getBody(), merged.getBody()->end());
       mergedSymbols.insert(&op);
     }
@@ -95,6 +106,10 @@ void SeqNVPTXMergeKernelModulesPass::runOnOperation() {
     auto [it, inserted] = byForm.try_emplace(form, kernel);
     if (inserted)
       continue;
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] kernel @" << name << " is identical to @"
+               << it->second.getName() << ": its launches launch @"
+               << it->second.getName() << "\n");
     canonical[SymbolRefAttr::get(merged.getNameAttr(),
                                  {FlatSymbolRefAttr::get(kernel.getNameAttr())})] =
         SymbolRefAttr::get(
@@ -105,6 +120,9 @@ void SeqNVPTXMergeKernelModulesPass::runOnOperation() {
   for (auto &[from, to] : renamed)
     if (auto it = canonical.find(to); it != canonical.end())
       to = it->second;
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << renamed.size()
+                          << " kernels, " << byForm.size()
+                          << " of them distinct\n");
 
   WalkResult result = module.walk([&](gpu::LaunchFuncOp launch) {
     auto it = renamed.find(launch.getKernel());

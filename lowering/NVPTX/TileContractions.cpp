@@ -15,6 +15,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "seq-nvptx-tile-contractions"
 
 namespace mlir {
 namespace seq {
@@ -205,8 +208,16 @@ struct SeqNVPTXTileContractionsPass
     // (a fused kernel's tiles) run within one thread already.
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<scf::ParallelOp, scf::ForallOp, gpu::LaunchOp>(op))
+      if (isa<scf::ParallelOp, scf::ForallOp, gpu::LaunchOp>(op)) {
+        LLVM_DEBUG(op->walk([&](linalg::LinalgOp inner) {
+          if (linalg::isaContractionOpInterface(inner))
+            llvm::dbgs() << "[" DEBUG_TYPE "] not tiling '" << inner->getName()
+                         << "' at " << inner.getLoc() << ": one thread of the '"
+                         << op->getName() << "' at " << op->getLoc()
+                         << " runs it\n";
+        }));
         return WalkResult::skip();
+      }
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
         if (linalg::isaContractionOpInterface(linalgOp))
           candidates.push_back(linalgOp);
@@ -218,12 +229,22 @@ struct SeqNVPTXTileContractionsPass
       std::string why;
       FailureOr<Contraction> c = matchContraction(op, why);
       if (failed(c)) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] not tiling '" << op->getName()
+                   << "' at " << op.getLoc() << ": " << why << "\n");
         if (remarks)
           op.emitRemark() << "contraction not register-tiled for the GPU "
                              "(one thread per output element): "
                           << why;
         continue;
       }
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] tiling '" << op->getName() << "' at "
+                 << op.getLoc() << " into " << static_cast<int64_t>(tileM)
+                 << " x " << static_cast<int64_t>(tileN)
+                 << " outputs per thread: rows are loop dimension " << c->mDim
+                 << ", columns " << c->nDim << ", reduction " << c->kDim
+                 << "\n");
       tile(*c, tileM, tileN);
     }
   }

@@ -206,3 +206,15 @@ func.func @host(%x: memref<?xf32>, %y: memref<f32>, %n: index) {
   memref.store %both, %y[] : memref<f32>
   return
 }
+
+// -----
+
+// An unranked copy has no shape to iterate over: it stays a memref.copy, on
+// the host.
+// CHECK-LABEL: func.func @unranked_copy
+// CHECK-NOT: gpu.launch
+// CHECK: memref.copy
+func.func @unranked_copy(%x: memref<*xf32>, %y: memref<*xf32>) {
+  memref.copy %x, %y : memref<*xf32> to memref<*xf32>
+  return
+}

@@ -1,0 +1,101 @@
+//===- Transforms.h - transformations of the NVPTX target -------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Library entry points of seq-nvptx-map-to-gpu, usable without the pass:
+// copies to parallel loops, the fusion of adjacent parallel loops, the
+// private buffers of a kernel's threads and the mapping of one parallel loop
+// to a GPU launch. Each rewrite has a precondition and fails, changing
+// nothing, where it does not hold.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_NVPTX_TRANSFORMS_H
+#define SEQC_LOWERING_NVPTX_TRANSFORMS_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+namespace mlir {
+namespace seq {
+
+/// Rewrites `copy` into an scf.parallel over its shape of element loads and
+/// stores (one load and one store for rank 0), which mapParallelLoopToLaunch
+/// turns into a kernel, or which runs in the enclosing thread. Returns the op
+/// that replaced the copy; fails, changing nothing, on unranked operands.
+FailureOr<Operation *> lowerCopyToParallelLoop(RewriterBase &rewriter,
+                                               memref::CopyOp copy);
+
+/// Moves each memref.alloc of `block` up to just after the definitions of its
+/// sizes, so that the loops between which bufferization placed it become
+/// adjacent. A buffer's life in the memory plan starts at its first use, not
+/// at its allocation, so this costs no memory.
+void hoistAllocations(RewriterBase &rewriter, Block &block);
+
+/// Whether fuseAdjacentParallelLoops applies to `region`: none of its
+/// scf.parallel ops has results. A parallel reduction stays on the host, and
+/// a kernel fused with it would too.
+LogicalResult fuseAdjacentParallelLoopsPrecondition(Region &region);
+
+/// Fuses the adjacent scf.parallel ops of `region` that have the same
+/// iteration space and where the second reads what the first wrote only at
+/// the same iteration (scf's naive fusion, with a fresh allocation aliasing
+/// nothing but its views): one kernel instead of two, such as a copy of an
+/// initialized buffer and the reduction into it. Returns how many loops were
+/// fused into the loop before them; fails, changing nothing, where the
+/// precondition does not hold.
+FailureOr<unsigned> fuseAdjacentParallelLoops(Region &region);
+
+/// Fuses adjacent parallel loops everywhere under `root` outside scf.parallel
+/// and gpu.launch ops: allocations move out from between the loops
+/// (hoistAllocations), equal bounds become the same values (CSE of `root`),
+/// then each region meeting the precondition is fused. Returns how many loops
+/// were fused away.
+unsigned fuseAdjacentParallelLoopsIn(RewriterBase &rewriter, Operation *root);
+
+/// Whether privatizeAllocations applies to `loop`: every memref.alloc in its
+/// body has an identity layout, integer or float elements, and a static
+/// shape, or dynamic sizes with constant upper bounds (a tile clipped at an
+/// edge, `minui(n - i, 64)`), of at most 64 KiB.
+LogicalResult privatizeAllocationsPrecondition(scf::ParallelOp loop);
+
+/// Turns the allocations of `loop`'s body into private buffers
+/// (memref.alloca) of the thread running an iteration; their deallocations
+/// go away with them. A buffer of dynamic shape is a memref.view of a private
+/// byte buffer of its largest size. Returns how many buffers became private;
+/// fails, changing nothing, where the precondition does not hold.
+FailureOr<unsigned> privatizeAllocations(RewriterBase &rewriter,
+                                         scf::ParallelOp loop);
+
+/// Whether mapParallelLoopToLaunch applies to `loop`: it has no results, and
+/// its body holds no parallel reduction, no call, no memref.alloca_scope, no
+/// read of a buffer on the host's stack and no allocation that
+/// privatizeAllocations cannot make private. On failure, `reason` (when
+/// given) says why the loop stays on the host.
+LogicalResult
+mapParallelLoopToLaunchPrecondition(scf::ParallelOp loop,
+                                    std::string *reason = nullptr);
+
+/// Replaces `loop` by a gpu.launch of ceil(iterations / blockSize) blocks of
+/// `blockSize` threads, each running one iteration of the linearized
+/// iteration space (innermost dimension fastest), guarded against the
+/// partial last block, and skipped when there are no iterations. Parallel
+/// loops nested in the body become scf.for nests run by the thread, its
+/// allocations private buffers (privatizeAllocations), and the constant
+/// globals it reads are read from inside the kernel. Returns the launch;
+/// fails, changing nothing, where the precondition does not hold or
+/// `blockSize` is not between 1 and 1024.
+FailureOr<gpu::LaunchOp> mapParallelLoopToLaunch(RewriterBase &rewriter,
+                                                 scf::ParallelOp loop,
+                                                 int64_t blockSize);
+
+} // namespace seq
+} // namespace mlir
+
+#endif // SEQC_LOWERING_NVPTX_TRANSFORMS_H
