@@ -550,29 +550,47 @@ seqc_status *runExclusive(seqc_model *model) {
 }
 } // namespace
 
-extern "C" seqc_status *seqc_model_get_output(const seqc_model *model,
-                                              const char *name,
-                                              seqc_tensor *out_tensor) {
+seqc_status *seqc::getValueView(const seqc_model *model, seqc_value_kind kind,
+                                const char *name, seqc_tensor *out_tensor) {
+  bool output = kind == SEQC_VALUE_OUTPUT;
   if (!model || !name || !out_tensor)
-    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
-                      "seqc_model_get_output: arguments must not be NULL");
+    return makeStatus(
+        SEQC_STATUS_INVALID_ARGUMENT, "%s: arguments must not be NULL",
+        output ? "seqc_model_get_output" : "seqc_model_get_param");
   size_t index;
-  const ValueSpec *spec = model->manifest.find(SEQC_VALUE_OUTPUT, name, &index);
+  const ValueSpec *spec = model->manifest.find(kind, name, &index);
   if (!spec)
-    return model->manifest.notFound(SEQC_VALUE_OUTPUT, name);
-  if (!model->haveOutputs)
-    return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
-                      "output '%s' is not available: the model has not run "
-                      "successfully",
-                      name);
-  const OutputValue &value = model->outputs[index];
+    return model->manifest.notFound(kind, name);
+  const int64_t *shape;
+  void *data;
+  if (output) {
+    if (!model->haveOutputs)
+      return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                        "output '%s' is not available: the model has not run "
+                        "successfully",
+                        name);
+    shape = model->outputs[index].shape;
+    data = model->outputs[index].buffer.data;
+  } else {
+    if (!model->params[index].bound)
+      return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                        "parameter '%s' is not bound", name);
+    shape = model->params[index].shape;
+    data = model->params[index].buffer.data;
+  }
   seqc_tensor tensor = {};
   tensor.dtype = spec->dtype;
   tensor.rank = spec->rank;
-  std::copy(value.shape, value.shape + spec->rank, tensor.shape);
-  tensor.data = value.buffer.data;
+  std::copy(shape, shape + spec->rank, tensor.shape);
+  tensor.data = data;
   *out_tensor = tensor;
   return nullptr;
+}
+
+extern "C" seqc_status *seqc_model_get_output(const seqc_model *model,
+                                              const char *name,
+                                              seqc_tensor *out_tensor) {
+  return getValueView(model, SEQC_VALUE_OUTPUT, name, out_tensor);
 }
 
 extern "C" seqc_status *seqc_set_num_threads(int32_t num_threads) {
