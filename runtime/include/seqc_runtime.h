@@ -49,6 +49,9 @@ typedef enum seqc_status_code {
   /// The call is out of order: running before weights or inputs are bound,
   /// reading outputs before a run.
   SEQC_STATUS_FAILED_PRECONDITION = 6,
+  /// Resources are exhausted: an allocation failed, or would exceed the
+  /// memory limit (seqc_set_memory_limit). The message names the size and
+  /// what it was for.
   SEQC_STATUS_OUT_OF_MEMORY = 7,
   /// The model returned outputs that contradict its manifest.
   SEQC_STATUS_MODEL_ERROR = 8,
@@ -290,6 +293,13 @@ void seqc_model_reset_inputs(seqc_model *model);
 /// already running on another thread fails at once with
 /// SEQC_STATUS_FAILED_PRECONDITION and changes nothing; separate instances
 /// (one per thread) run concurrently.
+/// Every allocation of the run is checked: one that the system refuses or
+/// that would exceed the memory limit stops the model and makes the run
+/// fail with SEQC_STATUS_OUT_OF_MEMORY, naming the size and what it was for
+/// ("model 'gpt' ran out of memory: cannot allocate 7.45 GiB (...) for its
+/// arena ..."). Nothing leaks, and the instance stays usable: the prepared
+/// state is released and computed again at the next run (a smaller one may
+/// then succeed). docs/runtime.md has the details.
 seqc_status *seqc_model_run(seqc_model *model);
 
 /// Returns a view of output `name` of the last successful run, valid until
@@ -308,6 +318,18 @@ size_t seqc_trim_buffer_cache(void);
 /// Sets the number of OpenMP threads used by parallel regions that the
 /// calling thread starts (omp_set_num_threads); `num_threads` >= 1.
 seqc_status *seqc_set_num_threads(int32_t num_threads);
+
+/// Limits the bytes that models may hold through the runtime's allocator
+/// (arenas, prepared values, outputs, intermediates, scratch, and the
+/// buffers cached for reuse) in the whole process; 0 removes the limit.
+/// An allocation over it fails the run (seqc_model_run). The initial limit
+/// is $SEQC_MAX_MEMORY (bytes, or a number with a suffix K, M, G or T, in
+/// powers of 1024: "512M", "4G"), which seqc_model_load* reject when it is
+/// not a size.
+void seqc_set_memory_limit(uint64_t bytes);
+
+/// The memory limit of seqc_set_memory_limit; 0 when there is none.
+uint64_t seqc_memory_limit(void);
 
 /*===----------------------------------------------------------------------===*
  * .npy files

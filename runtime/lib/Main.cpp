@@ -73,6 +73,8 @@ struct Options {
   const char *saveWeights = nullptr;
   int64_t benchRuns = 0;
   int32_t threads = 0;
+  bool maxMemory = false;
+  uint64_t maxMemoryBytes = 0;
 };
 
 bool parseUnsigned(const char *text, uint64_t max, uint64_t *out) {
@@ -118,8 +120,9 @@ int parseArgs(int argc, char **argv, Options &opts) {
       value = argv[i] + eq + 1;
     }
     static const char *const kFlags[] = {
-        "--weights", "--random-weights", "--input", "--random-inputs", "--dim",
-        "--output",  "--save-weights",   "--bench", "--threads"};
+        "--weights", "--random-weights", "--input",        "--random-inputs",
+        "--dim",     "--output",         "--save-weights", "--bench",
+        "--threads", "--max-memory"};
     int which = -1;
     for (int f = 0; f < static_cast<int>(std::size(kFlags)); ++f)
       if (flag == kFlags[f])
@@ -182,6 +185,13 @@ int parseArgs(int argc, char **argv, Options &opts) {
       if (!parseUnsigned(value, 1 << 20, &number) || number == 0)
         return error("--threads: '%s' is not a positive thread count", value);
       opts.threads = static_cast<int32_t>(number);
+    } else if (flag == "--max-memory") {
+      if (!parseByteSize(value, &number) || number == 0)
+        return error("--max-memory: '%s' is not a size (bytes, or a number "
+                     "with a suffix K, M, G or T: 512M, 4G)",
+                     value);
+      opts.maxMemory = true;
+      opts.maxMemoryBytes = number;
     }
   }
   if (opts.weights && opts.randomWeights)
@@ -228,6 +238,9 @@ void printHelp(const char *argv0, const seqc_model *model) {
       "                          without any input the model is not run\n"
       "  --bench N               time N runs after one warm-up\n"
       "  --threads T             number of OpenMP threads\n"
+      "  --max-memory SIZE       fail the run rather than let the model hold\n"
+      "                          more than SIZE (bytes, or 512M, 4G; default\n"
+      "                          $SEQC_MAX_MEMORY, else no limit)\n"
       "  --help                  show this help\n",
       program, seqc_model_name(model));
   static const char *const kTitles[3] = {"inputs", "outputs", "parameters"};
@@ -343,6 +356,8 @@ int runMain(int argc, char **argv) {
   if (opts.threads)
     if (seqc_status *status = seqc_set_num_threads(opts.threads))
       return statusError("--threads", status);
+  if (opts.maxMemory)
+    seqc_set_memory_limit(opts.maxMemoryBytes);
 
   for (const auto &dim : opts.dims)
     if (seqc_status *status =

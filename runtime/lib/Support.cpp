@@ -6,6 +6,7 @@
 
 #include "Support.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -381,6 +382,53 @@ seqc_status *writeFileAtomically(const char *path, const void *const *chunks,
                       std::strerror(err));
   }
   return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Byte sizes
+//===----------------------------------------------------------------------===//
+
+bool parseByteSize(const char *text, uint64_t *out) {
+  const char *p = text;
+  uint64_t value = 0;
+  if (*p < '0' || *p > '9')
+    return false;
+  for (; *p >= '0' && *p <= '9'; ++p)
+    if (__builtin_mul_overflow(value, 10, &value) ||
+        __builtin_add_overflow(value, static_cast<uint64_t>(*p - '0'), &value))
+      return false;
+  static const char kUnits[] = "KMGT";
+  int shift = 0;
+  if (*p)
+    if (const char *unit = std::strchr(
+            kUnits, std::toupper(static_cast<unsigned char>(*p)))) {
+      shift = 10 * static_cast<int>(unit - kUnits + 1);
+      if (*++p == 'i')
+        ++p;
+    }
+  if (*p == 'B' || *p == 'b')
+    ++p;
+  if (*p || (shift && value > (UINT64_MAX >> shift)))
+    return false;
+  *out = value << shift;
+  return true;
+}
+
+std::string formatBytes(uint64_t bytes) {
+  static const char *const kUnits[] = {"KiB", "MiB", "GiB",
+                                       "TiB", "PiB", "EiB"};
+  if (bytes < 1024)
+    return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  double value = static_cast<double>(bytes) / 1024;
+  int unit = 0;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.2f %s (%llu bytes)", value, kUnits[unit],
+                static_cast<unsigned long long>(bytes));
+  return text;
 }
 
 //===----------------------------------------------------------------------===//

@@ -135,6 +135,19 @@ double loadAsDouble(const void *data, seqc_dtype dtype, size_t index);
 seqc_status *writeFileAtomically(const char *path, const void *const *chunks,
                                  const size_t *chunkSizes, size_t numChunks);
 
+//===----------------------------------------------------------------------===//
+// Byte sizes
+//===----------------------------------------------------------------------===//
+
+/// Parses a byte count: digits with an optional suffix K, M, G or T (powers
+/// of 1024; "KiB", "KB" and lowercase also accepted). False if it is not
+/// one or overflows.
+bool parseByteSize(const char *text, uint64_t *out);
+
+/// Formats a byte count for messages: "1.50 GiB (1610612736 bytes)", or
+/// "100 bytes" below 1 KiB.
+std::string formatBytes(uint64_t bytes);
+
 } // namespace seqc
 
 #endif // SEQC_RUNTIME_SUPPORT_H

@@ -20,6 +20,12 @@
 
 extern char **environ;
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SEQC_TEST_ASAN 1
+#endif
+#endif
+
 using namespace seqc;
 using namespace seqc::test;
 
@@ -35,8 +41,10 @@ class Cli : public ::testing::Test {
 protected:
   TempDir dir;
 
-  Result run(const std::vector<std::string> &args,
-             const char *executable = SEQC_FAKE_MODEL_CLI) {
+  /// Starts `executable` with `args`, its stdout and stderr going to files
+  /// that finish() reads; -1 if it cannot be spawned.
+  pid_t start(const std::vector<std::string> &args,
+              const char *executable = SEQC_FAKE_MODEL_CLI) {
     std::string outPath = dir.file("stdout"), errPath = dir.file("stderr");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -51,21 +59,36 @@ protected:
     for (std::string &arg : copies)
       argv.push_back(&arg[0]);
     argv.push_back(nullptr);
-    Result result;
     pid_t pid;
     int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(),
                          environ);
     posix_spawn_file_actions_destroy(&actions);
     EXPECT_EQ(rc, 0) << "cannot spawn " << program;
-    if (rc != 0)
+    return rc == 0 ? pid : -1;
+  }
+
+  /// Waits for a process of start().
+  Result finish(pid_t pid) {
+    Result result;
+    if (pid < 0)
       return result;
     int status = 0;
     waitpid(pid, &status, 0);
     result.exited = WIFEXITED(status);
     result.exitCode = result.exited ? WEXITSTATUS(status) : -1;
-    result.out = readFile(outPath);
-    result.err = readFile(errPath);
+    result.out = readFile(dir.file("stdout"));
+    result.err = readFile(dir.file("stderr"));
     return result;
+  }
+
+  Result run(const std::vector<std::string> &args,
+             const char *executable = SEQC_FAKE_MODEL_CLI) {
+    return finish(start(args, executable));
+  }
+
+  /// Runs a /bin/sh script (to set limits for the model executable).
+  Result runShell(const std::string &script) {
+    return run({"-c", script}, "/bin/sh");
   }
 
   /// The contract for every user error: exit status 1 (not a signal), one
@@ -439,6 +462,73 @@ TEST_F(Cli, GpuModelWithTheFakeDriver) {
       "128x1x1, 0 bytes of shared memory) failed: "
       "CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)",
       SEQC_FAKE_GPU_CLI));
+}
+
+std::vector<std::string> withArgs(std::vector<std::string> args,
+                                  const std::vector<std::string> &more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+//===----------------------------------------------------------------------===//
+// Out of memory
+//===----------------------------------------------------------------------===//
+
+TEST_F(Cli, ReportsOutOfMemory) {
+  const std::vector<std::string> args = {
+      "--random-weights", "1", "--random-inputs", "2", "--dim", "n=1000000"};
+  const std::string arena =
+      "run: model 'alloc' ran out of memory: cannot allocate 7.63 MiB "
+      "(8000000 bytes) for its arena (the intermediates its memory plan "
+      "places): it would exceed the memory limit of 1.00 MiB (1048576 bytes)";
+  EXPECT_TRUE(failsWith(withArgs(args, {"--max-memory", "1M"}), arena,
+                        SEQC_FAKE_ALLOC_CLI));
+  EXPECT_TRUE(failsWith(withArgs(args, {"--max-memory", "1M", "--bench", "2"}),
+                        arena, SEQC_FAKE_ALLOC_CLI));
+  {
+    ScopedEnv limit("SEQC_MAX_MEMORY", "1MiB");
+    EXPECT_TRUE(failsWith(args, arena, SEQC_FAKE_ALLOC_CLI));
+    // The flag overrides the environment.
+    EXPECT_EQ(run(withArgs(args, {"--max-memory", "1G"}), SEQC_FAKE_ALLOC_CLI)
+                  .exitCode,
+              0);
+  }
+  {
+    ScopedEnv limit("SEQC_MAX_MEMORY", "lots");
+    EXPECT_TRUE(failsWith(args,
+                          "SEQC_MAX_MEMORY='lots' is not a size (bytes, or a "
+                          "number with a suffix K, M, G or T: 512M, 4G)",
+                          SEQC_FAKE_ALLOC_CLI));
+  }
+  EXPECT_TRUE(failsWith({"--max-memory", "1.5G"},
+                        "--max-memory: '1.5G' is not a size"));
+  EXPECT_TRUE(failsWith({"--max-memory", "0"}, "--max-memory: '0'"));
+  // Scratch in the parallel loop, over the limit.
+  ScopedEnv scratch("FAKE_ALLOC_SCRATCH_BYTES", "2097152");
+  EXPECT_TRUE(failsWith({"--random-weights", "1", "--random-inputs", "2",
+                         "--dim", "n=300", "--max-memory", "1M"},
+                        "run: model 'alloc' ran out of memory inside a "
+                        "parallel loop",
+                        SEQC_FAKE_ALLOC_CLI));
+}
+
+TEST_F(Cli, ReportsOutOfMemoryUnderAnAddressSpaceLimit) {
+#ifdef SEQC_TEST_ASAN
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: its "
+                  "programs cannot start under ulimit -v";
+#endif
+  // 160 MB of input fit under 400 MB of address space; its 320 MB arena
+  // does not, and is refused by the system.
+  Result r =
+      runShell(std::string("ulimit -v 400000 && exec ") + SEQC_FAKE_ALLOC_CLI +
+               " --random-weights 1 --random-inputs 2 --dim "
+               "n=40000000");
+  EXPECT_TRUE(r.exited);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_EQ(r.err, "error: run: model 'alloc' ran out of memory: cannot "
+                   "allocate 305.18 MiB (320000000 bytes) for its arena (the "
+                   "intermediates its memory plan places): the system has "
+                   "no memory left for it\n");
 }
 
 } // namespace
