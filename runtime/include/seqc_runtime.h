@@ -246,9 +246,13 @@ seqc_status *seqc_model_set_param(seqc_model *model, const char *name,
 seqc_status *seqc_model_get_param(const seqc_model *model, const char *name,
                                   seqc_tensor *out_tensor);
 
-/// Writes every parameter (all must be bound) to a safetensors file. The
-/// file is written next to `path` and renamed over it, so `path` may be the
-/// file the weights were loaded from.
+/// Writes every parameter (all must be bound) to a safetensors file.
+/// Output files (also seqc_npy_write): "-" is standard output; a symbolic
+/// link is followed to its target; a target that is absent or a regular
+/// file is written next to it and renamed over it (keeping an existing
+/// file's mode), so `path` may be the file the weights were loaded from; a
+/// FIFO or a character device is written in place. A failed or short write,
+/// fsync or close is SEQC_STATUS_IO_ERROR naming the path and the reason.
 seqc_status *seqc_model_save_weights(const seqc_model *model, const char *path);
 
 /*--- Inputs ---------------------------------------------------------------*/
@@ -340,8 +344,9 @@ uint64_t seqc_memory_limit(void);
 /// with malloc and owned by the caller (release it with free).
 seqc_status *seqc_npy_read(const char *path, seqc_tensor *out_tensor);
 
-/// Writes `tensor` as a .npy file (format 1.0). bf16 has no numpy dtype and
-/// is rejected.
+/// Writes `tensor` as a .npy file (format 1.0) to `path`, as
+/// seqc_model_save_weights writes its file ("-" is standard output). bf16
+/// has no numpy dtype and is rejected.
 seqc_status *seqc_npy_write(const char *path, const seqc_tensor *tensor);
 
 #ifdef __cplusplus

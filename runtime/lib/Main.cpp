@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
+#include <csignal>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -332,6 +333,9 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 int runMain(int argc, char **argv) {
+  // Outputs may go to pipes: one whose reader is gone is a write error
+  // (EPIPE) that names the output, not a signal.
+  std::signal(SIGPIPE, SIG_IGN);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 ||
         std::strcmp(argv[i], "-h") == 0) {

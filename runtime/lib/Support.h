@@ -130,10 +130,16 @@ double loadAsDouble(const void *data, seqc_dtype dtype, size_t index);
 // Files
 //===----------------------------------------------------------------------===//
 
-/// Writes `size` bytes to `path` atomically: to a temporary file next to it,
-/// then renamed over it. This keeps a memory-mapped `path` intact.
-seqc_status *writeFileAtomically(const char *path, const void *const *chunks,
-                                 const size_t *chunkSizes, size_t numChunks);
+/// Writes the chunks, in order, to the file `path` names, as
+/// docs/runtime.md ("Output files") states: "-" is standard output (after
+/// what stdio holds for it); a symbolic link is followed to its target; a
+/// target that is absent or a regular file is written to a new file next
+/// to it, which is renamed over it (so that a memory-mapped `path` stays
+/// intact; an existing file's mode and owner are kept); a FIFO or a
+/// character device is written in place. Every failed or short write,
+/// fsync and close is an IO_ERROR naming the path and the reason.
+seqc_status *writeOutputFile(const char *path, const void *const *chunks,
+                             const size_t *chunkSizes, size_t numChunks);
 
 //===----------------------------------------------------------------------===//
 // Byte sizes

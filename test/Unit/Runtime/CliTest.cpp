@@ -14,9 +14,13 @@
 #include "TestUtil.h"
 
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -464,10 +468,152 @@ TEST_F(Cli, GpuModelWithTheFakeDriver) {
       SEQC_FAKE_GPU_CLI));
 }
 
+//===----------------------------------------------------------------------===//
+// Output files
+//===----------------------------------------------------------------------===//
+
+/// The names in `path` that a replaced output leaves behind, if any.
+std::vector<std::string> temporaryFiles(const std::string &path) {
+  std::vector<std::string> names;
+  if (DIR *d = opendir(path.c_str())) {
+    while (dirent *entry = readdir(d))
+      if (std::strstr(entry->d_name, ".tmp-"))
+        names.push_back(entry->d_name);
+    closedir(d);
+  }
+  return names;
+}
+
+bool isKind(const std::string &path, mode_t kind, bool follow = false) {
+  struct stat st;
+  int rc = follow ? stat(path.c_str(), &st) : lstat(path.c_str(), &st);
+  return rc == 0 && (st.st_mode & S_IFMT) == kind;
+}
+
+const std::vector<std::string> kRandomRun = {
+    "--random-weights", "1", "--random-inputs", "2", "--dim", "n=3"};
+
 std::vector<std::string> withArgs(std::vector<std::string> args,
                                   const std::vector<std::string> &more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
+}
+
+TEST_F(Cli, WritesOutputsThroughSymbolicLinks) {
+  std::string expectedPath = dir.file("expected.npy");
+  ASSERT_EQ(
+      run(withArgs(kRandomRun, {"--output", "sum=" + expectedPath})).exitCode,
+      0);
+  std::string expected = readFile(expectedPath);
+  ASSERT_FALSE(expected.empty());
+
+  // A chain of links (the second relative) to a file with its own mode: the
+  // file is replaced, keeps its mode, and the links stay links.
+  std::string target = dir.file("target.npy");
+  writeFile(target, "old");
+  ASSERT_EQ(chmod(target.c_str(), 0640), 0);
+  ASSERT_EQ(symlink(target.c_str(), dir.file("link").c_str()), 0);
+  ASSERT_EQ(symlink("link", dir.file("link2").c_str()), 0);
+  Result r =
+      run(withArgs(kRandomRun, {"--output", "sum=" + dir.file("link2")}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(isKind(dir.file("link"), S_IFLNK));
+  EXPECT_TRUE(isKind(dir.file("link2"), S_IFLNK));
+  EXPECT_EQ(readFile(target), expected);
+  struct stat st;
+  ASSERT_EQ(stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+
+  // A link to nothing yet: its target is created.
+  ASSERT_EQ(symlink("created.npy", dir.file("dangling").c_str()), 0);
+  r = run(withArgs(kRandomRun, {"--output", "sum=" + dir.file("dangling")}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(isKind(dir.file("dangling"), S_IFLNK));
+  EXPECT_EQ(readFile(dir.file("created.npy")), expected);
+  EXPECT_EQ(temporaryFiles(dir.path()), std::vector<std::string>());
+}
+
+TEST_F(Cli, WritesOutputsToAFifoAndToStandardOutputInOrder) {
+  std::string sumPath = dir.file("sum.npy"), rowsPath = dir.file("rows.npy");
+  ASSERT_EQ(run(withArgs(kRandomRun, {"--output", "sum=" + sumPath, "--output",
+                                      "rows=" + rowsPath}))
+                .exitCode,
+            0);
+  std::string sum = readFile(sumPath), rows = readFile(rowsPath);
+
+  // A FIFO, read while the model writes it.
+  std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // Opened for reading and writing, so that neither side waits for the
+  // other to open it, and a child that fails cannot hang the test.
+  int fd = open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  pid_t pid = start(withArgs(kRandomRun, {"--output", "sum=" + fifo}));
+  std::string received;
+  char buffer[4096];
+  while (received.size() < sum.size()) {
+    pollfd ready = {fd, POLLIN, 0};
+    if (poll(&ready, 1, 60000) <= 0)
+      break;
+    ssize_t got = read(fd, buffer, sizeof(buffer));
+    if (got <= 0)
+      break;
+    received.append(buffer, static_cast<size_t>(got));
+  }
+  close(fd);
+  Result r = finish(pid);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(received, sum);
+  EXPECT_TRUE(isKind(fifo, S_IFIFO));
+
+  // "-": standard output, in the order given.
+  r = run(withArgs(kRandomRun, {"--output", "rows=-", "--output", "sum=-"}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(r.out == rows + sum) << "stdout has " << r.out.size() << " bytes";
+  r = run({"--random-weights", "5", "--save-weights", "-"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.compare(8, 2, "{\""), 0);
+}
+
+TEST_F(Cli, ReportsEveryFailedWrite) {
+  // A character device is written in place, and a full one is an error.
+  if (isKind("/dev/full", S_IFCHR, true) && access("/dev/full", W_OK) == 0) {
+    EXPECT_TRUE(failsWith(withArgs(kRandomRun, {"--output", "sum=/dev/full"}),
+                          "--output sum: cannot write '/dev/full': No space "
+                          "left on device"));
+    std::string link = dir.file("full");
+    ASSERT_EQ(symlink("/dev/full", link.c_str()), 0);
+    EXPECT_TRUE(failsWith({"--random-weights", "1", "--save-weights", link},
+                          "--save-weights: cannot write '" + link +
+                              "' (a link to '/dev/full'): No space left on "
+                              "device"));
+    EXPECT_TRUE(isKind("/dev/full", S_IFCHR));
+    EXPECT_TRUE(isKind(link, S_IFLNK));
+  }
+  // A full disk, injected: past the file size limit (with SIGXFSZ ignored)
+  // a write fails with EFBIG. The file keeps its content, and no temporary
+  // file is left.
+  std::string out = dir.file("out.npy");
+  writeFile(out, "old");
+  Result r = runShell(std::string("ulimit -f 8 && trap '' XFSZ && exec ") +
+                      SEQC_FAKE_MODEL_CLI +
+                      " --random-weights 1 --random-inputs 2 --dim n=10000 "
+                      "--output sum=" +
+                      out);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_EQ(r.err, "error: --output sum: cannot write '" + out +
+                       "': File too large\n");
+  EXPECT_EQ(readFile(out), "old");
+  EXPECT_EQ(temporaryFiles(dir.path()), std::vector<std::string>());
+  // Neither a directory nor a missing one is written.
+  EXPECT_TRUE(failsWith(withArgs(kRandomRun, {"--output", "sum=" + dir.path()}),
+                        "cannot write '" + dir.path() +
+                            "': it is a directory, not a regular file, a FIFO "
+                            "or a character device"));
+  EXPECT_TRUE(failsWith(
+      withArgs(kRandomRun, {"--output", "sum=" + dir.file("no/such.npy")}),
+      "cannot create '" + dir.file("no/such.npy") +
+          "': No such file or directory"));
 }
 
 //===----------------------------------------------------------------------===//
