@@ -320,8 +320,15 @@ seqc_status *seqc_model_get_output(const seqc_model *model, const char *name,
 size_t seqc_trim_buffer_cache(void);
 
 /// Sets the number of OpenMP threads used by parallel regions that the
-/// calling thread starts (omp_set_num_threads); `num_threads` >= 1.
+/// calling thread starts (omp_set_num_threads); 1 <= `num_threads` <=
+/// seqc_max_threads(), else SEQC_STATUS_INVALID_ARGUMENT.
 seqc_status *seqc_set_num_threads(int32_t num_threads);
+
+/// The largest thread count seqc_set_num_threads accepts: the processors
+/// this process may run on (its CPU affinity), at most the OpenMP runtime's
+/// thread limit (OMP_THREAD_LIMIT); 1 without OpenMP. seqc_model_run lowers
+/// a larger count the calling thread inherited (OMP_NUM_THREADS) to it.
+int32_t seqc_max_threads(void);
 
 /// Limits the bytes that models may hold through the runtime's allocator
 /// (arenas, prepared values, outputs, intermediates, scratch, and the

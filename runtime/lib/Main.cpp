@@ -43,6 +43,16 @@ struct ModelDeleter {
 };
 using ModelPtr = std::unique_ptr<seqc_model, ModelDeleter>;
 
+void warning(const char *fmt, ...) SEQC_PRINTF(1, 2);
+void warning(const char *fmt, ...) {
+  std::fputs("warning: ", stderr);
+  va_list args;
+  va_start(args, fmt);
+  std::vfprintf(stderr, fmt, args);
+  va_end(args);
+  std::fputc('\n', stderr);
+}
+
 int error(const char *fmt, ...) SEQC_PRINTF(1, 2);
 int error(const char *fmt, ...) {
   std::fputs("error: ", stderr);
@@ -238,7 +248,8 @@ void printHelp(const char *argv0, const seqc_model *model) {
       "  --save-weights FILE     write the parameters in use (safetensors);\n"
       "                          without any input the model is not run\n"
       "  --bench N               time N runs after one warm-up\n"
-      "  --threads T             number of OpenMP threads\n"
+      "  --threads T             number of OpenMP threads (at most the\n"
+      "                          processors available)\n"
       "  --max-memory SIZE       fail the run rather than let the model hold\n"
       "                          more than SIZE (bytes, or 512M, 4G; default\n"
       "                          $SEQC_MAX_MEMORY, else no limit)\n"
@@ -326,6 +337,57 @@ seqc_status *writeOutput(const char *name, const char *path,
   return seqc_npy_write(path, &copy);
 }
 
+/// libomp aborts on an OMP_NUM_THREADS that is not a list of positive
+/// counts ("abc", "", "-1", "3x"): such a value is dropped, with a warning,
+/// before anything starts the OpenMP runtime. Returns the first count, or 0
+/// when there is none.
+int64_t checkThreadEnvironment() {
+  const char *text = std::getenv("OMP_NUM_THREADS");
+  if (!text)
+    return 0;
+  int64_t first = 0;
+  bool valid = true;
+  const char *p = text;
+  do {
+    const char *start = p;
+    uint64_t count = 0;
+    for (; *p >= '0' && *p <= '9'; ++p)
+      if (count < (uint64_t(1) << 40))
+        count = count * 10 + static_cast<uint64_t>(*p - '0');
+    valid = p != start && count > 0 && (*p == ',' || *p == '\0');
+    if (valid && first == 0)
+      first = static_cast<int64_t>(count);
+  } while (valid && *p++ == ',');
+  if (valid)
+    return first;
+  warning("ignoring OMP_NUM_THREADS='%s': it is not a positive thread count "
+          "(or a comma-separated list of them)",
+          printableText(text).c_str());
+  unsetenv("OMP_NUM_THREADS");
+  return 0;
+}
+
+/// Sets the thread count of --threads, or lowers that of OMP_NUM_THREADS,
+/// to what the machine allows, with a warning when it is more.
+int setThreadCount(int32_t requested, int64_t fromEnvironment) {
+  int32_t max = seqc_max_threads();
+  if (requested > max) {
+    warning("--threads %d is more than the %d processors this process may "
+            "run on; using %d",
+            requested, max, max);
+    requested = max;
+  } else if (!requested && fromEnvironment > max) {
+    warning("OMP_NUM_THREADS=%lld is more than the %d processors this "
+            "process may run on; using %d",
+            static_cast<long long>(fromEnvironment), max, max);
+    requested = max;
+  }
+  if (requested)
+    if (seqc_status *status = seqc_set_num_threads(requested))
+      return statusError("--threads", status);
+  return 0;
+}
+
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
@@ -336,6 +398,7 @@ int runMain(int argc, char **argv) {
   // Outputs may go to pipes: one whose reader is gone is a write error
   // (EPIPE) that names the output, not a signal.
   std::signal(SIGPIPE, SIG_IGN);
+  int64_t environmentThreads = checkThreadEnvironment();
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 ||
         std::strcmp(argv[i], "-h") == 0) {
@@ -357,9 +420,8 @@ int runMain(int argc, char **argv) {
   ModelPtr model(raw);
   seqc_model *m = model.get();
 
-  if (opts.threads)
-    if (seqc_status *status = seqc_set_num_threads(opts.threads))
-      return statusError("--threads", status);
+  if (int code = setThreadCount(opts.threads, environmentThreads))
+    return code;
   if (opts.maxMemory)
     seqc_set_memory_limit(opts.maxMemoryBytes);
 

@@ -389,6 +389,16 @@ extern "C" seqc_status *seqc_model_run(seqc_model *model) {
 
 namespace {
 
+/// Lowers the calling thread's OpenMP thread count to seqc_max_threads()
+/// when it is above (OMP_NUM_THREADS set too high).
+void clampThreadCount() {
+#ifdef SEQC_HAVE_OPENMP
+  int max = seqc_max_threads();
+  if (omp_get_max_threads() > max)
+    omp_set_num_threads(max);
+#endif
+}
+
 /// Copies `value` into `*device`, managed memory, reallocating it when it
 /// is too small.
 seqc_status *copyToManaged(const BoundValue &value, Buffer *device,
@@ -521,6 +531,10 @@ seqc_status *runExclusive(seqc_model *model) {
   args[0] = results.data();
   for (size_t i = 0; i < numArgs; ++i)
     args[1 + i] = &argStorage[argOffsets[i]];
+
+  // A thread count above what the machine allows (OMP_NUM_THREADS=100000)
+  // would abort in the OpenMP runtime at the model's first parallel loop.
+  clampThreadCount();
 
   const char *name = model->manifest.name.c_str();
   std::string gpuError;
@@ -665,11 +679,26 @@ extern "C" seqc_status *seqc_model_get_output(const seqc_model *model,
   return getValueView(model, SEQC_VALUE_OUTPUT, name, out_tensor);
 }
 
+extern "C" int32_t seqc_max_threads(void) {
+#ifdef SEQC_HAVE_OPENMP
+  return std::max(1, std::min(omp_get_num_procs(), omp_get_thread_limit()));
+#else
+  return 1;
+#endif
+}
+
 extern "C" seqc_status *seqc_set_num_threads(int32_t num_threads) {
   if (num_threads < 1)
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "thread count must be at least 1, got %d", num_threads);
 #ifdef SEQC_HAVE_OPENMP
+  int32_t max = seqc_max_threads();
+  if (num_threads > max)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "thread count %d is more than the %d processors this "
+                      "process may run on; use at most %d "
+                      "(seqc_max_threads)",
+                      num_threads, max, max);
   omp_set_num_threads(num_threads);
   return nullptr;
 #else

@@ -617,6 +617,49 @@ TEST_F(Cli, ReportsEveryFailedWrite) {
 }
 
 //===----------------------------------------------------------------------===//
+// Thread counts
+//===----------------------------------------------------------------------===//
+
+TEST_F(Cli, LowersThreadCountsToWhatTheMachineAllows) {
+  // The alloc model runs an OpenMP loop, where libomp would abort on a
+  // thread count it cannot start.
+  const std::vector<std::string> args = {
+      "--random-weights", "1", "--random-inputs", "2", "--dim", "n=300"};
+  std::string max = std::to_string(seqc_max_threads());
+  Result r = run(withArgs(args, {"--threads", "100000"}), SEQC_FAKE_ALLOC_CLI);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "warning: --threads 100000 is more than the " + max +
+                       " processors this process may run on; using " + max +
+                       "\n");
+  {
+    ScopedEnv threads("OMP_NUM_THREADS", "100000");
+    r = run(args, SEQC_FAKE_ALLOC_CLI);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.err, "warning: OMP_NUM_THREADS=100000 is more than the " + max +
+                         " processors this process may run on; using " + max +
+                         "\n");
+    // --threads takes precedence.
+    r = run(withArgs(args, {"--threads", "1"}), SEQC_FAKE_ALLOC_CLI);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+  }
+  // Values libomp would abort on are dropped.
+  for (const char *value : {"abc", "", "-1", "3x", "0", "4,", "2,,1"}) {
+    ScopedEnv threads("OMP_NUM_THREADS", value);
+    r = run(args, SEQC_FAKE_ALLOC_CLI);
+    EXPECT_EQ(r.exitCode, 0) << value << ": " << r.err;
+    EXPECT_EQ(r.err, std::string("warning: ignoring OMP_NUM_THREADS='") +
+                         value +
+                         "': it is not a positive thread count (or a "
+                         "comma-separated list of them)\n");
+  }
+  ScopedEnv threads("OMP_NUM_THREADS", "1,1");
+  r = run(args, SEQC_FAKE_ALLOC_CLI);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+//===----------------------------------------------------------------------===//
 // Out of memory
 //===----------------------------------------------------------------------===//
 
