@@ -64,8 +64,9 @@ seqc_status *checkMemoryLimitEnvironment();
 size_t modelMemoryInUse();
 
 /// For tests: while set, every system allocation of at least `bytes` made
-/// for a model fails as if the system had no memory left (an address-space
-/// limit without its effect on the rest of the process). 0 turns it off.
+/// for a model's request fails as if the system had no memory left (an
+/// address-space limit without its effect on the rest of the process). 0
+/// turns it off.
 void failSystemAllocationsForTesting(size_t bytes);
 
 //===----------------------------------------------------------------------===//
