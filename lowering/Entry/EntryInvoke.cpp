@@ -95,10 +95,18 @@ void SeqEmitInvokePass::runOnOperation() {
   if (auto arena = module->getAttrOfType<IntegerAttr>(kArenaAttr))
     arenaAlignment = arena.getInt();
   bool hasArena = arenaAlignment > 0;
+  // A model compiled for the seqc runtime allocates its buffers through
+  // MLIR's generic allocation functions, which the runtime defines; the
+  // state and the arena then come from the runtime too, which checks every
+  // allocation and unwinds a run that one fails (docs/runtime.md). Else
+  // they come from malloc and aligned_alloc.
+  bool runtimeAllocator =
+      module.lookupSymbol("_mlir_memref_to_llvm_alloc") ||
+      module.lookupSymbol("_mlir_memref_to_llvm_aligned_alloc");
   // A GPU model's kernels read the arena: it then comes from the runtime's
-  // allocator, which gives a GPU model managed memory (docs/abi.md), rather
-  // than from aligned_alloc.
-  bool runtimeArena = module->hasAttr("gpu.container_module");
+  // allocator, which gives a GPU model managed memory (docs/abi.md).
+  bool runtimeArena =
+      runtimeAllocator || module->hasAttr("gpu.container_module");
   bool hasState = numPrepared || hasArena;
   if (cifaceType.getNumParams() < numPrepared + hasArena + 1) {
     ciface.emitError() << "expected the C interface to take the result area, "
@@ -204,7 +212,7 @@ void SeqEmitInvokePass::runOnOperation() {
   };
 
   // void *seqc_prepare(void **params): the prepared values and an empty
-  // arena in a malloc'ed state, or null when there are neither.
+  // arena in an allocated state, or null when there are neither.
   auto prepare = LLVM::LLVMFuncOp::create(
       builder, loc, kPrepareSymbol,
       LLVM::LLVMFunctionType::get(ptrType, {ptrType}));
@@ -215,8 +223,10 @@ void SeqEmitInvokePass::runOnOperation() {
       LLVM::ReturnOp::create(builder, loc,
                              LLVM::ZeroOp::create(builder, loc, ptrType));
     } else {
-      auto malloc = declare("malloc", ptrType, {i64Type});
-      Value state = LLVM::CallOp::create(builder, loc, malloc,
+      auto allocState =
+          declare(runtimeAllocator ? "_mlir_memref_to_llvm_alloc" : "malloc",
+                  ptrType, {i64Type});
+      Value state = LLVM::CallOp::create(builder, loc, allocState,
                                          ValueRange{i64Constant(stateBytes)})
                         .getResult();
       if (hasArena) {
@@ -249,17 +259,16 @@ void SeqEmitInvokePass::runOnOperation() {
     if (!hasState) {
       LLVM::ReturnOp::create(builder, loc, ValueRange());
     } else {
-      bool runtimeAllocator =
-          module.lookupSymbol("_mlir_memref_to_llvm_alloc") ||
-          module.lookupSymbol("_mlir_memref_to_llvm_aligned_alloc");
       LLVM_DEBUG(if (numPrepared) llvm::dbgs()
-                 << "[" DEBUG_TYPE "] seqc_release frees prepared buffers "
-                    "with "
+                 << "[" DEBUG_TYPE "] seqc_release frees the state and the "
+                    "prepared buffers with "
                  << (runtimeAllocator ? "_mlir_memref_to_llvm_free: the "
                                         "model allocates with the runtime"
                                       : "free")
                  << "\n");
-      auto free = declare("free", voidType, {ptrType});
+      auto free =
+          declare(runtimeAllocator ? "_mlir_memref_to_llvm_free" : "free",
+                  voidType, {ptrType});
       Value state = release.getArgument(0);
       Block *body = release.addBlock();
       Block *done = release.addBlock();
@@ -269,9 +278,6 @@ void SeqEmitInvokePass::runOnOperation() {
       LLVM::CondBrOp::create(builder, loc, isNull, done, body);
       builder.setInsertionPointToStart(body);
       if (numPrepared) {
-        auto freeBuffer =
-            declare(runtimeAllocator ? "_mlir_memref_to_llvm_free" : "free",
-                    voidType, {ptrType});
         // memref.get_global marks constant buffers with this pointer.
         Value marker = i64Constant(0xdeadbeef);
         // Two prepared values may share a buffer (CSE merged their
@@ -293,14 +299,14 @@ void SeqEmitInvokePass::runOnOperation() {
           Block *freeIt = release.addBlock(), *next = release.addBlock();
           LLVM::CondBrOp::create(builder, loc, owned, freeIt, next);
           builder.setInsertionPointToStart(freeIt);
-          LLVM::CallOp::create(builder, loc, freeBuffer, ValueRange{allocated});
+          LLVM::CallOp::create(builder, loc, free, ValueRange{allocated});
           LLVM::BrOp::create(builder, loc, next);
           builder.setInsertionPointToStart(next);
         }
       }
       if (hasArena) {
-        // The arena comes from aligned_alloc, or the runtime's allocator
-        // for a GPU model (both take NULL).
+        // The arena comes from aligned_alloc or the runtime's allocator
+        // (both take NULL).
         Value base = LLVM::LoadOp::create(builder, loc, ptrType,
                                           atOffset(state, arenaOffset));
         auto freeArena = runtimeArena ? declare("_mlir_memref_to_llvm_free",
@@ -390,13 +396,20 @@ void SeqEmitInvokePass::runOnOperation() {
       auto free = runtimeArena ? declare("_mlir_memref_to_llvm_free", voidType,
                                          {ptrType})
                                : declare("free", voidType, {ptrType});
+      // The runtime's seqc_alloc_arena checks the request (and names the
+      // arena when it fails): a failure unwinds this call before any kernel
+      // runs.
       auto alignedAlloc =
-          runtimeArena ? declare("_mlir_memref_to_llvm_aligned_alloc", ptrType,
-                                 {i64Type, i64Type})
-                       : declare("aligned_alloc", ptrType, {i64Type, i64Type});
-      LLVM::CallOp::create(
-          builder, loc, free,
-          ValueRange{LLVM::LoadOp::create(builder, loc, ptrType, baseSlot)});
+          runtimeArena
+              ? declare("seqc_alloc_arena", ptrType, {i64Type, i64Type})
+              : declare("aligned_alloc", ptrType, {i64Type, i64Type});
+      // The state is empty while the arena is replaced, so that it never
+      // holds a freed arena, even when the allocation does not return.
+      Value old = LLVM::LoadOp::create(builder, loc, ptrType, baseSlot);
+      LLVM::StoreOp::create(
+          builder, loc, LLVM::ZeroOp::create(builder, loc, ptrType), baseSlot);
+      LLVM::StoreOp::create(builder, loc, i64Constant(0), capacitySlot);
+      LLVM::CallOp::create(builder, loc, free, ValueRange{old});
       // aligned_alloc wants a multiple of the alignment.
       Value rounded = LLVM::AndOp::create(
           builder, loc,

@@ -49,6 +49,9 @@ typedef enum seqc_status_code {
   /// The call is out of order: running before weights or inputs are bound,
   /// reading outputs before a run.
   SEQC_STATUS_FAILED_PRECONDITION = 6,
+  /// Resources are exhausted: an allocation failed, or would exceed the
+  /// memory limit (seqc_set_memory_limit). The message names the size and
+  /// what it was for.
   SEQC_STATUS_OUT_OF_MEMORY = 7,
   /// The model returned outputs that contradict its manifest.
   SEQC_STATUS_MODEL_ERROR = 8,
@@ -243,9 +246,13 @@ seqc_status *seqc_model_set_param(seqc_model *model, const char *name,
 seqc_status *seqc_model_get_param(const seqc_model *model, const char *name,
                                   seqc_tensor *out_tensor);
 
-/// Writes every parameter (all must be bound) to a safetensors file. The
-/// file is written next to `path` and renamed over it, so `path` may be the
-/// file the weights were loaded from.
+/// Writes every parameter (all must be bound) to a safetensors file.
+/// Output files (also seqc_npy_write): "-" is standard output; a symbolic
+/// link is followed to its target; a target that is absent or a regular
+/// file is written next to it and renamed over it (keeping an existing
+/// file's mode), so `path` may be the file the weights were loaded from; a
+/// FIFO or a character device is written in place. A failed or short write,
+/// fsync or close is SEQC_STATUS_IO_ERROR naming the path and the reason.
 seqc_status *seqc_model_save_weights(const seqc_model *model, const char *path);
 
 /*--- Inputs ---------------------------------------------------------------*/
@@ -290,6 +297,13 @@ void seqc_model_reset_inputs(seqc_model *model);
 /// already running on another thread fails at once with
 /// SEQC_STATUS_FAILED_PRECONDITION and changes nothing; separate instances
 /// (one per thread) run concurrently.
+/// Every allocation of the run is checked: one that the system refuses or
+/// that would exceed the memory limit stops the model and makes the run
+/// fail with SEQC_STATUS_OUT_OF_MEMORY, naming the size and what it was for
+/// ("model 'gpt' ran out of memory: cannot allocate 7.45 GiB (...) for its
+/// arena ..."). Nothing leaks, and the instance stays usable: the prepared
+/// state is released and computed again at the next run (a smaller one may
+/// then succeed). docs/runtime.md has the details.
 seqc_status *seqc_model_run(seqc_model *model);
 
 /// Returns a view of output `name` of the last successful run, valid until
@@ -306,8 +320,27 @@ seqc_status *seqc_model_get_output(const seqc_model *model, const char *name,
 size_t seqc_trim_buffer_cache(void);
 
 /// Sets the number of OpenMP threads used by parallel regions that the
-/// calling thread starts (omp_set_num_threads); `num_threads` >= 1.
+/// calling thread starts (omp_set_num_threads); 1 <= `num_threads` <=
+/// seqc_max_threads(), else SEQC_STATUS_INVALID_ARGUMENT.
 seqc_status *seqc_set_num_threads(int32_t num_threads);
+
+/// The largest thread count seqc_set_num_threads accepts: the processors
+/// this process may run on (its CPU affinity), at most the OpenMP runtime's
+/// thread limit (OMP_THREAD_LIMIT); 1 without OpenMP. seqc_model_run lowers
+/// a larger count the calling thread inherited (OMP_NUM_THREADS) to it.
+int32_t seqc_max_threads(void);
+
+/// Limits the bytes that models may hold through the runtime's allocator
+/// (arenas, prepared values, outputs, intermediates, scratch, and the
+/// buffers cached for reuse) in the whole process; 0 removes the limit.
+/// An allocation over it fails the run (seqc_model_run). The initial limit
+/// is $SEQC_MAX_MEMORY (bytes, or a number with a suffix K, M, G or T, in
+/// powers of 1024: "512M", "4G"), which seqc_model_load* reject when it is
+/// not a size.
+void seqc_set_memory_limit(uint64_t bytes);
+
+/// The memory limit of seqc_set_memory_limit; 0 when there is none.
+uint64_t seqc_memory_limit(void);
 
 /*===----------------------------------------------------------------------===*
  * .npy files
@@ -318,8 +351,9 @@ seqc_status *seqc_set_num_threads(int32_t num_threads);
 /// with malloc and owned by the caller (release it with free).
 seqc_status *seqc_npy_read(const char *path, seqc_tensor *out_tensor);
 
-/// Writes `tensor` as a .npy file (format 1.0). bf16 has no numpy dtype and
-/// is rejected.
+/// Writes `tensor` as a .npy file (format 1.0) to `path`, as
+/// seqc_model_save_weights writes its file ("-" is standard output). bf16
+/// has no numpy dtype and is rejected.
 seqc_status *seqc_npy_write(const char *path, const seqc_tensor *tensor);
 
 #ifdef __cplusplus

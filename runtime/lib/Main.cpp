@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
+#include <csignal>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +42,16 @@ struct ModelDeleter {
   void operator()(seqc_model *model) const { seqc_model_free(model); }
 };
 using ModelPtr = std::unique_ptr<seqc_model, ModelDeleter>;
+
+void warning(const char *fmt, ...) SEQC_PRINTF(1, 2);
+void warning(const char *fmt, ...) {
+  std::fputs("warning: ", stderr);
+  va_list args;
+  va_start(args, fmt);
+  std::vfprintf(stderr, fmt, args);
+  va_end(args);
+  std::fputc('\n', stderr);
+}
 
 int error(const char *fmt, ...) SEQC_PRINTF(1, 2);
 int error(const char *fmt, ...) {
@@ -73,6 +84,8 @@ struct Options {
   const char *saveWeights = nullptr;
   int64_t benchRuns = 0;
   int32_t threads = 0;
+  bool maxMemory = false;
+  uint64_t maxMemoryBytes = 0;
 };
 
 bool parseUnsigned(const char *text, uint64_t max, uint64_t *out) {
@@ -118,8 +131,9 @@ int parseArgs(int argc, char **argv, Options &opts) {
       value = argv[i] + eq + 1;
     }
     static const char *const kFlags[] = {
-        "--weights", "--random-weights", "--input", "--random-inputs", "--dim",
-        "--output",  "--save-weights",   "--bench", "--threads"};
+        "--weights", "--random-weights", "--input",        "--random-inputs",
+        "--dim",     "--output",         "--save-weights", "--bench",
+        "--threads", "--max-memory"};
     int which = -1;
     for (int f = 0; f < static_cast<int>(std::size(kFlags)); ++f)
       if (flag == kFlags[f])
@@ -182,6 +196,13 @@ int parseArgs(int argc, char **argv, Options &opts) {
       if (!parseUnsigned(value, 1 << 20, &number) || number == 0)
         return error("--threads: '%s' is not a positive thread count", value);
       opts.threads = static_cast<int32_t>(number);
+    } else if (flag == "--max-memory") {
+      if (!parseByteSize(value, &number) || number == 0)
+        return error("--max-memory: '%s' is not a size (bytes, or a number "
+                     "with a suffix K, M, G or T: 512M, 4G)",
+                     value);
+      opts.maxMemory = true;
+      opts.maxMemoryBytes = number;
     }
   }
   if (opts.weights && opts.randomWeights)
@@ -227,7 +248,11 @@ void printHelp(const char *argv0, const seqc_model *model) {
       "  --save-weights FILE     write the parameters in use (safetensors);\n"
       "                          without any input the model is not run\n"
       "  --bench N               time N runs after one warm-up\n"
-      "  --threads T             number of OpenMP threads\n"
+      "  --threads T             number of OpenMP threads (at most the\n"
+      "                          processors available)\n"
+      "  --max-memory SIZE       fail the run rather than let the model hold\n"
+      "                          more than SIZE (bytes, or 512M, 4G; default\n"
+      "                          $SEQC_MAX_MEMORY, else no limit)\n"
       "  --help                  show this help\n",
       program, seqc_model_name(model));
   static const char *const kTitles[3] = {"inputs", "outputs", "parameters"};
@@ -312,6 +337,57 @@ seqc_status *writeOutput(const char *name, const char *path,
   return seqc_npy_write(path, &copy);
 }
 
+/// libomp aborts on an OMP_NUM_THREADS that is not a list of positive
+/// counts ("abc", "", "-1", "3x"): such a value is dropped, with a warning,
+/// before anything starts the OpenMP runtime. Returns the first count, or 0
+/// when there is none.
+int64_t checkThreadEnvironment() {
+  const char *text = std::getenv("OMP_NUM_THREADS");
+  if (!text)
+    return 0;
+  int64_t first = 0;
+  bool valid = true;
+  const char *p = text;
+  do {
+    const char *start = p;
+    uint64_t count = 0;
+    for (; *p >= '0' && *p <= '9'; ++p)
+      if (count < (uint64_t(1) << 40))
+        count = count * 10 + static_cast<uint64_t>(*p - '0');
+    valid = p != start && count > 0 && (*p == ',' || *p == '\0');
+    if (valid && first == 0)
+      first = static_cast<int64_t>(count);
+  } while (valid && *p++ == ',');
+  if (valid)
+    return first;
+  warning("ignoring OMP_NUM_THREADS='%s': it is not a positive thread count "
+          "(or a comma-separated list of them)",
+          printableText(text).c_str());
+  unsetenv("OMP_NUM_THREADS");
+  return 0;
+}
+
+/// Sets the thread count of --threads, or lowers that of OMP_NUM_THREADS,
+/// to what the machine allows, with a warning when it is more.
+int setThreadCount(int32_t requested, int64_t fromEnvironment) {
+  int32_t max = seqc_max_threads();
+  if (requested > max) {
+    warning("--threads %d is more than the %d processors this process may "
+            "run on; using %d",
+            requested, max, max);
+    requested = max;
+  } else if (!requested && fromEnvironment > max) {
+    warning("OMP_NUM_THREADS=%lld is more than the %d processors this "
+            "process may run on; using %d",
+            static_cast<long long>(fromEnvironment), max, max);
+    requested = max;
+  }
+  if (requested)
+    if (seqc_status *status = seqc_set_num_threads(requested))
+      return statusError("--threads", status);
+  return 0;
+}
+
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
@@ -319,6 +395,10 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 int runMain(int argc, char **argv) {
+  // Outputs may go to pipes: one whose reader is gone is a write error
+  // (EPIPE) that names the output, not a signal.
+  std::signal(SIGPIPE, SIG_IGN);
+  int64_t environmentThreads = checkThreadEnvironment();
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 ||
         std::strcmp(argv[i], "-h") == 0) {
@@ -340,9 +420,10 @@ int runMain(int argc, char **argv) {
   ModelPtr model(raw);
   seqc_model *m = model.get();
 
-  if (opts.threads)
-    if (seqc_status *status = seqc_set_num_threads(opts.threads))
-      return statusError("--threads", status);
+  if (int code = setThreadCount(opts.threads, environmentThreads))
+    return code;
+  if (opts.maxMemory)
+    seqc_set_memory_limit(opts.maxMemoryBytes);
 
   for (const auto &dim : opts.dims)
     if (seqc_status *status =

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #ifdef SEQC_HAVE_OPENMP
@@ -201,6 +202,8 @@ extern "C" seqc_status *seqc_model_load_prepared(const char *manifest,
   model->prepare = prepare;
   model->release = release;
   SEQC_RETURN_IF_ERROR(parseManifest(model->manifestText, &model->manifest));
+  // A mistyped $SEQC_MAX_MEMORY fails here rather than go unnoticed.
+  SEQC_RETURN_IF_ERROR(checkMemoryLimitEnvironment());
   // A GPU model needs the driver: fail here, with the reason, rather than
   // at the first kernel.
   if (model->manifest.target == Target::NVPTX)
@@ -386,23 +389,69 @@ extern "C" seqc_status *seqc_model_run(seqc_model *model) {
 
 namespace {
 
+/// Lowers the calling thread's OpenMP thread count to seqc_max_threads()
+/// when it is above (OMP_NUM_THREADS set too high).
+void clampThreadCount() {
+#ifdef SEQC_HAVE_OPENMP
+  int max = seqc_max_threads();
+  if (omp_get_max_threads() > max)
+    omp_set_num_threads(max);
+#endif
+}
+
 /// Copies `value` into `*device`, managed memory, reallocating it when it
-/// is too small; returns the copy's data.
-void *copyToManaged(const BoundValue &value, Buffer *device) {
+/// is too small.
+seqc_status *copyToManaged(const BoundValue &value, Buffer *device,
+                           const char *what, const std::string &name) {
   size_t bytes = value.buffer.bytes;
   if (!device->data || device->bytes < bytes) {
     device->owner.reset();
     device->data = allocateManagedBlock(bytes);
-    device->bytes = bytes;
+    device->bytes = device->data ? bytes : 0;
+    if (!device->data)
+      return makeStatus(SEQC_STATUS_OUT_OF_MEMORY,
+                        "cannot allocate %s of managed memory for the copy "
+                        "of %s '%s' the GPU reads",
+                        formatBytes(bytes).c_str(), what, name.c_str());
     device->owner = std::shared_ptr<void>(device->data, releaseModelBuffer);
   }
   if (bytes)
     std::memcpy(device->data, value.buffer.data, bytes);
-  return device->data;
+  return nullptr;
+}
+
+/// seqc_prepare(params) as ModelCall runs it.
+struct PrepareCall {
+  seqc_prepare_fn prepare;
+  void **params;
+  void *state;
+};
+
+void callPrepare(void *argument) {
+  auto *call = static_cast<PrepareCall *>(argument);
+  call->state = call->prepare(call->params);
+}
+
+void callInvoke(void *argument) {
+  auto *call = static_cast<std::pair<seqc_invoke_fn, void **> *>(argument);
+  call->first(call->second);
+}
+
+/// Releases the prepared state, so that the next run prepares again.
+void dropPrepared(seqc_model *model) {
+  if (model->prepared)
+    model->release(model->prepared);
+  model->prepared = nullptr;
+  model->preparedStale = true;
 }
 
 seqc_status *runExclusive(seqc_model *model) {
+  // The outputs of the last run are released now rather than when this
+  // run's replace them: the memory is free for this run (and the cache
+  // hands an adopted buffer to the output that replaces it).
   model->haveOutputs = false;
+  for (OutputValue &output : model->outputs)
+    output.buffer = Buffer();
   const auto &inputSpecs = model->manifest.values[SEQC_VALUE_INPUT];
   const auto &paramSpecs = model->manifest.values[SEQC_VALUE_PARAM];
   const auto &outputSpecs = model->manifest.values[SEQC_VALUE_OUTPUT];
@@ -438,15 +487,19 @@ seqc_status *runExclusive(seqc_model *model) {
     // copied for each call, the weights once per set (and prefetched).
     gpu::takeError(); // Nothing from before this run is its error.
     model->deviceInputs.resize(inputSpecs.size());
-    for (size_t i = 0; i < inputSpecs.size(); ++i)
-      addArg(model->inputs[i],
-             copyToManaged(model->inputs[i], &model->deviceInputs[i]),
-             inputSpecs[i].rank);
+    for (size_t i = 0; i < inputSpecs.size(); ++i) {
+      SEQC_RETURN_IF_ERROR(copyToManaged(model->inputs[i],
+                                         &model->deviceInputs[i], "input",
+                                         inputSpecs[i].name));
+      addArg(model->inputs[i], model->deviceInputs[i].data, inputSpecs[i].rank);
+    }
     if (model->deviceParamsStale ||
         model->deviceParams.size() != paramSpecs.size()) {
       model->deviceParams.assign(paramSpecs.size(), Buffer());
       for (size_t i = 0; i < paramSpecs.size(); ++i) {
-        copyToManaged(model->params[i], &model->deviceParams[i]);
+        SEQC_RETURN_IF_ERROR(copyToManaged(model->params[i],
+                                           &model->deviceParams[i], "parameter",
+                                           paramSpecs[i].name));
         gpu::prefetchToDevice(model->deviceParams[i].data,
                               model->deviceParams[i].bytes);
       }
@@ -479,7 +532,13 @@ seqc_status *runExclusive(seqc_model *model) {
   for (size_t i = 0; i < numArgs; ++i)
     args[1 + i] = &argStorage[argOffsets[i]];
 
+  // A thread count above what the machine allows (OMP_NUM_THREADS=100000)
+  // would abort in the OpenMP runtime at the model's first parallel loop.
+  clampThreadCount();
+
+  const char *name = model->manifest.name.c_str();
   std::string gpuError;
+  seqc_status *status = nullptr;
   {
     // A GPU model's own allocations (intermediates, outputs, prepared
     // values, the arena) are managed memory too.
@@ -489,26 +548,53 @@ seqc_status *runExclusive(seqc_model *model) {
     // What the model derives from its weights alone is computed once per
     // set of weights (docs/abi.md) and follows the parameters.
     if (model->prepare && model->preparedStale) {
-      if (model->prepared)
-        model->release(model->prepared);
-      model->prepared = model->prepare(&args[1 + inputSpecs.size()]);
+      dropPrepared(model);
+      PrepareCall prepare = {model->prepare, &args[1 + inputSpecs.size()],
+                             nullptr};
+      ModelCall call(name, ModelCall::Phase::Prepare);
+      if (!call.run(callPrepare, &prepare)) {
+        // What the unwound seqc_prepare held: its state and the values it
+        // had prepared.
+        call.freeAllocations();
+        trimBufferCache();
+        return call.failure();
+      }
+      model->prepared = prepare.state;
       model->preparedStale = false;
+      if (seqc_status *failure = call.failure()) {
+        dropPrepared(model);
+        return failure;
+      }
     }
     args[1 + numArgs] = model->prepared;
 
-    model->invoke(args.data());
+    std::pair<seqc_invoke_fn, void **> invoke = {model->invoke, args.data()};
+    ModelCall call(name, ModelCall::Phase::Run);
+    bool finished = call.run(callInvoke, &invoke);
+    status = call.failure();
+    if (status) {
+      // The state's arena may have grown to this call's sizes: give it
+      // back, with the cached buffers, and prepare again at the next run.
+      // Then, if the call was unwound, free what it held (its outputs and
+      // intermediates so far; the state's blocks are gone with the state).
+      dropPrepared(model);
+      if (!finished)
+        call.freeAllocations();
+      trimBufferCache();
+    }
     if (onGpu)
       gpuError = gpu::takeError();
+    if (!finished)
+      return status;
   }
   // A CUDA error makes this run's results (and what prepare computed, if
   // it ran now) meaningless: prepare again next time.
-  seqc_status *status = nullptr;
-  if (!gpuError.empty()) {
+  if (!gpuError.empty() && !status) {
     model->preparedStale = true;
     status = makeStatus(SEQC_STATUS_MODEL_ERROR,
                         "model '%s' failed on the "
                         "GPU: %s",
-                        model->manifest.name.c_str(), gpuError.c_str());
+                        name, gpuError.c_str());
   }
 
   // Check and copy every output, then free what the model allocated, even
@@ -550,29 +636,55 @@ seqc_status *runExclusive(seqc_model *model) {
 }
 } // namespace
 
-extern "C" seqc_status *seqc_model_get_output(const seqc_model *model,
-                                              const char *name,
-                                              seqc_tensor *out_tensor) {
+seqc_status *seqc::getValueView(const seqc_model *model, seqc_value_kind kind,
+                                const char *name, seqc_tensor *out_tensor) {
+  bool output = kind == SEQC_VALUE_OUTPUT;
   if (!model || !name || !out_tensor)
-    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
-                      "seqc_model_get_output: arguments must not be NULL");
+    return makeStatus(
+        SEQC_STATUS_INVALID_ARGUMENT, "%s: arguments must not be NULL",
+        output ? "seqc_model_get_output" : "seqc_model_get_param");
   size_t index;
-  const ValueSpec *spec = model->manifest.find(SEQC_VALUE_OUTPUT, name, &index);
+  const ValueSpec *spec = model->manifest.find(kind, name, &index);
   if (!spec)
-    return model->manifest.notFound(SEQC_VALUE_OUTPUT, name);
-  if (!model->haveOutputs)
-    return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
-                      "output '%s' is not available: the model has not run "
-                      "successfully",
-                      name);
-  const OutputValue &value = model->outputs[index];
+    return model->manifest.notFound(kind, name);
+  const int64_t *shape;
+  void *data;
+  if (output) {
+    if (!model->haveOutputs)
+      return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                        "output '%s' is not available: the model has not run "
+                        "successfully",
+                        name);
+    shape = model->outputs[index].shape;
+    data = model->outputs[index].buffer.data;
+  } else {
+    if (!model->params[index].bound)
+      return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                        "parameter '%s' is not bound", name);
+    shape = model->params[index].shape;
+    data = model->params[index].buffer.data;
+  }
   seqc_tensor tensor = {};
   tensor.dtype = spec->dtype;
   tensor.rank = spec->rank;
-  std::copy(value.shape, value.shape + spec->rank, tensor.shape);
-  tensor.data = value.buffer.data;
+  std::copy(shape, shape + spec->rank, tensor.shape);
+  tensor.data = data;
   *out_tensor = tensor;
   return nullptr;
+}
+
+extern "C" seqc_status *seqc_model_get_output(const seqc_model *model,
+                                              const char *name,
+                                              seqc_tensor *out_tensor) {
+  return getValueView(model, SEQC_VALUE_OUTPUT, name, out_tensor);
+}
+
+extern "C" int32_t seqc_max_threads(void) {
+#ifdef SEQC_HAVE_OPENMP
+  return std::max(1, std::min(omp_get_num_procs(), omp_get_thread_limit()));
+#else
+  return 1;
+#endif
 }
 
 extern "C" seqc_status *seqc_set_num_threads(int32_t num_threads) {
@@ -580,6 +692,13 @@ extern "C" seqc_status *seqc_set_num_threads(int32_t num_threads) {
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "thread count must be at least 1, got %d", num_threads);
 #ifdef SEQC_HAVE_OPENMP
+  int32_t max = seqc_max_threads();
+  if (num_threads > max)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "thread count %d is more than the %d processors this "
+                      "process may run on; use at most %d "
+                      "(seqc_max_threads)",
+                      num_threads, max, max);
   omp_set_num_threads(num_threads);
   return nullptr;
 #else

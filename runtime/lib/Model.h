@@ -56,6 +56,12 @@ seqc_status *checkTensor(const seqc_tensor *tensor, const char *what,
 /// size. seqc_model_run calls it before invoking the model.
 seqc_status *checkInputRanges(seqc_model *model);
 
+/// seqc_model_get_output (kind SEQC_VALUE_OUTPUT) and seqc_model_get_param
+/// (SEQC_VALUE_PARAM): sets *out_tensor to a view of the value `name` of
+/// that kind, an output of the last successful run or a bound parameter.
+seqc_status *getValueView(const seqc_model *model, seqc_value_kind kind,
+                          const char *name, seqc_tensor *out_tensor);
+
 } // namespace seqc
 
 struct seqc_model {

@@ -397,5 +397,5 @@ extern "C" seqc_status *seqc_npy_write(const char *path,
   prefix[9] = static_cast<uint8_t>(header.size() >> 8);
   const void *chunks[] = {prefix, header.data(), tensor->data};
   size_t sizes[] = {sizeof(prefix), header.size(), bytes};
-  return writeFileAtomically(path, chunks, sizes, bytes ? 3 : 2);
+  return writeOutputFile(path, chunks, sizes, bytes ? 3 : 2);
 }

@@ -421,8 +421,7 @@ seqc_status *writeSafetensors(
     chunks.push_back(tensors[i].data);
     chunkSizes.push_back(sizes[i]);
   }
-  return writeFileAtomically(path, chunks.data(), chunkSizes.data(),
-                             chunks.size());
+  return writeOutputFile(path, chunks.data(), chunkSizes.data(), chunks.size());
 }
 
 } // namespace seqc

@@ -75,7 +75,7 @@ struct SafetensorsWriteEntry {
   const void *data; ///< numel * dtype size bytes.
 };
 
-/// Writes `tensors` to `path` (atomically, see writeFileAtomically). The data
+/// Writes `tensors` to `path` (see writeOutputFile). The data
 /// section starts at a 64-byte file offset and tensors are packed without
 /// holes, wider dtypes first, so every tensor is aligned to its element size
 /// and the file is also valid for the reference implementation.

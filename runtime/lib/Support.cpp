@@ -6,6 +6,8 @@
 
 #include "Support.h"
 
+#include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -13,7 +15,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <limits>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 struct seqc_status {
   seqc_status_code code;
@@ -341,15 +345,12 @@ double loadAsDouble(const void *data, seqc_dtype dtype, size_t index) {
   }
 }
 
-seqc_status *writeFileAtomically(const char *path, const void *const *chunks,
-                                 const size_t *chunkSizes, size_t numChunks) {
-  std::string tmpPath =
-      std::string(path) + ".tmp." + std::to_string(static_cast<long>(getpid()));
-  int fd =
-      ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot create '%s': %s", path,
-                      std::strerror(errno));
+namespace {
+
+/// Writes the chunks to `fd`; `name` names the file in the message.
+seqc_status *writeChunks(int fd, const std::string &name,
+                         const void *const *chunks, const size_t *chunkSizes,
+                         size_t numChunks) {
   for (size_t c = 0; c < numChunks; ++c) {
     const char *p = static_cast<const char *>(chunks[c]);
     size_t left = chunkSizes[c];
@@ -357,30 +358,224 @@ seqc_status *writeFileAtomically(const char *path, const void *const *chunks,
       ssize_t written = ::write(fd, p, left);
       if (written < 0 && errno == EINTR)
         continue;
-      if (written <= 0) {
-        int err = written < 0 ? errno : EIO;
-        ::close(fd);
-        ::unlink(tmpPath.c_str());
-        return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write '%s': %s", path,
-                          std::strerror(err));
-      }
+      if (written <= 0) // 0: a short write that makes no progress.
+        return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write %s: %s",
+                          name.c_str(),
+                          std::strerror(written < 0 ? errno : EIO));
       p += written;
       left -= static_cast<size_t>(written);
     }
   }
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmpPath.c_str());
-    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write '%s': %s", path,
-                      std::strerror(err));
-  }
-  if (::rename(tmpPath.c_str(), path) != 0) {
-    int err = errno;
-    ::unlink(tmpPath.c_str());
-    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write '%s': %s", path,
-                      std::strerror(err));
-  }
   return nullptr;
+}
+
+/// Flushes what was written to `fd` to its device, if it is a regular file
+/// (pipes and terminals have nothing to flush).
+seqc_status *syncIfRegular(int fd, const std::string &name) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return nullptr;
+  if (::fsync(fd) != 0)
+    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write %s: %s", name.c_str(),
+                      std::strerror(errno));
+  return nullptr;
+}
+
+/// The directory part of `path` ("." when it has none) and the rest.
+void splitPath(const std::string &path, std::string *dir, std::string *base) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) {
+    *dir = ".";
+    *base = path;
+    return;
+  }
+  *dir = slash == 0 ? "/" : path.substr(0, slash);
+  *base = path.substr(slash + 1);
+}
+
+/// Follows `path` through symbolic links to what it finally names (which
+/// need not exist).
+seqc_status *resolveLinks(const std::string &path, std::string *resolved) {
+  std::string current = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st;
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
+      *resolved = current;
+      return nullptr;
+    }
+    if (hops == 40)
+      return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write '%s': %s",
+                        path.c_str(), std::strerror(ELOOP));
+    std::vector<char> target(static_cast<size_t>(st.st_size) + 256);
+    ssize_t length = ::readlink(current.c_str(), target.data(), target.size());
+    if (length < 0 || static_cast<size_t>(length) >= target.size())
+      return makeStatus(SEQC_STATUS_IO_ERROR,
+                        "cannot write '%s': cannot read the link '%s': %s",
+                        path.c_str(), current.c_str(),
+                        std::strerror(length < 0 ? errno : ENAMETOOLONG));
+    std::string next(target.data(), static_cast<size_t>(length));
+    if (next.empty() || next[0] != '/') {
+      std::string dir, base;
+      splitPath(current, &dir, &base);
+      if (current.find('/') != std::string::npos)
+        next = dir + "/" + next;
+    }
+    current = next;
+  }
+}
+
+/// Writes the chunks to a new file next to `target` and renames it over
+/// `target`, which is absent or a regular file (`existing`, whose mode and
+/// owner the new file takes).
+seqc_status *replaceFile(const std::string &target, const std::string &name,
+                         const struct stat *existing, const void *const *chunks,
+                         const size_t *chunkSizes, size_t numChunks) {
+  static std::atomic<unsigned> counter{0};
+  std::string dir, base;
+  splitPath(target, &dir, &base);
+  std::string tmpPath;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+    tmpPath = dir + "/." + base + ".tmp-" +
+              std::to_string(static_cast<long>(getpid())) + "-" +
+              std::to_string(counter.fetch_add(1));
+    // A new file gets the usual mode (0666 less the umask).
+    fd = ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                existing ? 0600 : 0666);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
+  if (fd < 0)
+    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot create %s: %s",
+                      name.c_str(), std::strerror(errno));
+  auto fail = [&](seqc_status *status) {
+    if (fd >= 0)
+      ::close(fd);
+    ::unlink(tmpPath.c_str());
+    return status;
+  };
+  if (existing) {
+    // The file keeps its permissions, and its owner where allowed.
+    if (::fchmod(fd, existing->st_mode & 07777) != 0)
+      return fail(makeStatus(SEQC_STATUS_IO_ERROR,
+                             "cannot write %s: cannot keep its mode: %s",
+                             name.c_str(), std::strerror(errno)));
+    if (existing->st_uid != ::geteuid() || existing->st_gid != ::getegid())
+      (void)!::fchown(fd, existing->st_uid, existing->st_gid);
+  }
+  if (seqc_status *status =
+          writeChunks(fd, name, chunks, chunkSizes, numChunks))
+    return fail(status);
+  if (seqc_status *status = syncIfRegular(fd, name))
+    return fail(status);
+  int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0)
+    return fail(makeStatus(SEQC_STATUS_IO_ERROR, "cannot write %s: %s",
+                           name.c_str(), std::strerror(errno)));
+  if (::rename(tmpPath.c_str(), target.c_str()) != 0)
+    return fail(makeStatus(SEQC_STATUS_IO_ERROR, "cannot write %s: %s",
+                           name.c_str(), std::strerror(errno)));
+  return nullptr;
+}
+
+} // namespace
+
+seqc_status *writeOutputFile(const char *path, const void *const *chunks,
+                             const size_t *chunkSizes, size_t numChunks) {
+  if (std::strcmp(path, "-") == 0) {
+    // After what the program printed, in order.
+    std::fflush(stdout);
+    const std::string name = "standard output";
+    SEQC_RETURN_IF_ERROR(
+        writeChunks(STDOUT_FILENO, name, chunks, chunkSizes, numChunks));
+    return syncIfRegular(STDOUT_FILENO, name);
+  }
+  std::string target;
+  SEQC_RETURN_IF_ERROR(resolveLinks(path, &target));
+  // Messages name the path as given, and what a link led to.
+  std::string name = "'" + std::string(path) + "'";
+  if (target != path)
+    name += " (a link to '" + target + "')";
+  struct stat st;
+  if (::stat(target.c_str(), &st) != 0) {
+    if (errno != ENOENT)
+      return makeStatus(SEQC_STATUS_IO_ERROR, "cannot write %s: %s",
+                        name.c_str(), std::strerror(errno));
+    return replaceFile(target, name, nullptr, chunks, chunkSizes, numChunks);
+  }
+  if (S_ISREG(st.st_mode))
+    return replaceFile(target, name, &st, chunks, chunkSizes, numChunks);
+  if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
+    return makeStatus(SEQC_STATUS_IO_ERROR,
+                      "cannot write %s: it is %s, not a regular file, a "
+                      "FIFO or a character device",
+                      name.c_str(),
+                      S_ISDIR(st.st_mode)    ? "a directory"
+                      : S_ISBLK(st.st_mode)  ? "a block device"
+                      : S_ISSOCK(st.st_mode) ? "a socket"
+                                             : "another kind of file");
+  // A pipe or a device: written in place, in order (opening a FIFO waits
+  // for its reader).
+  int fd;
+  do
+    fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return makeStatus(SEQC_STATUS_IO_ERROR, "cannot open %s: %s", name.c_str(),
+                      std::strerror(errno));
+  seqc_status *status = writeChunks(fd, name, chunks, chunkSizes, numChunks);
+  if (::close(fd) != 0 && !status)
+    status = makeStatus(SEQC_STATUS_IO_ERROR, "cannot write %s: %s",
+                        name.c_str(), std::strerror(errno));
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// Byte sizes
+//===----------------------------------------------------------------------===//
+
+bool parseByteSize(const char *text, uint64_t *out) {
+  const char *p = text;
+  uint64_t value = 0;
+  if (*p < '0' || *p > '9')
+    return false;
+  for (; *p >= '0' && *p <= '9'; ++p)
+    if (__builtin_mul_overflow(value, 10, &value) ||
+        __builtin_add_overflow(value, static_cast<uint64_t>(*p - '0'), &value))
+      return false;
+  static const char kUnits[] = "KMGT";
+  int shift = 0;
+  if (*p)
+    if (const char *unit = std::strchr(
+            kUnits, std::toupper(static_cast<unsigned char>(*p)))) {
+      shift = 10 * static_cast<int>(unit - kUnits + 1);
+      if (*++p == 'i')
+        ++p;
+    }
+  if (*p == 'B' || *p == 'b')
+    ++p;
+  if (*p || (shift && value > (UINT64_MAX >> shift)))
+    return false;
+  *out = value << shift;
+  return true;
+}
+
+std::string formatBytes(uint64_t bytes) {
+  static const char *const kUnits[] = {"KiB", "MiB", "GiB",
+                                       "TiB", "PiB", "EiB"};
+  if (bytes < 1024)
+    return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  double value = static_cast<double>(bytes) / 1024;
+  int unit = 0;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.2f %s (%llu bytes)", value, kUnits[unit],
+                static_cast<unsigned long long>(bytes));
+  return text;
 }
 
 //===----------------------------------------------------------------------===//

@@ -130,10 +130,29 @@ double loadAsDouble(const void *data, seqc_dtype dtype, size_t index);
 // Files
 //===----------------------------------------------------------------------===//
 
-/// Writes `size` bytes to `path` atomically: to a temporary file next to it,
-/// then renamed over it. This keeps a memory-mapped `path` intact.
-seqc_status *writeFileAtomically(const char *path, const void *const *chunks,
-                                 const size_t *chunkSizes, size_t numChunks);
+/// Writes the chunks, in order, to the file `path` names, as
+/// docs/runtime.md ("Output files") states: "-" is standard output (after
+/// what stdio holds for it); a symbolic link is followed to its target; a
+/// target that is absent or a regular file is written to a new file next
+/// to it, which is renamed over it (so that a memory-mapped `path` stays
+/// intact; an existing file's mode and owner are kept); a FIFO or a
+/// character device is written in place. Every failed or short write,
+/// fsync and close is an IO_ERROR naming the path and the reason.
+seqc_status *writeOutputFile(const char *path, const void *const *chunks,
+                             const size_t *chunkSizes, size_t numChunks);
+
+//===----------------------------------------------------------------------===//
+// Byte sizes
+//===----------------------------------------------------------------------===//
+
+/// Parses a byte count: digits with an optional suffix K, M, G or T (powers
+/// of 1024; "KiB", "KB" and lowercase also accepted). False if it is not
+/// one or overflows.
+bool parseByteSize(const char *text, uint64_t *out);
+
+/// Formats a byte count for messages: "1.50 GiB (1610612736 bytes)", or
+/// "100 bytes" below 1 KiB.
+std::string formatBytes(uint64_t bytes);
 
 } // namespace seqc
 

@@ -173,24 +173,7 @@ extern "C" seqc_status *seqc_model_set_param(seqc_model *model,
 extern "C" seqc_status *seqc_model_get_param(const seqc_model *model,
                                              const char *name,
                                              seqc_tensor *out_tensor) {
-  if (!model || !name || !out_tensor)
-    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
-                      "seqc_model_get_param: arguments must not be NULL");
-  size_t index;
-  const ValueSpec *spec = model->manifest.find(SEQC_VALUE_PARAM, name, &index);
-  if (!spec)
-    return model->manifest.notFound(SEQC_VALUE_PARAM, name);
-  const BoundValue &value = model->params[index];
-  if (!value.bound)
-    return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
-                      "parameter '%s' is not bound", name);
-  seqc_tensor tensor = {};
-  tensor.dtype = spec->dtype;
-  tensor.rank = spec->rank;
-  std::copy(value.shape, value.shape + spec->rank, tensor.shape);
-  tensor.data = value.buffer.data;
-  *out_tensor = tensor;
-  return nullptr;
+  return getValueView(model, SEQC_VALUE_PARAM, name, out_tensor);
 }
 
 extern "C" seqc_status *seqc_model_save_weights(const seqc_model *model,

@@ -110,8 +110,8 @@ module attributes {seq.model = "two_steps"} {
 // -----
 
 // In a GPU module (gpu.container_module) the kernels read the arena, so it
-// comes from the runtime's allocator, which serves GPU models managed
-// memory (docs/abi.md), and goes back to it.
+// comes from the runtime's allocator (seqc_alloc_arena), which serves GPU
+// models managed memory (docs/abi.md), and goes back to it.
 // CHECK-LABEL: llvm.func @seqc_release(
 // CHECK:         %[[BASE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
 // CHECK:         llvm.call @_mlir_memref_to_llvm_free(%[[BASE]])
@@ -120,7 +120,7 @@ module attributes {seq.model = "two_steps"} {
 // CHECK:         llvm.cond_br
 // CHECK:         llvm.call @_mlir_memref_to_llvm_free(
 // CHECK-NOT:     llvm.call @aligned_alloc(
-// CHECK:         llvm.call @_mlir_memref_to_llvm_aligned_alloc(
+// CHECK:         llvm.call @seqc_alloc_arena(
 // CHECK-NOT:     llvm.call @aligned_alloc(
 // CHECK:         llvm.call @_mlir_ciface_forward(
 module attributes {gpu.container_module, seq.model = "gpu_steps"} {

@@ -14,11 +14,21 @@
 #include "TestUtil.h"
 
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char **environ;
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SEQC_TEST_ASAN 1
+#endif
+#endif
 
 using namespace seqc;
 using namespace seqc::test;
@@ -35,8 +45,10 @@ class Cli : public ::testing::Test {
 protected:
   TempDir dir;
 
-  Result run(const std::vector<std::string> &args,
-             const char *executable = SEQC_FAKE_MODEL_CLI) {
+  /// Starts `executable` with `args`, its stdout and stderr going to files
+  /// that finish() reads; -1 if it cannot be spawned.
+  pid_t start(const std::vector<std::string> &args,
+              const char *executable = SEQC_FAKE_MODEL_CLI) {
     std::string outPath = dir.file("stdout"), errPath = dir.file("stderr");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -51,21 +63,36 @@ protected:
     for (std::string &arg : copies)
       argv.push_back(&arg[0]);
     argv.push_back(nullptr);
-    Result result;
     pid_t pid;
     int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(),
                          environ);
     posix_spawn_file_actions_destroy(&actions);
     EXPECT_EQ(rc, 0) << "cannot spawn " << program;
-    if (rc != 0)
+    return rc == 0 ? pid : -1;
+  }
+
+  /// Waits for a process of start().
+  Result finish(pid_t pid) {
+    Result result;
+    if (pid < 0)
       return result;
     int status = 0;
     waitpid(pid, &status, 0);
     result.exited = WIFEXITED(status);
     result.exitCode = result.exited ? WEXITSTATUS(status) : -1;
-    result.out = readFile(outPath);
-    result.err = readFile(errPath);
+    result.out = readFile(dir.file("stdout"));
+    result.err = readFile(dir.file("stderr"));
     return result;
+  }
+
+  Result run(const std::vector<std::string> &args,
+             const char *executable = SEQC_FAKE_MODEL_CLI) {
+    return finish(start(args, executable));
+  }
+
+  /// Runs a /bin/sh script (to set limits for the model executable).
+  Result runShell(const std::string &script) {
+    return run({"-c", script}, "/bin/sh");
   }
 
   /// The contract for every user error: exit status 1 (not a signal), one
@@ -439,6 +466,258 @@ TEST_F(Cli, GpuModelWithTheFakeDriver) {
       "128x1x1, 0 bytes of shared memory) failed: "
       "CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)",
       SEQC_FAKE_GPU_CLI));
+}
+
+//===----------------------------------------------------------------------===//
+// Output files
+//===----------------------------------------------------------------------===//
+
+/// The names in `path` that a replaced output leaves behind, if any.
+std::vector<std::string> temporaryFiles(const std::string &path) {
+  std::vector<std::string> names;
+  if (DIR *d = opendir(path.c_str())) {
+    while (dirent *entry = readdir(d))
+      if (std::strstr(entry->d_name, ".tmp-"))
+        names.push_back(entry->d_name);
+    closedir(d);
+  }
+  return names;
+}
+
+bool isKind(const std::string &path, mode_t kind, bool follow = false) {
+  struct stat st;
+  int rc = follow ? stat(path.c_str(), &st) : lstat(path.c_str(), &st);
+  return rc == 0 && (st.st_mode & S_IFMT) == kind;
+}
+
+const std::vector<std::string> kRandomRun = {
+    "--random-weights", "1", "--random-inputs", "2", "--dim", "n=3"};
+
+std::vector<std::string> withArgs(std::vector<std::string> args,
+                                  const std::vector<std::string> &more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST_F(Cli, WritesOutputsThroughSymbolicLinks) {
+  std::string expectedPath = dir.file("expected.npy");
+  ASSERT_EQ(
+      run(withArgs(kRandomRun, {"--output", "sum=" + expectedPath})).exitCode,
+      0);
+  std::string expected = readFile(expectedPath);
+  ASSERT_FALSE(expected.empty());
+
+  // A chain of links (the second relative) to a file with its own mode: the
+  // file is replaced, keeps its mode, and the links stay links.
+  std::string target = dir.file("target.npy");
+  writeFile(target, "old");
+  ASSERT_EQ(chmod(target.c_str(), 0640), 0);
+  ASSERT_EQ(symlink(target.c_str(), dir.file("link").c_str()), 0);
+  ASSERT_EQ(symlink("link", dir.file("link2").c_str()), 0);
+  Result r =
+      run(withArgs(kRandomRun, {"--output", "sum=" + dir.file("link2")}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(isKind(dir.file("link"), S_IFLNK));
+  EXPECT_TRUE(isKind(dir.file("link2"), S_IFLNK));
+  EXPECT_EQ(readFile(target), expected);
+  struct stat st;
+  ASSERT_EQ(stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+
+  // A link to nothing yet: its target is created.
+  ASSERT_EQ(symlink("created.npy", dir.file("dangling").c_str()), 0);
+  r = run(withArgs(kRandomRun, {"--output", "sum=" + dir.file("dangling")}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(isKind(dir.file("dangling"), S_IFLNK));
+  EXPECT_EQ(readFile(dir.file("created.npy")), expected);
+  EXPECT_EQ(temporaryFiles(dir.path()), std::vector<std::string>());
+}
+
+TEST_F(Cli, WritesOutputsToAFifoAndToStandardOutputInOrder) {
+  std::string sumPath = dir.file("sum.npy"), rowsPath = dir.file("rows.npy");
+  ASSERT_EQ(run(withArgs(kRandomRun, {"--output", "sum=" + sumPath, "--output",
+                                      "rows=" + rowsPath}))
+                .exitCode,
+            0);
+  std::string sum = readFile(sumPath), rows = readFile(rowsPath);
+
+  // A FIFO, read while the model writes it.
+  std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // Opened for reading and writing, so that neither side waits for the
+  // other to open it, and a child that fails cannot hang the test.
+  int fd = open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  pid_t pid = start(withArgs(kRandomRun, {"--output", "sum=" + fifo}));
+  std::string received;
+  char buffer[4096];
+  while (received.size() < sum.size()) {
+    pollfd ready = {fd, POLLIN, 0};
+    if (poll(&ready, 1, 60000) <= 0)
+      break;
+    ssize_t got = read(fd, buffer, sizeof(buffer));
+    if (got <= 0)
+      break;
+    received.append(buffer, static_cast<size_t>(got));
+  }
+  close(fd);
+  Result r = finish(pid);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(received, sum);
+  EXPECT_TRUE(isKind(fifo, S_IFIFO));
+
+  // "-": standard output, in the order given.
+  r = run(withArgs(kRandomRun, {"--output", "rows=-", "--output", "sum=-"}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(r.out == rows + sum) << "stdout has " << r.out.size() << " bytes";
+  r = run({"--random-weights", "5", "--save-weights", "-"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.compare(8, 2, "{\""), 0);
+}
+
+TEST_F(Cli, ReportsEveryFailedWrite) {
+  // A character device is written in place, and a full one is an error.
+  if (isKind("/dev/full", S_IFCHR, true) && access("/dev/full", W_OK) == 0) {
+    EXPECT_TRUE(failsWith(withArgs(kRandomRun, {"--output", "sum=/dev/full"}),
+                          "--output sum: cannot write '/dev/full': No space "
+                          "left on device"));
+    std::string link = dir.file("full");
+    ASSERT_EQ(symlink("/dev/full", link.c_str()), 0);
+    EXPECT_TRUE(failsWith({"--random-weights", "1", "--save-weights", link},
+                          "--save-weights: cannot write '" + link +
+                              "' (a link to '/dev/full'): No space left on "
+                              "device"));
+    EXPECT_TRUE(isKind("/dev/full", S_IFCHR));
+    EXPECT_TRUE(isKind(link, S_IFLNK));
+  }
+  // A full disk, injected: past the file size limit (with SIGXFSZ ignored)
+  // a write fails with EFBIG. The file keeps its content, and no temporary
+  // file is left.
+  std::string out = dir.file("out.npy");
+  writeFile(out, "old");
+  Result r = runShell(std::string("ulimit -f 8 && trap '' XFSZ && exec ") +
+                      SEQC_FAKE_MODEL_CLI +
+                      " --random-weights 1 --random-inputs 2 --dim n=10000 "
+                      "--output sum=" +
+                      out);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_EQ(r.err, "error: --output sum: cannot write '" + out +
+                       "': File too large\n");
+  EXPECT_EQ(readFile(out), "old");
+  EXPECT_EQ(temporaryFiles(dir.path()), std::vector<std::string>());
+  // Neither a directory nor a missing one is written.
+  EXPECT_TRUE(failsWith(withArgs(kRandomRun, {"--output", "sum=" + dir.path()}),
+                        "cannot write '" + dir.path() +
+                            "': it is a directory, not a regular file, a FIFO "
+                            "or a character device"));
+  EXPECT_TRUE(failsWith(
+      withArgs(kRandomRun, {"--output", "sum=" + dir.file("no/such.npy")}),
+      "cannot create '" + dir.file("no/such.npy") +
+          "': No such file or directory"));
+}
+
+//===----------------------------------------------------------------------===//
+// Thread counts
+//===----------------------------------------------------------------------===//
+
+TEST_F(Cli, LowersThreadCountsToWhatTheMachineAllows) {
+  // The alloc model runs an OpenMP loop, where libomp would abort on a
+  // thread count it cannot start.
+  const std::vector<std::string> args = {
+      "--random-weights", "1", "--random-inputs", "2", "--dim", "n=300"};
+  std::string max = std::to_string(seqc_max_threads());
+  Result r = run(withArgs(args, {"--threads", "100000"}), SEQC_FAKE_ALLOC_CLI);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "warning: --threads 100000 is more than the " + max +
+                       " processors this process may run on; using " + max +
+                       "\n");
+  {
+    ScopedEnv threads("OMP_NUM_THREADS", "100000");
+    r = run(args, SEQC_FAKE_ALLOC_CLI);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.err, "warning: OMP_NUM_THREADS=100000 is more than the " + max +
+                         " processors this process may run on; using " + max +
+                         "\n");
+    // --threads takes precedence.
+    r = run(withArgs(args, {"--threads", "1"}), SEQC_FAKE_ALLOC_CLI);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+  }
+  // Values libomp would abort on are dropped.
+  for (const char *value : {"abc", "", "-1", "3x", "0", "4,", "2,,1"}) {
+    ScopedEnv threads("OMP_NUM_THREADS", value);
+    r = run(args, SEQC_FAKE_ALLOC_CLI);
+    EXPECT_EQ(r.exitCode, 0) << value << ": " << r.err;
+    EXPECT_EQ(r.err, std::string("warning: ignoring OMP_NUM_THREADS='") +
+                         value +
+                         "': it is not a positive thread count (or a "
+                         "comma-separated list of them)\n");
+  }
+  ScopedEnv threads("OMP_NUM_THREADS", "1,1");
+  r = run(args, SEQC_FAKE_ALLOC_CLI);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+//===----------------------------------------------------------------------===//
+// Out of memory
+//===----------------------------------------------------------------------===//
+
+TEST_F(Cli, ReportsOutOfMemory) {
+  const std::vector<std::string> args = {
+      "--random-weights", "1", "--random-inputs", "2", "--dim", "n=1000000"};
+  const std::string arena =
+      "run: model 'alloc' ran out of memory: cannot allocate 7.63 MiB "
+      "(8000000 bytes) for its arena (the intermediates its memory plan "
+      "places): it would exceed the memory limit of 1.00 MiB (1048576 bytes)";
+  EXPECT_TRUE(failsWith(withArgs(args, {"--max-memory", "1M"}), arena,
+                        SEQC_FAKE_ALLOC_CLI));
+  EXPECT_TRUE(failsWith(withArgs(args, {"--max-memory", "1M", "--bench", "2"}),
+                        arena, SEQC_FAKE_ALLOC_CLI));
+  {
+    ScopedEnv limit("SEQC_MAX_MEMORY", "1MiB");
+    EXPECT_TRUE(failsWith(args, arena, SEQC_FAKE_ALLOC_CLI));
+    // The flag overrides the environment.
+    EXPECT_EQ(run(withArgs(args, {"--max-memory", "1G"}), SEQC_FAKE_ALLOC_CLI)
+                  .exitCode,
+              0);
+  }
+  {
+    ScopedEnv limit("SEQC_MAX_MEMORY", "lots");
+    EXPECT_TRUE(failsWith(args,
+                          "SEQC_MAX_MEMORY='lots' is not a size (bytes, or a "
+                          "number with a suffix K, M, G or T: 512M, 4G)",
+                          SEQC_FAKE_ALLOC_CLI));
+  }
+  EXPECT_TRUE(failsWith({"--max-memory", "1.5G"},
+                        "--max-memory: '1.5G' is not a size"));
+  EXPECT_TRUE(failsWith({"--max-memory", "0"}, "--max-memory: '0'"));
+  // Scratch in the parallel loop, over the limit.
+  ScopedEnv scratch("FAKE_ALLOC_SCRATCH_BYTES", "2097152");
+  EXPECT_TRUE(failsWith({"--random-weights", "1", "--random-inputs", "2",
+                         "--dim", "n=300", "--max-memory", "1M"},
+                        "run: model 'alloc' ran out of memory inside a "
+                        "parallel loop",
+                        SEQC_FAKE_ALLOC_CLI));
+}
+
+TEST_F(Cli, ReportsOutOfMemoryUnderAnAddressSpaceLimit) {
+#ifdef SEQC_TEST_ASAN
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: its "
+                  "programs cannot start under ulimit -v";
+#endif
+  // 160 MB of input fit under 400 MB of address space; its 320 MB arena
+  // does not, and is refused by the system.
+  Result r =
+      runShell(std::string("ulimit -v 400000 && exec ") + SEQC_FAKE_ALLOC_CLI +
+               " --random-weights 1 --random-inputs 2 --dim "
+               "n=40000000");
+  EXPECT_TRUE(r.exited);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_EQ(r.err, "error: run: model 'alloc' ran out of memory: cannot "
+                   "allocate 305.18 MiB (320000000 bytes) for its arena (the "
+                   "intermediates its memory plan places): the system has "
+                   "no memory left for it\n");
 }
 
 } // namespace

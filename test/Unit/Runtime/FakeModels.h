@@ -99,6 +99,27 @@ extern const char *fake_gpu_kernel;
 extern int fake_gpu_bad_module;
 void fake_gpu_invoke(void **args);
 
+/// A model that allocates what a model compiled by seqc allocates, through
+/// the runtime (FakeAllocModel.c): y = x * (w[0] + w[1] + w[2] + w[3]).
+/// seqc_prepare allocates its state and a prepared value of
+/// fake_alloc_prepared_bytes; each call grows the arena to 2 * n floats
+/// (seqc_alloc_arena), allocates y and an intermediate of
+/// n * fake_alloc_intermediate_factor floats, and then, in an OpenMP
+/// parallel loop over blocks of 64 rows, fake_alloc_scratch_bytes of
+/// scratch per block. The knobs are also read from the environment
+/// (FAKE_ALLOC_PREPARED_BYTES, ...) at each call.
+#define FAKE_ALLOC_MANIFEST                                                    \
+  "{\"model\": \"alloc\", \"inputs\": ["                                       \
+  "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"n\"]}],"                \
+  " \"outputs\": [{\"name\": \"y\", \"dtype\": \"f32\", \"shape\": [\"n\"]}]," \
+  " \"params\": [{\"name\": \"w\", \"dtype\": \"f32\", \"shape\": [4]}]}"
+extern int64_t fake_alloc_prepared_bytes;
+extern int64_t fake_alloc_intermediate_factor;
+extern int64_t fake_alloc_scratch_bytes;
+void fake_alloc_invoke(void **args);
+void *fake_alloc_prepare(void **params);
+void fake_alloc_release(void *state);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
