@@ -4,13 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/Common/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
-#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "seq-check-lowered"
 

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -18,7 +19,6 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "seq-lower-dynamic-expand-shape"
 

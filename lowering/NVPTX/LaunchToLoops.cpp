@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/NVPTX/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "seq-nvptx-launch-to-loops"
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/NVPTX/Passes.h"
 #include "lowering/NVPTX/Transforms.h"
 
@@ -21,7 +22,6 @@
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/CSE.h"
-#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "seq-nvptx-map-to-gpu"
 

@@ -4,11 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/NVPTX/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/Debug.h"
 #include "llvm/Support/raw_ostream.h"
 
 #define DEBUG_TYPE "seq-nvptx-merge-kernel-modules"

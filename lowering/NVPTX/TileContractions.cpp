@@ -10,12 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/NVPTX/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "seq-nvptx-tile-contractions"
 
