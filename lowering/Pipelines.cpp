@@ -116,13 +116,8 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
     getTargetInfo(options.target).addSeqTransforms(pm, options);
   }
 
-  TargetInfoBase::ConversionStrategy strategy =
+  ConvertSeqToLinalgOptions conversion =
       getTargetInfo(options.target).getConversionStrategy(options);
-  ConvertSeqToLinalgOptions conversion;
-  conversion.scanVectorLanes = strategy.scanVectorLanes;
-  conversion.scanScalef = strategy.scanScalef;
-  conversion.rowForms = strategy.rowForms;
-  conversion.linearAttentionChunk = strategy.linearAttentionChunk;
   conversion.remarks = options.remarks;
   pm.addPass(seq::createConvertSeqToLinalg(conversion));
   pm.addPass(createCanonicalizerPass());
