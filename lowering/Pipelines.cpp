@@ -50,6 +50,10 @@ const TargetInfoBase &mlir::seq::getTargetInfo(SeqTarget target) {
   llvm_unreachable("unknown SeqTarget");
 }
 
+std::string mlir::seq::getManifestTarget(const SeqPipelineOptions &options) {
+  return getTargetInfo(options.target).getManifestTarget(options);
+}
+
 std::optional<SeqTarget> mlir::seq::parseSeqTarget(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<SeqTarget>>(name)
       .Case("cpu", SeqTarget::CPU)
@@ -188,8 +192,7 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
   // First, while the function type still has tensors with their element
   // types and dynamic dimensions.
   if (options.emitEntry)
-    pm.addPass(createSeqBuildManifest(
-        {/*target=*/target.getManifestTarget(options)}));
+    pm.addPass(createSeqBuildManifest({/*target=*/getManifestTarget(options)}));
 
   buildSeqToTensorPipeline(pm, options);
   buildSeqBufferizationPipeline(pm, options);

@@ -122,8 +122,8 @@ struct SeqLowerToLLVMPipelineOptions
 /// level from 0 to kMaxOptLevel and, for NVPTX, a GPU architecture sm_NN
 /// (NN >= 50) and a kernel format the target knows. The error names the
 /// option as seqc's flag (`--gpu-arch`), which seq-opt's pipeline options
-/// spell alike. seq-opt's pipelines call it; the builders below assume it
-/// passed.
+/// spell alike. seq-opt's pipelines and seq::verifyCompileOptions call it;
+/// the builders below assume it passed.
 llvm::Error verifyPipelineOptions(const SeqPipelineOptions &options);
 
 /// Stage 2 and the conversion of stage 3 of buildSeqToLLVMPipeline: the

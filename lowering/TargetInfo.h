@@ -100,6 +100,11 @@ public:
 /// Returns the hooks of `target`. The objects are immutable singletons.
 const TargetInfoBase &getTargetInfo(SeqTarget target);
 
+/// The device the manifest of a model compiled with `options` names: the
+/// target's TargetInfoBase::getManifestTarget. The pipeline's
+/// seq-build-manifest and `seqc --emit=manifest` both take it from here.
+std::string getManifestTarget(const SeqPipelineOptions &options);
+
 /// Parses a target name ("cpu"); std::nullopt for an unknown name.
 std::optional<SeqTarget> parseSeqTarget(llvm::StringRef name);
 

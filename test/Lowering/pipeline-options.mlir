@@ -57,6 +57,17 @@
 // O2:      seq-check-lowered
 // O2:      seq-emit-invoke
 
+// The manifest names the device the runtime sets up when the model loads:
+// the GPU for nvptx, the host (no target) for the GPU interpreter, whose
+// kernels run on the host. seqc --emit=manifest prints the same
+// (test/Driver/manifest.test).
+// RUN: seq-opt %s --seq-lower-to-llvm="target=nvptx" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NVPTX-MANIFEST
+// NVPTX-MANIFEST: seq-build-manifest{target=nvptx}
+// RUN: seq-opt %s --seq-lower-to-llvm="target=nvptx gpu-interpret=true" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=INTERPRET-MANIFEST
+// INTERPRET-MANIFEST: seq-build-manifest{target=cpu}
+
 // Without OpenMP, parallel loops stay scf.parallel until scf-to-cf.
 // RUN: seq-opt %s --seq-lower-to-llvm="opt-level=2 openmp=false" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOOMP --implicit-check-not=openmp
