@@ -80,7 +80,8 @@ static void prepareContext(MLIRContext &context) {
 
 LogicalResult mlir::seq::lowerModule(ModuleOp module, EmitKind emit,
                                      const CompileOptions &options) {
-  if (emit == EmitKind::Seq || emit == EmitKind::Header)
+  if (emit == EmitKind::Seq || emit == EmitKind::Manifest ||
+      emit == EmitKind::Header)
     return success();
   MLIRContext &context = *module.getContext();
   prepareContext(context);
@@ -131,7 +132,8 @@ static llvm::CodeGenOptLevel getCodeGenOptLevel(unsigned optLevel) {
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-mlir::seq::createTargetMachine(const CodegenOptions &options) {
+mlir::seq::createTargetMachine(const CodegenOptions &options,
+                               unsigned optLevel) {
   initializeLLVMTargets();
   llvm::Triple hostTriple(llvm::sys::getProcessTriple());
   llvm::Triple triple = hostTriple;
@@ -187,7 +189,7 @@ mlir::seq::createTargetMachine(const CodegenOptions &options) {
   targetOptions.UseInitArray = true;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpu, features.getString(), targetOptions, llvm::Reloc::PIC_,
-      std::nullopt, getCodeGenOptLevel(options.optLevel)));
+      std::nullopt, getCodeGenOptLevel(optLevel)));
   if (!machine)
     return llvm::createStringError("cannot create a target machine for '" +
                                    triple.str() + "'");
@@ -411,31 +413,15 @@ void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
   }
 }
 
-/// Checks what the NVPTX target needs before any work is done: a known
-/// architecture and binary format, and the CUDA toolkit's libdevice (and
-/// ptxas and fatbinary when the kernels are assembled here).
-static LogicalResult checkNVPTXOptions(const CompileOptions &options,
-                                       EmitKind emit) {
+/// Checks what the NVPTX target needs of the CUDA toolkit for `emit`:
+/// libdevice, and ptxas and fatbinary when the kernels are assembled here.
+/// The stages before the LLVM dialect, and the interpreter, need none.
+static LogicalResult checkCUDAToolkit(const CompileOptions &options) {
   const SeqPipelineOptions &pipeline = options.pipeline;
-  llvm::StringRef arch = pipeline.gpuArch;
-  unsigned version = 0;
-  if (!arch.consume_front("sm_") || arch.getAsInteger(10, version) ||
-      version < 50)
-    return reportError(options, "'" + pipeline.gpuArch +
-                                    "' is not a GPU architecture for "
-                                    "--gpu-arch (expected sm_NN, e.g. sm_80 "
-                                    "or sm_90)");
-  if (pipeline.gpuBinary != "fatbin" && pipeline.gpuBinary != "cubin" &&
-      pipeline.gpuBinary != "ptx")
-    return reportError(options, "'" + pipeline.gpuBinary +
-                                    "' is not a kernel format for "
-                                    "--gpu-binary (fatbin, cubin or ptx)");
-  if (pipeline.gpuInterpret && emit == EmitKind::PTX)
-    return reportError(options, "--emit=ptx and --gpu-interpret exclude each "
-                                "other: the interpreter runs the kernels on "
-                                "the host, without PTX");
-  if (emit == EmitKind::Seq || emit == EmitKind::Linalg ||
-      emit == EmitKind::Header || pipeline.gpuInterpret)
+  EmitKind emit = options.emit;
+  if (emit == EmitKind::Seq || emit == EmitKind::Manifest ||
+      emit == EmitKind::Linalg || emit == EmitKind::Header ||
+      pipeline.gpuInterpret)
     return success();
   std::string toolkit = getCUDAToolkitPath(pipeline);
   SmallVector<std::string> needed = {"nvvm/libdevice/libdevice.10.bc"};
@@ -456,12 +442,32 @@ static LogicalResult checkNVPTXOptions(const CompileOptions &options,
   return success();
 }
 
+LogicalResult mlir::seq::verifyCompileOptions(const CompileOptions &options) {
+  if (llvm::Error error = verifyPipelineOptions(options.pipeline))
+    return reportError(options, std::move(error));
+  EmitKind emit = options.emit;
+  if ((emit == EmitKind::Executable || emit == EmitKind::SharedLibrary) &&
+      (options.outputPath.empty() || options.outputPath == "-"))
+    return reportError(options, llvm::Twine("cannot write ") +
+                                    (emit == EmitKind::Executable
+                                         ? "an executable"
+                                         : "a shared library") +
+                                    " to stdout; name it with -o");
+  bool nvptx = options.pipeline.target == SeqTarget::NVPTX;
+  if (emit == EmitKind::PTX && !nvptx)
+    return reportError(options, "--emit=ptx needs --target=nvptx");
+  if (emit == EmitKind::PTX && options.pipeline.gpuInterpret)
+    return reportError(options, "--emit=ptx and --gpu-interpret exclude each "
+                                "other: the interpreter runs the kernels on "
+                                "the host, without PTX");
+  if (nvptx)
+    return checkCUDAToolkit(options);
+  return success();
+}
+
 /// `--emit=ptx`: the PTX of the kernel module, which the pipeline embedded
 /// as text (gpu-binary=ptx).
-static LogicalResult printPTX(ModuleOp module, const CompileOptions &options,
-                              llvm::raw_ostream &os) {
-  if (options.pipeline.target != SeqTarget::NVPTX)
-    return reportError(options, "--emit=ptx needs --target=nvptx");
+static void printPTX(ModuleOp module, llvm::raw_ostream &os) {
   bool found = false;
   module.walk([&](gpu::BinaryOp binary) {
     for (Attribute attr : binary.getObjects()) {
@@ -471,72 +477,63 @@ static LogicalResult printPTX(ModuleOp module, const CompileOptions &options,
   });
   if (!found)
     os << "// no GPU kernels: the model runs no parallel loop\n";
-  return success();
 }
 
 LogicalResult mlir::seq::compileModule(ModuleOp module,
                                        const CompileOptions &options,
                                        llvm::raw_ostream &os) {
+  if (failed(verifyCompileOptions(options)))
+    return failure();
+
+  // The kinds the frontend's module alone determines.
   EmitKind emit = options.emit;
-  if (options.pipeline.optLevel > kMaxOptLevel)
-    return reportError(options, "optimization level " +
-                                    llvm::Twine(options.pipeline.optLevel) +
-                                    " is out of range (0 to 3)");
-
-  bool linking =
-      emit == EmitKind::Executable || emit == EmitKind::SharedLibrary;
-  if (linking && (options.outputPath.empty() || options.outputPath == "-"))
-    return reportError(options, "cannot write an executable or a shared "
-                                "library to stdout; use -o <file>");
-
-  if (emit == EmitKind::Header) {
+  if (emit == EmitKind::Seq) {
+    module.print(os);
+    os << "\n";
+    return success();
+  }
+  if (emit == EmitKind::Manifest || emit == EmitKind::Header) {
     FailureOr<ModelSignature> signature = readModelSignature(module);
     if (failed(signature))
       return failure();
-    writeModelHeader(*signature, options.sourceName, os);
+    if (emit == EmitKind::Header)
+      writeModelHeader(*signature, options.sourceName, os);
+    else
+      os << toManifestJSON(*signature, getManifestTarget(options.pipeline))
+         << "\n";
     return success();
   }
 
-  if (options.pipeline.target == SeqTarget::NVPTX &&
-      failed(checkNVPTXOptions(options, emit)))
-    return failure();
-
-  // Create the target machine before lowering: a bad --march or --mcpu is
-  // then reported before any work is done.
-  bool needsMachine = emit != EmitKind::Seq && emit != EmitKind::Linalg &&
-                      emit != EmitKind::LLVMMLIR && emit != EmitKind::PTX &&
-                      emit != EmitKind::MemoryPlan;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  if (needsMachine) {
-    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
-        createTargetMachine(options.codegen);
-    if (!created)
-      return reportError(options, created.takeError());
-    machine = std::move(*created);
-    if (linking && machine->getTargetTriple().getArch() !=
-                       llvm::Triple(llvm::sys::getProcessTriple()).getArch())
-      return reportError(options,
-                         "cannot link code for " +
-                             machine->getTargetTriple().getArchName() +
-                             " with the host's runtime; use -c or --emit=asm "
-                             "to cross-compile");
-  }
-
-  // The register tiles of the generated kernels follow the target's vector
-  // registers; without a machine (--emit=linalg, llvm-mlir), the host's.
+  // One target machine, created before lowering: it sizes the register tiles
+  // of the generated kernels (setVectorRegisters), and the kinds from LLVM IR
+  // on are generated with it, so that a bad --march or --mcpu is reported
+  // before any work is done. The kinds before LLVM IR need only its vector
+  // registers; without a machine, they keep the pipeline's default registers.
+  bool needsMachine = emit != EmitKind::Linalg && emit != EmitKind::LLVMMLIR &&
+                      emit != EmitKind::PTX && emit != EmitKind::MemoryPlan;
+  bool linking =
+      emit == EmitKind::Executable || emit == EmitKind::SharedLibrary;
   CompileOptions lowering = options;
   if (emit == EmitKind::PTX)
     lowering.pipeline.gpuBinary = "ptx";
-  if (!machine) {
-    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
-        createTargetMachine(options.codegen);
-    if (created)
-      setVectorRegisters(**created, lowering.pipeline);
-    else
-      llvm::consumeError(created.takeError());
-  } else {
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
+      createTargetMachine(options.codegen, options.pipeline.optLevel);
+  std::unique_ptr<llvm::TargetMachine> machine;
+  if (created) {
+    machine = std::move(*created);
     setVectorRegisters(*machine, lowering.pipeline);
+  } else if (needsMachine) {
+    return reportError(options, created.takeError());
+  } else {
+    llvm::consumeError(created.takeError());
   }
+  if (linking && machine->getTargetTriple().getArch() !=
+                     llvm::Triple(llvm::sys::getProcessTriple()).getArch())
+    return reportError(options, "cannot link code for " +
+                                    machine->getTargetTriple().getArchName() +
+                                    " with the host's runtime; use -c or "
+                                    "--emit=asm to cross-compile");
+
   if (failed(lowerModule(module, emit, lowering)))
     return failure();
   if (emit == EmitKind::MemoryPlan) {
@@ -551,8 +548,10 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
          << "\n";
     return success();
   }
-  if (emit == EmitKind::PTX)
-    return printPTX(module, options, os);
+  if (emit == EmitKind::PTX) {
+    printPTX(module, os);
+    return success();
+  }
   if (!needsMachine) {
     module.print(os);
     return success();
@@ -560,7 +559,7 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
 
   llvm::LLVMContext llvmContext;
   FailureOr<std::unique_ptr<llvm::Module>> llvmModule = translateAndOptimize(
-      module, llvmContext, *machine, options.codegen.optLevel);
+      module, llvmContext, *machine, options.pipeline.optLevel);
   if (failed(llvmModule))
     return failure();
   if (emit == EmitKind::LLVMIR) {

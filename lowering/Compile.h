@@ -42,10 +42,14 @@ class raw_pwrite_stream;
 namespace mlir {
 namespace seq {
 
-/// What the driver produces, in pipeline order.
+/// What the driver produces, in pipeline order. seqc's `--emit` names the
+/// kinds up to Header; Executable and SharedLibrary are what `-o` produces.
 enum class EmitKind {
   /// The seq dialect as the frontend built it.
   Seq,
+  /// The model manifest (docs/abi.md) as JSON: the text the compiled model
+  /// embeds as `seqc_manifest`.
+  Manifest,
   /// linalg, tensor, arith, math and scf on tensors, after fusion (-O1+).
   Linalg,
   /// The LLVM dialect, entry points included.
@@ -79,8 +83,6 @@ struct CodegenOptions {
   std::string cpu;
   /// Extra target features (`--mattr`, "+avx2,-fma"), applied last.
   std::string features;
-  /// 0-3: LLVM's O0-O3 module pipeline and code generation level.
-  unsigned optLevel = 2;
 };
 
 /// Options of the final link.
@@ -94,6 +96,8 @@ struct LinkOptions {
 /// Everything one invocation of the driver asks for.
 struct CompileOptions {
   EmitKind emit = EmitKind::Executable;
+  /// The seq pipelines' options. Its optLevel is also LLVM's: O0-O3 module
+  /// pipeline and code generation level.
   SeqPipelineOptions pipeline;
   CodegenOptions codegen;
   LinkOptions link;
@@ -109,9 +113,18 @@ struct CompileOptions {
   std::function<LogicalResult(PassManager &)> configurePassManager;
 };
 
+/// Checks `options` before any work is done: the pipeline's options
+/// (verifyPipelineOptions), an output file for executables and shared
+/// libraries, `--emit=ptx` only for NVPTX and without the interpreter, and
+/// the CUDA toolkit's files that the kinds of NVPTX output past the linalg
+/// stage need. Reports the first problem as "<tool>: error: ..." on stderr.
+/// compileModule calls it first; a driver may call it before reading its
+/// input, so that bad flags are reported before any other error.
+LogicalResult verifyCompileOptions(const CompileOptions &options);
+
 /// Runs the seq pipelines on `module` in place, as far as `emit` needs: the
 /// tensor pipeline for Linalg, the whole lowering to the LLVM dialect for
-/// every later kind, nothing for Seq and Header.
+/// every later kind, nothing for Seq, Manifest and Header.
 LogicalResult lowerModule(ModuleOp module, EmitKind emit,
                           const CompileOptions &options);
 
@@ -120,10 +133,11 @@ LogicalResult lowerModule(ModuleOp module, EmitKind emit,
 void setVectorRegisters(const llvm::TargetMachine &machine,
                         SeqPipelineOptions &options);
 
-/// Creates the TargetMachine of `options` (PIC, so that objects go into PIE
-/// executables and shared libraries alike).
+/// Creates the TargetMachine of `options` for code generation level
+/// `optLevel` (0-3), PIC, so that objects go into PIE executables and shared
+/// libraries alike.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const CodegenOptions &options);
+createTargetMachine(const CodegenOptions &options, unsigned optLevel);
 
 /// Translates `module` (in the LLVM dialect) to LLVM IR for `machine` and
 /// runs LLVM's module pipeline for `optLevel` on it. Translation errors are
@@ -153,10 +167,11 @@ std::string selectRuntimeDir(llvm::StringRef flag, llvm::StringRef fallback);
 llvm::Error linkModel(llvm::StringRef objectPath, llvm::StringRef outputPath,
                       bool sharedLibrary, const LinkOptions &options);
 
-/// The whole back end: lowers `module` and writes what `options.emit` asks
-/// for: text and objects to `os`, executables and shared libraries to
-/// `options.outputPath` (`os` is then unused). EmitKind::Seq prints the
-/// module unchanged.
+/// The whole back end: checks `options` (verifyCompileOptions), lowers
+/// `module` and writes what `options.emit` asks for: text and objects to
+/// `os`, executables and shared libraries to `options.outputPath` (`os` is
+/// then unused). EmitKind::Seq prints the module unchanged, Manifest its
+/// manifest as the pipeline embeds it.
 LogicalResult compileModule(ModuleOp module, const CompileOptions &options,
                             llvm::raw_ostream &os);
 

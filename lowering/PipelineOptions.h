@@ -33,7 +33,10 @@ enum class SeqTarget {
 /// The highest optimization level; levels are 0 to kMaxOptLevel.
 constexpr unsigned kMaxOptLevel = 3;
 
-/// What a compilation asks of the seq-to-LLVM pipeline.
+/// What a compilation asks of the seq-to-LLVM pipeline. The defaults below
+/// are the only ones: seqc's flags and seq-opt's textual pipeline options
+/// (Pipelines.h) take theirs from a default-constructed SeqPipelineOptions.
+/// verifyPipelineOptions (Pipelines.h) checks the values.
 struct SeqPipelineOptions {
   /// 0: the reference lowering (sequential loops, no fusion, no cleanup beyond
   /// what correctness needs); every other level is checked against it.

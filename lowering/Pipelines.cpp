@@ -51,6 +51,10 @@ const TargetInfoBase &mlir::seq::getTargetInfo(SeqTarget target) {
   llvm_unreachable("unknown SeqTarget");
 }
 
+std::string mlir::seq::getManifestTarget(const SeqPipelineOptions &options) {
+  return getTargetInfo(options.target).getManifestTarget(options);
+}
+
 std::optional<SeqTarget> mlir::seq::parseSeqTarget(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<SeqTarget>>(name)
       .Case("cpu", SeqTarget::CPU)
@@ -62,27 +66,8 @@ std::optional<SeqTarget> mlir::seq::parseSeqTarget(llvm::StringRef name) {
 // Options
 //===----------------------------------------------------------------------===//
 
-bool OptLevelParser::parse(llvm::cl::Option &option, llvm::StringRef argName,
-                           llvm::StringRef arg, unsigned &value) {
-  if (llvm::cl::parser<unsigned>::parse(option, argName, arg, value))
-    return true;
-  if (value > kMaxOptLevel)
-    return option.error("'" + arg + "' is not an optimization level (0 to " +
-                        llvm::Twine(kMaxOptLevel) + ")");
-  return false;
-}
-
-SeqPipelineOptions SeqLowerToLinalgPipelineOptions::toOptions() const {
-  SeqPipelineOptions options;
-  options.optLevel = optLevel;
-  options.target = target;
-  return options;
-}
-
 SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
-  SeqPipelineOptions options;
-  options.optLevel = optLevel;
-  options.target = target;
+  SeqPipelineOptions options = SeqCommonPipelineOptions::toOptions();
   options.enableOpenMP = enableOpenMP;
   options.minParallelWork = minParallelWork;
   options.emitEntry = emitEntry;
@@ -97,6 +82,29 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.gpuBlockSize = gpuBlockSize;
   options.gpuInterpret = gpuInterpret;
   return options;
+}
+
+llvm::Error mlir::seq::verifyPipelineOptions(const SeqPipelineOptions &options) {
+  if (options.optLevel > kMaxOptLevel)
+    return llvm::createStringError(
+        "optimization level " + llvm::Twine(options.optLevel) +
+        " is out of range (0 to " + llvm::Twine(kMaxOptLevel) + ")");
+  if (options.target != SeqTarget::NVPTX)
+    return llvm::Error::success();
+  llvm::StringRef arch = options.gpuArch;
+  unsigned version = 0;
+  if (!arch.consume_front("sm_") || arch.getAsInteger(10, version) ||
+      version < 50)
+    return llvm::createStringError(
+        "'" + options.gpuArch +
+        "' is not a GPU architecture for --gpu-arch (expected sm_NN, e.g. "
+        "sm_80 or sm_90)");
+  if (options.gpuBinary != "fatbin" && options.gpuBinary != "cubin" &&
+      options.gpuBinary != "ptx")
+    return llvm::createStringError("'" + options.gpuBinary +
+                                   "' is not a kernel format for --gpu-binary "
+                                   "(fatbin, cubin or ptx)");
+  return llvm::Error::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -117,13 +125,8 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
     getTargetInfo(options.target).addSeqTransforms(pm, options);
   }
 
-  TargetInfoBase::ConversionStrategy strategy =
+  ConvertSeqToLinalgOptions conversion =
       getTargetInfo(options.target).getConversionStrategy(options);
-  ConvertSeqToLinalgOptions conversion;
-  conversion.scanVectorLanes = strategy.scanVectorLanes;
-  conversion.scanScalef = strategy.scanScalef;
-  conversion.rowForms = strategy.rowForms;
-  conversion.linearAttentionChunk = strategy.linearAttentionChunk;
   conversion.remarks = options.remarks;
   pm.addPass(seq::createConvertSeqToLinalg(conversion));
   pm.addPass(createCanonicalizerPass());
@@ -185,14 +188,12 @@ void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
 
 void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
                                        const SeqPipelineOptions &options) {
-  assert(options.optLevel <= kMaxOptLevel && "optimization level out of range");
   const TargetInfoBase &target = getTargetInfo(options.target);
 
   // First, while the function type still has tensors with their element
   // types and dynamic dimensions.
   if (options.emitEntry)
-    pm.addPass(createSeqBuildManifest(
-        {/*target=*/target.getManifestTarget(options)}));
+    pm.addPass(createSeqBuildManifest({/*target=*/getManifestTarget(options)}));
 
   buildSeqToTensorPipeline(pm, options);
   buildSeqBufferizationPipeline(pm, options);
@@ -217,25 +218,46 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
 // Registration
 //===----------------------------------------------------------------------===//
 
+/// Registers a pipeline whose textual `Options` are checked with
+/// verifyPipelineOptions before `build` runs, as seqc's flags are.
+template <typename Options>
+static void registerSeqPipeline(
+    llvm::StringRef argument, llvm::StringRef description,
+    void (*build)(OpPassManager &, const SeqPipelineOptions &)) {
+  registerPassPipeline(
+      argument, description,
+      [build](OpPassManager &pm, llvm::StringRef text,
+              llvm::function_ref<LogicalResult(const llvm::Twine &)>
+                  errorHandler) -> LogicalResult {
+        Options textual;
+        if (failed(textual.parseFromString(text)))
+          return failure();
+        SeqPipelineOptions options = textual.toOptions();
+        if (llvm::Error error = verifyPipelineOptions(options))
+          return errorHandler(llvm::toString(std::move(error)));
+        build(pm, options);
+        return success();
+      },
+      [](llvm::function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
+}
+
 void mlir::seq::registerLoweringPipelines() {
   registerSeqLoweringCommonPasses();
   registerSeqCPUPasses();
   registerSeqNVPTXPasses();
   registerSeqEntryPasses();
 
-  PassPipelineRegistration<SeqLowerToLinalgPipelineOptions>(
+  registerSeqPipeline<SeqLowerToLinalgPipelineOptions>(
       "seq-lower-to-linalg",
       "Decompose seq ops, run the seq-level transforms of the opt-level and "
       "target, and lower them to linalg on tensors",
-      [](OpPassManager &pm, const SeqLowerToLinalgPipelineOptions &options) {
-        buildSeqToLinalgPipeline(pm, options.toOptions());
-      });
-  PassPipelineRegistration<SeqLowerToLLVMPipelineOptions>(
+      buildSeqToLinalgPipeline);
+  registerSeqPipeline<SeqLowerToLLVMPipelineOptions>(
       "seq-lower-to-llvm",
       "Lower a module of seq ops to the LLVM dialect: linalg, bufferization, "
       "loops (OpenMP at opt-level>=1), LLVM conversions and the model entry "
       "points",
-      [](OpPassManager &pm, const SeqLowerToLLVMPipelineOptions &options) {
-        buildSeqToLLVMPipeline(pm, options.toOptions());
-      });
+      buildSeqToLLVMPipeline);
 }

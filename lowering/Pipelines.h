@@ -18,110 +18,113 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/Support/Error.h"
 
 namespace mlir {
 namespace seq {
 
-/// Rejects optimization levels above kMaxOptLevel while parsing, so that a
-/// bad level is reported as a bad option instead of being clamped.
-struct OptLevelParser : public llvm::cl::parser<unsigned> {
-  using llvm::cl::parser<unsigned>::parser;
-  bool parse(llvm::cl::Option &option, llvm::StringRef argName,
-             llvm::StringRef arg, unsigned &value);
+/// The options both textual pipelines take. Every default is that of a
+/// default-constructed SeqPipelineOptions, the one place defaults are
+/// written.
+template <typename Derived>
+struct SeqCommonPipelineOptions : public PassPipelineOptions<Derived> {
+  detail::PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("Optimization level, 0 to 3"),
+      llvm::cl::init(SeqPipelineOptions().optLevel)};
+  detail::PassOptions::Option<SeqTarget> target{
+      *this, "target", llvm::cl::desc("Device to generate code for"),
+      llvm::cl::init(SeqPipelineOptions().target),
+      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"),
+                       clEnumValN(SeqTarget::NVPTX, "nvptx",
+                                  "NVIDIA GPUs (PTX kernels)"))};
+
+  /// The options as the pipeline builders take them.
+  SeqPipelineOptions toOptions() const {
+    SeqPipelineOptions options;
+    options.optLevel = optLevel;
+    options.target = target;
+    return options;
+  }
 };
 
 /// Textual form of the SeqPipelineOptions that the seq-to-linalg stages read,
 /// for `seq-opt --seq-lower-to-linalg=...`.
 struct SeqLowerToLinalgPipelineOptions
-    : public PassPipelineOptions<SeqLowerToLinalgPipelineOptions> {
-  Option<unsigned, OptLevelParser> optLevel{
-      *this, "opt-level", llvm::cl::desc("Optimization level, 0 to 3"),
-      llvm::cl::init(2)};
-  Option<SeqTarget> target{
-      *this, "target", llvm::cl::desc("Device to generate code for"),
-      llvm::cl::init(SeqTarget::CPU),
-      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"),
-                       clEnumValN(SeqTarget::NVPTX, "nvptx",
-                                  "NVIDIA GPUs (PTX kernels)"))};
-
-  /// The options as the pipeline builders take them (defaults elsewhere).
-  SeqPipelineOptions toOptions() const;
-};
+    : public SeqCommonPipelineOptions<SeqLowerToLinalgPipelineOptions> {};
 
 /// Textual form of SeqPipelineOptions, for `seq-opt --seq-lower-to-llvm=...`.
 struct SeqLowerToLLVMPipelineOptions
-    : public PassPipelineOptions<SeqLowerToLLVMPipelineOptions> {
-  Option<unsigned, OptLevelParser> optLevel{
-      *this, "opt-level", llvm::cl::desc("Optimization level, 0 to 3"),
-      llvm::cl::init(2)};
-  Option<SeqTarget> target{
-      *this, "target", llvm::cl::desc("Device to generate code for"),
-      llvm::cl::init(SeqTarget::CPU),
-      llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"),
-                       clEnumValN(SeqTarget::NVPTX, "nvptx",
-                                  "NVIDIA GPUs (PTX kernels)"))};
+    : public SeqCommonPipelineOptions<SeqLowerToLLVMPipelineOptions> {
   Option<bool> enableOpenMP{
       *this, "openmp",
       llvm::cl::desc("Run parallel loops on all cores with OpenMP (-O1+)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(SeqPipelineOptions().enableOpenMP)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Keep parallel loops with fewer estimated scalar "
                      "iterations sequential"),
-      llvm::cl::init(4096)};
+      llvm::cl::init(SeqPipelineOptions().minParallelWork)};
   Option<int64_t> vectorBits{
       *this, "vector-bits",
       llvm::cl::desc("Width of the target's vector registers in bits"),
-      llvm::cl::init(256)};
+      llvm::cl::init(SeqPipelineOptions().vectorBits)};
   Option<int64_t> vectorRegisters{
       *this, "vector-registers",
       llvm::cl::desc("Number of vector registers of the target"),
-      llvm::cl::init(16)};
+      llvm::cl::init(SeqPipelineOptions().vectorRegisters)};
   Option<bool> outlineKernels{
       *this, "outline-kernels",
       llvm::cl::desc("Share the loop nests that occur several times as one "
                      "function each (-O1+)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(SeqPipelineOptions().outlineKernels)};
   Option<bool> remarks{
       *this, "remarks",
       llvm::cl::desc("Remark on every op that falls back to a slower form"),
-      llvm::cl::init(false)};
+      llvm::cl::init(SeqPipelineOptions().remarks)};
   Option<bool> runtimeAllocator{
       *this, "runtime-allocator",
       llvm::cl::desc("Allocate buffers through the seqc runtime's "
                      "_mlir_memref_to_llvm_alloc/free, which reuses them"),
-      llvm::cl::init(false)};
+      llvm::cl::init(SeqPipelineOptions().runtimeAllocator)};
   Option<std::string> gpuArch{
       *this, "gpu-arch",
       llvm::cl::desc("NVPTX: GPU architecture of the kernels (sm_80, sm_90)"),
-      llvm::cl::init("sm_80")};
+      llvm::cl::init(SeqPipelineOptions().gpuArch)};
   Option<std::string> gpuBinary{
       *this, "gpu-binary",
       llvm::cl::desc("NVPTX: embed kernels as fatbin, cubin or ptx"),
-      llvm::cl::init("fatbin")};
+      llvm::cl::init(SeqPipelineOptions().gpuBinary)};
   Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("NVPTX: the CUDA toolkit (default $CUDA_HOME, else "
                      "/usr/local/cuda)"),
-      llvm::cl::init("")};
+      llvm::cl::init(SeqPipelineOptions().cudaPath)};
   Option<bool> gpuInterpret{
       *this, "gpu-interpret",
       llvm::cl::desc("NVPTX: run the kernels on the host (launches become "
                      "loops), to check the GPU mapping without a GPU"),
-      llvm::cl::init(false)};
+      llvm::cl::init(SeqPipelineOptions().gpuInterpret)};
   Option<int64_t> gpuBlockSize{
       *this, "gpu-block-size",
       llvm::cl::desc("NVPTX: threads per block of mapped parallel loops"),
-      llvm::cl::init(256)};
+      llvm::cl::init(SeqPipelineOptions().gpuBlockSize)};
   Option<bool> emitEntry{
       *this, "emit-entry",
       llvm::cl::desc("Emit seqc_manifest and seqc_invoke for the model "
                      "function (docs/abi.md)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(SeqPipelineOptions().emitEntry)};
 
   /// The options as the pipeline builders take them.
   SeqPipelineOptions toOptions() const;
 };
+
+/// Checks what the pipeline builders require of `options`: an optimization
+/// level from 0 to kMaxOptLevel and, for NVPTX, a GPU architecture sm_NN
+/// (NN >= 50) and a kernel format the target knows. The error names the
+/// option as seqc's flag (`--gpu-arch`), which seq-opt's pipeline options
+/// spell alike. seq-opt's pipelines and seq::verifyCompileOptions call it;
+/// the builders below assume it passed.
+llvm::Error verifyPipelineOptions(const SeqPipelineOptions &options);
 
 /// Stage 2 and the conversion of stage 3 of buildSeqToLLVMPipeline: the
 /// seq-level stage (composite ops into primitive seq ops; at -O1 and above,

@@ -20,6 +20,7 @@
 #define SEQC_LOWERING_TARGETINFO_H
 
 #include "lowering/PipelineOptions.h"
+#include "lowering/SeqToLinalg/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
@@ -57,18 +58,15 @@ public:
   virtual void addSeqTransforms(OpPassManager &pm,
                                 const SeqPipelineOptions &options) const = 0;
 
-  /// Which fused forms convert-seq-to-linalg uses (0: the reference
-  /// lowering of that op): the vector lanes of the fused selective scan
+  /// The fused forms convert-seq-to-linalg uses, as the pass's options
+  /// (lowering/SeqToLinalg/Passes.td; 0 or false: the reference lowering of
+  /// that op): the vector lanes of the fused selective scan
   /// (`scan-vector-lanes`) and whether its exp scales with vscalefps
-  /// (`scan-scalef`), whether rope and
-  /// conv1d take their row forms (`row-forms`), and the tokens per chunk of
-  /// the chunked causal linear attention (`linear-attention-chunk`).
-  struct ConversionStrategy {
-    int64_t scanVectorLanes = 0;
-    bool scanScalef = false;
-    bool rowForms = false;
-    int64_t linearAttentionChunk = 0;
-  };
+  /// (`scan-scalef`), whether rope, conv1d and the row ops take their row
+  /// forms (`row-forms`), and the tokens per chunk of the chunked causal
+  /// linear attention (`linear-attention-chunk`). The pipeline sets
+  /// `remarks` from `options`.
+  using ConversionStrategy = ConvertSeqToLinalgOptions;
   virtual ConversionStrategy
   getConversionStrategy(const SeqPipelineOptions &options) const {
     return {};
@@ -101,6 +99,11 @@ public:
 
 /// Returns the hooks of `target`. The objects are immutable singletons.
 const TargetInfoBase &getTargetInfo(SeqTarget target);
+
+/// The device the manifest of a model compiled with `options` names: the
+/// target's TargetInfoBase::getManifestTarget. The pipeline's
+/// seq-build-manifest and `seqc --emit=manifest` both take it from here.
+std::string getManifestTarget(const SeqPipelineOptions &options);
 
 /// Parses a target name ("cpu"); std::nullopt for an unknown name.
 std::optional<SeqTarget> parseSeqTarget(llvm::StringRef name);

@@ -1,7 +1,14 @@
 // The options of seq-lower-to-llvm and the stage order they select.
 
+// Values are checked as seqc checks its flags (seq::verifyPipelineOptions).
 // RUN: not seq-opt %s --seq-lower-to-llvm="opt-level=7" 2>&1 | FileCheck %s --check-prefix=LEVEL
-// LEVEL: for the --opt-level option: '7' is not an optimization level (0 to 3)
+// RUN: not seq-opt %s --seq-lower-to-linalg="opt-level=7" 2>&1 | FileCheck %s --check-prefix=LEVEL
+// LEVEL: error: optimization level 7 is out of range (0 to 3)
+
+// RUN: not seq-opt %s --seq-lower-to-llvm="target=nvptx gpu-arch=gfx90a" 2>&1 | FileCheck %s --check-prefix=ARCH
+// ARCH: error: 'gfx90a' is not a GPU architecture for --gpu-arch (expected sm_NN, e.g. sm_80 or sm_90)
+// RUN: not seq-opt %s --seq-lower-to-llvm="target=nvptx gpu-binary=elf" 2>&1 | FileCheck %s --check-prefix=FORMAT
+// FORMAT: error: 'elf' is not a kernel format for --gpu-binary (fatbin, cubin or ptx)
 
 // RUN: not seq-opt %s --seq-lower-to-llvm="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: for the --target option: Cannot find option named 'tpu'!
@@ -49,6 +56,17 @@
 // O2:      reconcile-unrealized-casts
 // O2:      seq-check-lowered
 // O2:      seq-emit-invoke
+
+// The manifest names the device the runtime sets up when the model loads:
+// the GPU for nvptx, the host (no target) for the GPU interpreter, whose
+// kernels run on the host. seqc --emit=manifest prints the same
+// (test/Driver/manifest.test).
+// RUN: seq-opt %s --seq-lower-to-llvm="target=nvptx" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NVPTX-MANIFEST
+// NVPTX-MANIFEST: seq-build-manifest{target=nvptx}
+// RUN: seq-opt %s --seq-lower-to-llvm="target=nvptx gpu-interpret=true" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=INTERPRET-MANIFEST
+// INTERPRET-MANIFEST: seq-build-manifest{target=cpu}
 
 // Without OpenMP, parallel loops stay scf.parallel until scf-to-cf.
 // RUN: seq-opt %s --seq-lower-to-llvm="opt-level=2 openmp=false" --dump-pass-pipeline -o /dev/null 2>&1 \

@@ -5,16 +5,19 @@
 //===----------------------------------------------------------------------===//
 //
 // Compiles a .seq model. The driver is a straight line of stages; `--emit`
-// says after which one to stop and what to print:
+// (a seq::EmitKind) says after which one to stop and what to print:
 //
-//   read input -> frontend (parse, MLIRGen, verify) -> [--emit=seq]
-//                                                   -> [--emit=manifest]
-//   -> lowering/Compile.h: [--emit=header], linalg on tensors [--emit=linalg]
+//   read input -> frontend (parse, MLIRGen, verify)
+//   -> lowering/Compile.h: [--emit=seq], [--emit=manifest], [--emit=header],
+//      linalg on tensors [--emit=linalg]
 //   -> LLVM dialect [--emit=llvm-mlir], with its arena plan
 //      [--emit=memory-plan] and, for --target=nvptx, the kernels' PTX
 //      [--emit=ptx] -> LLVM IR [--emit=llvm-ir]
 //   -> [--emit=asm] / object [--emit=obj, -c] -> link with the runtime
 //      (the default: an executable, or a shared library for -o lib*.so)
+//
+// The flags become one seq::CompileOptions, checked once
+// (seq::verifyCompileOptions) before the input is read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,28 +48,6 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-namespace {
-/// What to produce: the stage after which compilation stops.
-enum class Emit {
-  /// The seq dialect, verified, as the frontend builds it.
-  Seq,
-  /// The model manifest (docs/abi.md) as JSON.
-  Manifest,
-  /// Later stages, produced by lowering/Compile.h (seq::EmitKind).
-  Linalg,
-  LLVMMLIR,
-  PTX,
-  LLVMIR,
-  Asm,
-  Obj,
-  Header,
-  MemoryPlan,
-  /// The default when -o or -c is given: link an executable, or a shared
-  /// library when -o ends in .so, or stop at the object with -c.
-  Link,
-};
-} // namespace
-
 static cl::OptionCategory seqcCategory("seqc options");
 
 static cl::opt<std::string> inputFilename(cl::Positional,
@@ -80,29 +61,30 @@ static cl::opt<std::string> outputFilename(
              "if the name ends in .so)"),
     cl::value_desc("file"), cl::cat(seqcCategory));
 
-static cl::opt<Emit> emit(
+static cl::opt<seq::EmitKind> emit(
     "emit",
     cl::desc("What to produce (default: with -o or -c, a native binary; "
              "otherwise seq IR on stdout)"),
-    cl::init(Emit::Seq),
-    cl::values(clEnumValN(Emit::Seq, "seq", "seq dialect IR (verified)"),
-               clEnumValN(Emit::Manifest, "manifest",
-                          "the model manifest (JSON, docs/abi.md)"),
-               clEnumValN(Emit::Linalg, "linalg",
-                          "linalg on tensors, after fusion"),
-               clEnumValN(Emit::LLVMMLIR, "llvm-mlir",
-                          "the LLVM dialect, with the ABI entry points"),
-               clEnumValN(Emit::PTX, "ptx",
-                          "the PTX of the GPU kernels (--target=nvptx)"),
-               clEnumValN(Emit::LLVMIR, "llvm-ir", "optimized LLVM IR"),
-               clEnumValN(Emit::Asm, "asm", "target assembly"),
-               clEnumValN(Emit::Obj, "obj", "an object file (as -c)"),
-               clEnumValN(Emit::Header, "header",
-                          "a C header documenting the model, for shared "
-                          "libraries"),
-               clEnumValN(Emit::MemoryPlan, "memory-plan",
-                          "where each intermediate buffer lives in the "
-                          "model's arena, and the planned peak bytes")),
+    cl::init(seq::EmitKind::Seq),
+    cl::values(
+        clEnumValN(seq::EmitKind::Seq, "seq", "seq dialect IR (verified)"),
+        clEnumValN(seq::EmitKind::Manifest, "manifest",
+                   "the model manifest (JSON, docs/abi.md)"),
+        clEnumValN(seq::EmitKind::Linalg, "linalg",
+                   "linalg on tensors, after fusion"),
+        clEnumValN(seq::EmitKind::LLVMMLIR, "llvm-mlir",
+                   "the LLVM dialect, with the ABI entry points"),
+        clEnumValN(seq::EmitKind::PTX, "ptx",
+                   "the PTX of the GPU kernels (--target=nvptx)"),
+        clEnumValN(seq::EmitKind::LLVMIR, "llvm-ir", "optimized LLVM IR"),
+        clEnumValN(seq::EmitKind::Assembly, "asm", "target assembly"),
+        clEnumValN(seq::EmitKind::Object, "obj", "an object file (as -c)"),
+        clEnumValN(seq::EmitKind::Header, "header",
+                   "a C header documenting the model, for shared "
+                   "libraries"),
+        clEnumValN(seq::EmitKind::MemoryPlan, "memory-plan",
+                   "where each intermediate buffer lives in the "
+                   "model's arena, and the planned peak bytes")),
     cl::cat(seqcCategory));
 
 static cl::opt<bool> compileOnly("c",
@@ -112,7 +94,8 @@ static cl::opt<bool> compileOnly("c",
 
 static cl::opt<unsigned>
     optLevel("O", cl::desc("Optimization level, -O0 to -O3 (default -O2)"),
-             cl::Prefix, cl::init(2), cl::cat(seqcCategory));
+             cl::Prefix, cl::init(seq::SeqPipelineOptions().optLevel),
+             cl::cat(seqcCategory));
 
 static cl::opt<std::string>
     march("march",
@@ -138,15 +121,16 @@ static cl::opt<std::string> gpuArch(
     "gpu-arch",
     cl::desc("With --target=nvptx: the GPU architecture (default sm_80; the "
              "embedded PTX also runs on later GPUs)"),
-    cl::value_desc("sm_NN"), cl::init("sm_80"), cl::cat(seqcCategory));
+    cl::value_desc("sm_NN"), cl::init(seq::SeqPipelineOptions().gpuArch),
+    cl::cat(seqcCategory));
 
 static cl::opt<std::string> gpuBinary(
     "gpu-binary",
     cl::desc("With --target=nvptx: embed the kernels as fatbin (default: "
              "machine code for --gpu-arch and PTX), cubin or ptx (compiled by "
              "the driver at load time)"),
-    cl::value_desc("fatbin|cubin|ptx"), cl::init("fatbin"),
-    cl::cat(seqcCategory));
+    cl::value_desc("fatbin|cubin|ptx"),
+    cl::init(seq::SeqPipelineOptions().gpuBinary), cl::cat(seqcCategory));
 
 static cl::opt<std::string> cudaPath(
     "cuda-path",
@@ -158,14 +142,14 @@ static cl::opt<bool> gpuInterpret(
     "gpu-interpret",
     cl::desc("With --target=nvptx: run the GPU kernels on the host, one "
              "thread after the other, to check them without a GPU"),
-    cl::init(false), cl::cat(seqcCategory));
+    cl::init(seq::SeqPipelineOptions().gpuInterpret), cl::cat(seqcCategory));
 
 static cl::opt<bool> remarks(
     "remarks",
     cl::desc("Report, as remarks at their source locations, the ops that do "
              "not get the fused or vectorized code of their optimization "
              "level and why"),
-    cl::init(false), cl::cat(seqcCategory));
+    cl::init(seq::SeqPipelineOptions().remarks), cl::cat(seqcCategory));
 
 static cl::list<std::string> memoryPlanDims(
     "memory-plan-dims",
@@ -178,14 +162,15 @@ static cl::opt<bool> openmp(
     "openmp",
     cl::desc("Run parallel loops on all cores with OpenMP at -O1 and above "
              "(default true)"),
-    cl::init(true), cl::cat(seqcCategory));
+    cl::init(seq::SeqPipelineOptions().enableOpenMP), cl::cat(seqcCategory));
 
 static cl::opt<bool> outlineKernels(
     "outline-kernels",
     cl::desc("At -O1 and above, compile each loop nest that occurs several "
              "times (a kernel of repeated layers) once, as a function called "
              "where it occurred (default true)"),
-    cl::init(true), cl::cat(seqcCategory));
+    cl::init(seq::SeqPipelineOptions().outlineKernels),
+    cl::cat(seqcCategory));
 
 static cl::opt<std::string> runtimeDir(
     "runtime-dir",
@@ -265,110 +250,48 @@ static LogicalResult compile(llvm::SourceMgr &sourceMgr, MLIRContext &context,
       seq::importSeqSource(sourceMgr, context, options);
   if (!module)
     return failure();
-
-  if (listParams || emit == Emit::Manifest) {
+  if (listParams) {
     FailureOr<seq::ModelSignature> signature =
         seq::readModelSignature(*module);
     if (failed(signature))
       return failure();
-    if (listParams)
-      return printParams(*signature, os);
-    os << seq::toManifestJSON(
-              *signature,
-              seq::getTargetInfo(compileOptions.pipeline.target).getName())
-       << "\n";
-    return success();
+    return printParams(*signature, os);
   }
-
-  switch (emit) {
-  case Emit::Seq:
-    module->print(os);
-    os << "\n";
-    return success();
-  case Emit::Manifest:
-    break;
-  case Emit::Linalg:
-  case Emit::LLVMMLIR:
-  case Emit::PTX:
-  case Emit::LLVMIR:
-  case Emit::Asm:
-  case Emit::Obj:
-  case Emit::Header:
-  case Emit::MemoryPlan:
-  case Emit::Link:
-    return seq::compileModule(*module, compileOptions, os);
-  }
-  llvm_unreachable("handled above");
+  return seq::compileModule(*module, compileOptions, os);
 }
 
-/// Checks the back-end flags and turns them into seq::CompileOptions; the
-/// output path is resolved here (<input>.o for -c, else stdout).
+/// Turns the back-end flags into seq::CompileOptions and checks them
+/// (seq::verifyCompileOptions) before the input is read; the output path is
+/// resolved here (<input>.o for -c, else stdout).
 static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   auto error = [](const Twine &message) {
     llvm::errs() << "seqc: error: " << message << "\n";
     return failure();
   };
-  // Naming an output file or asking for an object means a native binary;
-  // without either, seqc prints the seq dialect (its debugging view).
-  if (emit.getNumOccurrences() == 0 &&
-      (outputFilename.getNumOccurrences() != 0 || compileOnly))
-    emit = Emit::Link;
-  if (optLevel > seq::kMaxOptLevel)
-    return error("-O" + Twine(optLevel) + " is not an optimization level "
-                 "(-O0 to -O3)");
-  if (compileOnly && emit != Emit::Link && emit != Emit::Obj)
-    return error("-c cannot be combined with --emit; -c means --emit=obj");
+  seq::CompileOptions options;
   std::string output = outputFilename;
-  bool linking = emit == Emit::Link && !compileOnly;
   bool shared = StringRef(output).ends_with(".so");
-  if (shared && !linking)
+  // -c means an object; naming an output file without --emit means a native
+  // binary. Without either, seqc prints the seq dialect (its debugging view).
+  options.emit = emit;
+  if (compileOnly) {
+    if (emit.getNumOccurrences() != 0 && emit != seq::EmitKind::Object)
+      return error("-c cannot be combined with --emit; -c means --emit=obj");
+    options.emit = seq::EmitKind::Object;
+  } else if (emit.getNumOccurrences() == 0 &&
+             outputFilename.getNumOccurrences() != 0) {
+    options.emit =
+        shared ? seq::EmitKind::SharedLibrary : seq::EmitKind::Executable;
+  }
+  if (shared && options.emit != seq::EmitKind::SharedLibrary)
     return error("an output ending in .so is a shared library, which "
                  "--emit and -c do not produce");
-
-  seq::CompileOptions options;
-  switch (emit) {
-  case Emit::Seq:
-  case Emit::Manifest:
-    options.emit = seq::EmitKind::Seq;
-    break;
-  case Emit::Linalg:
-    options.emit = seq::EmitKind::Linalg;
-    break;
-  case Emit::LLVMMLIR:
-    options.emit = seq::EmitKind::LLVMMLIR;
-    break;
-  case Emit::PTX:
-    options.emit = seq::EmitKind::PTX;
-    break;
-  case Emit::LLVMIR:
-    options.emit = seq::EmitKind::LLVMIR;
-    break;
-  case Emit::Asm:
-    options.emit = seq::EmitKind::Assembly;
-    break;
-  case Emit::Obj:
-    options.emit = seq::EmitKind::Object;
-    break;
-  case Emit::Header:
-    options.emit = seq::EmitKind::Header;
-    break;
-  case Emit::MemoryPlan:
-    options.emit = seq::EmitKind::MemoryPlan;
-    break;
-  case Emit::Link:
-    options.emit = compileOnly ? seq::EmitKind::Object
-                   : shared    ? seq::EmitKind::SharedLibrary
-                               : seq::EmitKind::Executable;
-    break;
-  }
   if (output.empty()) {
     if (compileOnly && inputFilename != "-")
       output = (llvm::sys::path::stem(inputFilename) + ".o").str();
     else
       output = "-";
   }
-  if (linking && output == "-")
-    return error("cannot write an executable to stdout; name it with -o");
 
   options.outputPath = output;
   options.sourceName =
@@ -382,8 +305,6 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
        cudaPath.getNumOccurrences() || gpuInterpret))
     return error("--gpu-arch, --gpu-binary, --cuda-path and --gpu-interpret "
                  "need --target=nvptx");
-  if (emit == Emit::PTX && *device != seq::SeqTarget::NVPTX)
-    return error("--emit=ptx needs --target=nvptx");
   options.pipeline.target = *device;
   options.pipeline.gpuArch = gpuArch;
   options.pipeline.gpuBinary = gpuBinary;
@@ -404,7 +325,6 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.pipeline.outlineKernels = outlineKernels;
   // seqc's models always link the runtime, whose allocator reuses buffers.
   options.pipeline.runtimeAllocator = true;
-  options.codegen.optLevel = optLevel;
   options.codegen.arch = march;
   options.codegen.cpu = mcpu;
   options.codegen.features = mattr;
@@ -418,6 +338,8 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
     applyDefaultTimingPassManagerCLOptions(pm);
     return success();
   };
+  if (failed(seq::verifyCompileOptions(options)))
+    return failure();
   return options;
 }
 
