@@ -13,10 +13,15 @@
 
 #include "lowering/CPU/Passes.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
+
+#define DEBUG_TYPE "seq-cpu-approximate-math"
 
 namespace mlir {
 namespace seq {
@@ -27,6 +32,21 @@ namespace seq {
 
 using namespace mlir;
 
+/// Prints how many ops of each math function `root` contains.
+[[maybe_unused]] static void dumpMathOps(Operation *root, StringRef when) {
+  llvm::MapVector<StringRef, int64_t> counts;
+  root->walk([&](Operation *op) {
+    if (isa_and_nonnull<math::MathDialect>(op->getDialect()))
+      ++counts[op->getName().getStringRef()];
+  });
+  llvm::dbgs() << "[" DEBUG_TYPE "] math ops " << when << ":";
+  if (counts.empty())
+    llvm::dbgs() << " none";
+  for (const auto &entry : counts)
+    llvm::dbgs() << " " << entry.first << " x" << entry.second;
+  llvm::dbgs() << "\n";
+}
+
 namespace {
 struct SeqCPUApproximateMathPass
     : public mlir::seq::impl::SeqCPUApproximateMathBase<
@@ -34,8 +54,12 @@ struct SeqCPUApproximateMathPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
+    LLVM_DEBUG(dumpMathOps(getOperation(), "before"));
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    // The approximations use math.fma; the other ops left have no
+    // approximation for their type.
+    LLVM_DEBUG(dumpMathOps(getOperation(), "after"));
   }
 };
 } // namespace

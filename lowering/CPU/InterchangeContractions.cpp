@@ -12,8 +12,12 @@
 
 #include "lowering/CPU/Passes.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
+
+#define DEBUG_TYPE "seq-cpu-interchange-contractions"
 
 namespace mlir {
 namespace seq {
@@ -31,16 +35,27 @@ using namespace mlir;
 static std::optional<SmallVector<unsigned>>
 getContractionLoopOrder(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumDpsInputs() < 2 || op.getNumReductionLoops() == 0)
+      op.getNumDpsInputs() < 2 || op.getNumReductionLoops() == 0) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not a contraction on "
+                               "tensors: "
+                            << op->getName() << " at " << op.getLoc() << "\n");
     return std::nullopt;
+  }
   AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (outputMap.getNumResults() == 0 || !outputMap.isProjectedPermutation())
+  if (outputMap.getNumResults() == 0 || !outputMap.isProjectedPermutation()) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] kept: the output is not "
+                               "indexed by loops: "
+                            << op.getLoc() << "\n");
     return std::nullopt;
+  }
   unsigned inner =
       cast<AffineDimExpr>(outputMap.getResults().back()).getPosition();
   unsigned numLoops = op.getNumLoops();
-  if (inner == numLoops - 1)
+  if (inner == numLoops - 1) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] already innermost: "
+                            << op.getLoc() << "\n");
     return std::nullopt;
+  }
 
   // An input that does not move with the inner loop is what makes the
   // permuted inner loop cheap: it is loaded once per inner loop. The inputs
@@ -56,11 +71,21 @@ getContractionLoopOrder(linalg::LinalgOp op) {
       continue;
     }
     if (map.getNumResults() == 0 ||
-        map.getResults().back() != getAffineDimExpr(inner, op.getContext()))
+        map.getResults().back() != getAffineDimExpr(inner, op.getContext())) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] kept: input " << input->getOperandNumber()
+                 << " is not contiguous along the output's last "
+                    "dimension: "
+                 << op.getLoc() << "\n");
       return std::nullopt;
+    }
   }
-  if (!hasInvariantInput)
+  if (!hasInvariantInput) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] kept: every input moves "
+                               "with the output's last dimension: "
+                            << op.getLoc() << "\n");
     return std::nullopt;
+  }
   SmallVector<unsigned> order;
   for (unsigned loop = 0; loop < numLoops; ++loop)
     if (loop != inner)
@@ -78,8 +103,15 @@ struct SeqCPUInterchangeContractionsPass
         contractions;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (std::optional<SmallVector<unsigned>> order =
-              getContractionLoopOrder(op))
+              getContractionLoopOrder(op)) {
+        LLVM_DEBUG({
+          llvm::dbgs() << "[" DEBUG_TYPE "] loop order (";
+          llvm::interleaveComma(*order, llvm::dbgs());
+          llvm::dbgs() << ") for " << op->getName() << " at " << op.getLoc()
+                       << "\n";
+        });
         contractions.emplace_back(op, std::move(*order));
+      }
     });
 
     IRRewriter rewriter(&getContext());

@@ -12,10 +12,14 @@
 
 #include "lowering/CPU/Passes.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "seq-cpu-lower-strided-copies"
 
 namespace mlir {
 namespace seq {
@@ -50,6 +54,9 @@ struct StridedCopyToLinalg : public OpRewritePattern<memref::CopyOp> {
     // unranked tensors, which seq programs do not have.
     if (!isa<MemRefType>(sourceType) || !isa<MemRefType>(targetType))
       return rewriter.notifyMatchFailure(copy, "unranked operand");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] linalg.copy from " << sourceType << " to "
+               << targetType << ": " << copy.getLoc() << "\n");
     rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                                 copy.getTarget());
     return success();

@@ -22,6 +22,8 @@
 #include "lowering/CPU/Passes.h"
 #include "lowering/Common/Attributes.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -31,6 +33,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+
+#define DEBUG_TYPE "seq-cpu-outline-kernels"
 
 namespace mlir {
 namespace seq {
@@ -274,6 +278,12 @@ static void collectNests(func::FuncOp func, SmallVectorImpl<Nest> &nests) {
     });
     if (!returnsMemRef && succeeded(analyzeNest(nest)))
       nests.push_back(std::move(nest));
+    else
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] left in place ("
+                 << (returnsMemRef ? "returns a memref"
+                                   : "several blocks or successors")
+                 << "): " << op->getName() << " at " << op->getLoc() << "\n");
     return WalkResult::skip();
   });
 }
@@ -323,9 +333,16 @@ void SeqCPUOutlineKernelsPass::runOnOperation() {
   // Groups of equivalent nests, in order of first occurrence.
   llvm::MapVector<llvm::hash_code, SmallVector<SmallVector<Nest *>, 1>>
       byHash;
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << nests.size()
+                          << " outermost nests\n");
   for (Nest &nest : nests) {
-    if (nest.numOps < minOps)
+    if (nest.numOps < minOps) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] left in place (" << nest.numOps
+                 << " ops): " << nest.root->getName() << " at "
+                 << nest.root->getLoc() << "\n");
       continue;
+    }
     auto &groups = byHash[nest.hash];
     auto it = llvm::find_if(groups, [&](const SmallVector<Nest *> &group) {
       return NestComparator(*group.front(), nest).run();
@@ -342,12 +359,28 @@ void SeqCPUOutlineKernelsPass::runOnOperation() {
   DenseMap<Value, Value> replaced;
   for (auto &entry : byHash) {
     for (SmallVector<Nest *> &group : entry.second) {
-      if (static_cast<int64_t>(group.size()) < minUses)
+      if (static_cast<int64_t>(group.size()) < minUses) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] left in place (" << group.size()
+                   << " uses, " << group.front()->numOps
+                   << " ops): " << group.front()->root->getName() << " at "
+                   << group.front()->root->getLoc() << "\n");
         continue;
+      }
       for (Nest *nest : group)
         for (Value &value : nest->captures)
           value = replaced.lookup_or(value, value);
       func::FuncOp func = outline(*group.front(), symbols);
+      LLVM_DEBUG({
+        llvm::dbgs() << "[" DEBUG_TYPE "] @" << func.getSymName() << " ("
+                     << group.front()->numOps << " ops, "
+                     << group.front()->captures.size()
+                     << " arguments) shared by " << group.size()
+                     << " nests at:";
+        for (Nest *nest : group)
+          llvm::dbgs() << " " << nest->root->getLoc();
+        llvm::dbgs() << "\n";
+      });
       if (remarks)
         group.front()->root->emitRemark()
             << "kernel compiled once and shared by " << group.size()

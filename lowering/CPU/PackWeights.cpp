@@ -21,11 +21,14 @@
 #include "lowering/CPU/Passes.h"
 
 #include "dialect/Seq/IR/ModelSignature.h"
+#include "dialect/Seq/Support/Debug.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "seq-cpu-pack-weights"
 
 namespace mlir {
 namespace seq {
@@ -98,11 +101,17 @@ Value buildPack(OpBuilder &b, Location loc, Value weight, bool nFirst,
 
 LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
                                           OpOperand &weight, int64_t width) {
+  auto notPacked = [&](StringRef why) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not packed: " << why << ": "
+                            << op->getName() << " at " << op.getLoc() << "\n");
+    return failure();
+  };
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() != 1 || !seq::cpu::isMulAddBody(op) ||
       !llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isProjectedPermutation(); }))
-    return failure();
+    return notPacked("not a binary multiply-add contraction over loop "
+                     "indices");
   OpOperand *init = op.getDpsInitOperand(0);
   OpOperand *other = op.getDpsInputOperand(
       weight.getOperandNumber() == op.getDpsInputOperand(0)->getOperandNumber()
@@ -112,7 +121,7 @@ LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
   AffineMap mapA = op.getMatchingIndexingMap(other);
   AffineMap mapC = op.getMatchingIndexingMap(init);
   if (mapW.getNumResults() != 2 || mapC.getNumResults() < 2)
-    return failure();
+    return notPacked("the output has fewer than two dimensions");
   unsigned k = 0;
   for (auto [loop, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
     if (iterator == utils::IteratorType::reduction)
@@ -126,15 +135,17 @@ LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
   if (!((w0 == n && w1 == k) || (w0 == k && w1 == n)) ||
       mapA.isFunctionOfDim(n) || !mapA.isFunctionOfDim(k) ||
       !mapA.isFunctionOfDim(m))
-    return failure();
+    return notPacked("the weight is not indexed by the output's columns and "
+                     "the reduction, or the other input not by the rows and "
+                     "the reduction alone");
   auto inputType = dyn_cast<RankedTensorType>(other->get().getType());
   if (!inputType || !inputType.getElementType().isF32())
-    return failure();
+    return notPacked("the other input is not an f32 tensor");
   // Narrower than one panel, the weight would only be padded: the kernels
   // read it as it is.
   auto weightType = cast<RankedTensorType>(weight.get().getType());
   if (weightType.getDimSize(w0 == n ? 0 : 1) < width)
-    return failure();
+    return notPacked("the weight is narrower than one panel");
 
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -166,6 +177,12 @@ LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
       op.getIteratorTypesArray());
   IRMapping mapping;
   op->getRegion(0).cloneInto(&generic.getRegion(), mapping);
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] weight (argument "
+                          << cast<BlockArgument>(weight.get()).getArgNumber()
+                          << ", " << weight.get().getType() << ", "
+                          << (w0 == n ? "[n, k]" : "[k, n]") << ") read from "
+                          << packed.getType() << ": " << op->getName() << " at "
+                          << op.getLoc() << "\n");
   op->replaceAllUsesWith(generic->getResults());
   op->erase();
   if (remarks)

@@ -11,11 +11,15 @@
 
 #include "lowering/CPU/Passes.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "seq-cpu-serialize-parallel-loops"
 
 namespace mlir {
 namespace seq {
@@ -105,15 +109,37 @@ struct SeqCPUSerializeParallelLoopsPass
     getOperation()->walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
       // OpenMP lowers reductions; serializing them would need them rewritten
       // into iter_args, which parallelForToNestedFors does not do.
-      if (loop.getNumReductions() != 0)
+      if (loop.getNumReductions() != 0) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] parallel (reductions): "
+                                << loop.getLoc() << "\n");
         return;
+      }
       bool nested = loop->getParentOfType<scf::ParallelOp>() != nullptr;
       // A parallel loop inside a sequential one (a step of a recurrence)
       // would fork and join the team once per step.
       bool inSequence = loop->getParentOfType<scf::ForOp>() != nullptr ||
                         loop->getParentOfType<scf::WhileOp>() != nullptr;
-      if (nested || inSequence ||
-          estimateWork(*loop.getOperation()) < minWork)
+      if (nested || inSequence) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] serialized ("
+                                << (nested ? "nested in a parallel loop"
+                                           : "inside a sequential loop")
+                                << "): " << loop.getLoc() << "\n");
+        toSerialize.push_back(loop);
+        return;
+      }
+      int64_t work = estimateWork(*loop.getOperation());
+      LLVM_DEBUG({
+        llvm::dbgs() << "[" DEBUG_TYPE "] "
+                     << (work < minWork ? "serialized" : "parallel")
+                     << " (work ";
+        if (work == kUnboundedWork)
+          llvm::dbgs() << "unbounded";
+        else
+          llvm::dbgs() << work;
+        llvm::dbgs() << ", min-work " << static_cast<int64_t>(minWork)
+                     << "): " << loop.getLoc() << "\n";
+      });
+      if (work < minWork)
         toSerialize.push_back(loop);
     });
 

@@ -21,10 +21,14 @@
 #include "lowering/CPU/KernelUtils.h"
 #include "lowering/CPU/Passes.h"
 
+#include "dialect/Seq/Support/Debug.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "seq-cpu-vectorize-rows"
 
 namespace mlir {
 namespace seq {
@@ -75,15 +79,22 @@ static bool inputsContiguousAlong(linalg::GenericOp op, unsigned loop) {
 }
 
 static FailureOr<Row> matchRow(linalg::GenericOp op) {
+  auto notMatched = [&](StringRef why) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not vectorized: " << why
+                            << ": " << op.getLoc() << "\n");
+    return failure();
+  };
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() > 1 || op.getNumLoops() == 0)
-    return failure();
+    return notMatched("not on buffers with one output and at most one "
+                      "reduction loop");
   for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isProjectedPermutation())
-      return failure();
+      return notMatched("an operand is indexed by something other than loop "
+                        "indices");
   Block *body = op.getBlock();
   if (!seq::cpu::isF32Body(body))
-    return failure();
+    return notMatched("not an f32 body");
   Row r;
   r.op = op;
   OpOperand *init = op.getDpsInitOperand(0);
@@ -96,17 +107,22 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
     // must either follow contiguously or not depend on.
     if (initMap.getNumResults() == 0 ||
         initMap.getNumResults() != op.getNumLoops())
-      return failure();
+      return notMatched("elementwise, but the output is not indexed by "
+                        "every loop");
     r.loop = cast<AffineDimExpr>(initMap.getResults().back()).getPosition();
     if (!isContiguousAlong(init->get(), initMap, r.loop) ||
         !inputsContiguousAlong(op, r.loop))
-      return failure();
+      return notMatched("elementwise, but an operand is not contiguous "
+                        "along the output's last loop");
     for (Operation &inner : body->without_terminator())
       if (!seq::cpu::isVectorizableBodyOp(inner))
-        return failure();
+        return notMatched("elementwise, but the body has an op without a "
+                          "vector form");
     // A body that only copies or broadcasts is left to the copy lowering.
     if (body->without_terminator().empty())
-      return failure();
+      return notMatched("a copy");
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] elementwise along loop "
+                            << r.loop << ": " << op.getLoc() << "\n");
     return r;
   }
 
@@ -117,20 +133,21 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
       r.loop = l;
   if (initMap.isFunctionOfDim(r.loop) || op.getNumDpsInputs() == 0 ||
       !inputsContiguousAlong(op, r.loop))
-    return failure();
+    return notMatched("a reduction, but the output moves with it or an "
+                      "input is not contiguous along it");
   if (llvm::none_of(op.getDpsInputOperands(), [&](OpOperand *input) {
         return op.getMatchingIndexingMap(input).isFunctionOfDim(r.loop);
       }))
-    return failure();
+    return notMatched("a reduction, but no input moves with it");
   Operation *combine = yield.getOperand(0).getDefiningOp();
   if (!combine || combine->getNumOperands() != 2 || !out.hasOneUse() ||
       *out.getUsers().begin() != combine)
-    return failure();
+    return notMatched("a reduction, but not out = combine(f(inputs), out)");
   r.combine = combine;
   r.partial = combine->getOperand(0) == out ? combine->getOperand(1)
                                            : combine->getOperand(0);
   if (r.partial == out)
-    return failure();
+    return notMatched("a reduction that combines the output with itself");
   const float inf = std::numeric_limits<float>::infinity();
   if (isa<arith::AddFOp>(combine))
     r.combiner = {vector::CombiningKind::ADD, 0.0f};
@@ -139,10 +156,15 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
   else if (isa<arith::MinimumFOp>(combine))
     r.combiner = {vector::CombiningKind::MINIMUMF, inf};
   else
-    return failure();
+    return notMatched("a reduction whose combiner is not addf, maximumf or "
+                      "minimumf");
   for (Operation &inner : body->without_terminator())
     if (&inner != combine && !seq::cpu::isVectorizableBodyOp(inner))
-      return failure();
+      return notMatched("a reduction whose body has an op without a vector "
+                        "form");
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] reduction along loop " << r.loop
+                          << " with " << combine->getName() << ": "
+                          << op.getLoc() << "\n");
   return r;
 }
 

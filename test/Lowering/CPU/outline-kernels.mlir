@@ -1,6 +1,8 @@
 // RUN: seq-opt %s --seq-cpu-outline-kernels=min-ops=4 -split-input-file | FileCheck %s
 // RUN: seq-opt %s --seq-cpu-outline-kernels="min-ops=4 min-uses=1" -split-input-file | FileCheck %s --check-prefix=ALL
 // RUN: seq-opt %s --seq-cpu-outline-kernels="min-ops=4 remarks=true" -split-input-file -verify-diagnostics -o /dev/null
+// RUN: seq-opt %s --seq-cpu-outline-kernels="min-ops=4 remarks=true" -split-input-file -verify-diagnostics \
+// RUN:   -debug-only=seq-cpu-outline-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEBUG
 
 // Two identical nests on different buffers and sizes: one function (the
 // constants cloned in, the captured values as arguments in order of first
@@ -24,6 +26,8 @@
 // CHECK:           memref.store %{{.*}}, %[[KA]][%[[I]], %[[J]]]
 // CHECK:         return
 // CHECK-NOT:   func.func private @__seqc_kernel_1
+// DEBUG:      [seq-cpu-outline-kernels] 2 outermost nests
+// DEBUG-NEXT: [seq-cpu-outline-kernels] @__seqc_kernel_0 (5 ops, 3 arguments) shared by 2 nests at: loc({{.*}}) loc({{.*}})
 func.func @same(%a: memref<?x64xf32>, %b: memref<?x64xf32>, %n: index,
                 %m: index, %s: f32) {
   %c0 = arith.constant 0 : index
@@ -56,6 +60,8 @@ func.func @same(%a: memref<?x64xf32>, %b: memref<?x64xf32>, %n: index,
 // CHECK:       func.func private @__seqc_kernel_0(%[[X:.*]]: memref<?x8xf32>, %[[Y:.*]]: memref<?x8xf32>)
 // CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<?x8xf32>) outs(%[[Y]] : memref<?x8xf32>)
 // CHECK:           math.exp
+// DEBUG-NEXT: [seq-cpu-outline-kernels] 2 outermost nests
+// DEBUG-NEXT: [seq-cpu-outline-kernels] @__seqc_kernel_0 (5 ops, 2 arguments) shared by 2 nests at:
 func.func @generics(%a: memref<?x8xf32>, %b: memref<?x8xf32>,
                     %c: memref<?x8xf32>) {
   %one = arith.constant 1.0 : f32
@@ -102,6 +108,10 @@ func.func @generics(%a: memref<?x8xf32>, %b: memref<?x8xf32>,
 // ALL:         func.func private @__seqc_kernel_0(
 // ALL:         func.func private @__seqc_kernel_1(
 // ALL:         func.func private @__seqc_kernel_2(
+// DEBUG-NEXT: [seq-cpu-outline-kernels] 3 outermost nests
+// DEBUG-NEXT: [seq-cpu-outline-kernels] left in place (1 uses, 5 ops): scf.parallel
+// DEBUG-NEXT: [seq-cpu-outline-kernels] left in place (1 uses, 5 ops): scf.parallel
+// DEBUG-NEXT: [seq-cpu-outline-kernels] left in place (1 uses, 5 ops): scf.parallel
 func.func @different(%a: memref<128xf32>, %b: memref<128xf64>, %s: f32,
                      %t: f64) {
   %c0 = arith.constant 0 : index
@@ -137,6 +147,9 @@ func.func @different(%a: memref<128xf32>, %b: memref<128xf64>, %s: f32,
 // CHECK:         scf.parallel
 // CHECK:         scf.parallel
 // CHECK-NOT:     call
+// DEBUG-NEXT: [seq-cpu-outline-kernels] 2 outermost nests
+// DEBUG-NEXT: [seq-cpu-outline-kernels] left in place (1 uses, 5 ops): scf.parallel
+// DEBUG-NEXT: [seq-cpu-outline-kernels] left in place (1 uses, 5 ops): scf.parallel
 func.func @aliasing(%a: memref<64xf32>, %b: memref<64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -168,6 +181,10 @@ func.func @aliasing(%a: memref<64xf32>, %b: memref<64xf32>) {
 // ALL:           scf.for
 // ALL-NOT:       call
 // ALL-NOT:     func.func private
+// DEBUG-NEXT: [seq-cpu-outline-kernels] left in place (returns a memref): scf.for
+// DEBUG-NEXT: [seq-cpu-outline-kernels] left in place (several blocks or successors): scf.parallel
+// DEBUG-NEXT: [seq-cpu-outline-kernels] 1 outermost nests
+// DEBUG-NEXT: [seq-cpu-outline-kernels] left in place (3 ops): scf.for
 func.func @kept(%a: memref<4xf32>, %n: index, %s: f32) -> memref<4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -210,6 +227,9 @@ func.func @kept(%a: memref<4xf32>, %n: index, %s: f32) -> memref<4xf32> {
 // CHECK:         %[[SUM:.*]] = scf.for
 // CHECK:         return %[[SUM]] : f32
 // CHECK:       func.func private @__seqc_kernel_1(
+// DEBUG-NEXT: [seq-cpu-outline-kernels] 4 outermost nests
+// DEBUG-NEXT: [seq-cpu-outline-kernels] @__seqc_kernel_0 (4 ops, 2 arguments) shared by 2 nests at:
+// DEBUG-NEXT: [seq-cpu-outline-kernels] @__seqc_kernel_1 (5 ops, 3 arguments) shared by 2 nests at:
 func.func @first(%a: memref<?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

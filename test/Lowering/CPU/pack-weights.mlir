@@ -1,5 +1,7 @@
 // RUN: seq-opt %s --seq-cpu-pack-weights="vector-bits=512 vector-registers=32 remarks" -split-input-file -verify-diagnostics | FileCheck %s
 // RUN: seq-opt %s --seq-cpu-pack-weights="vector-bits=256 vector-registers=16" -split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: seq-opt %s --seq-cpu-pack-weights="vector-bits=512 vector-registers=32 remarks" -split-input-file -verify-diagnostics \
+// RUN:   -debug-only=seq-cpu-pack-weights -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEBUG
 
 // x @ W^T with a parameter W [n, k]: W is read from column panels of one
 // broadcast tile (4 x 16 lanes on AVX-512, 2 x 8 on AVX2), the last one
@@ -19,6 +21,7 @@
 // CHECK-SAME:      ins(%[[X]], %[[P]] : tensor<?x32xf32>, tensor<2x32x64xf32>)
 // AVX2:          tensor.empty() : tensor<5x32x16xf32>
 // AVX2:          (d1 floordiv 16, d2, d1 mod 16)
+// DEBUG:      [seq-cpu-pack-weights] weight (argument 1, tensor<70x32xf32>, [n, k]) read from tensor<2x32x64xf32>: linalg.generic at
 #a = affine_map<(m, n, k) -> (m, k)>
 #wt = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
@@ -54,6 +57,8 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
 // CHECK:         tensor.empty() : tensor<1x8x64xf32>
 // CHECK-NOT:     tensor.empty() : tensor<1x8x64xf32>
 // CHECK:         linalg.matmul
+// DEBUG-NEXT: [seq-cpu-pack-weights] weight (argument 2, tensor<8x64xf32>, [k, n]) read from tensor<1x8x64xf32>: linalg.matmul at
+// DEBUG-NEXT: [seq-cpu-pack-weights] weight (argument 2, tensor<8x64xf32>, [k, n]) read from tensor<1x8x64xf32>: linalg.matmul at
 // CHECK-COUNT-2: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
 module attributes {seqc.entry = @forward, seqc.num_inputs = 2 : i64,
                    seqc.num_params = 1 : i64} {
@@ -86,6 +91,7 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 2 : i64,
 // CHECK-LABEL: func.func @forward(
 // CHECK-NOT:     floordiv
 // CHECK:         linalg.matmul
+// DEBUG-NEXT: [seq-cpu-pack-weights] not packed: the weight is narrower than one panel: linalg.matmul at
 module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
                    seqc.num_params = 1 : i64} {
   func.func @forward(%x: tensor<5x8xf32>, %w: tensor<8x40xf32>)

@@ -1,4 +1,6 @@
 // RUN: seq-opt %s --seq-cpu-serialize-parallel-loops=min-work=4096 -split-input-file | FileCheck %s
+// RUN: seq-opt %s --seq-cpu-serialize-parallel-loops=min-work=4096 -split-input-file \
+// RUN:   -debug-only=seq-cpu-serialize-parallel-loops -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEBUG
 
 // Large and dynamic outermost loops stay parallel; loops nested in them and
 // small loops become scf.for nests.
@@ -8,6 +10,8 @@
 // CHECK-NOT:     scf.parallel
 // CHECK:           scf.for
 // CHECK:             scf.for
+// DEBUG:      [seq-cpu-serialize-parallel-loops] parallel (work unbounded, min-work 4096): loc(
+// DEBUG-NEXT: [seq-cpu-serialize-parallel-loops] serialized (nested in a parallel loop): loc(
 func.func @nested(%m: memref<?x64x64xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -28,6 +32,7 @@ func.func @nested(%m: memref<?x64x64xf32>, %n: index) {
 // CHECK-NOT:     scf.parallel
 // CHECK:         scf.for
 // CHECK:           scf.for
+// DEBUG-NEXT: [seq-cpu-serialize-parallel-loops] serialized (work 272, min-work 4096): loc(
 func.func @small(%m: memref<16x8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -47,6 +52,7 @@ func.func @small(%m: memref<16x8xf32>) {
 // 64 * 64 iterations, each with an inner loop of 64: large enough.
 // CHECK-LABEL: func.func @large(
 // CHECK:         scf.parallel
+// DEBUG-NEXT: [seq-cpu-serialize-parallel-loops] parallel (work 528384, min-work 4096): loc(
 func.func @large(%m: memref<64x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -70,6 +76,7 @@ func.func @large(%m: memref<64x64xf32>) {
 //       CHECK:   scf.for
 //       CHECK:     scf.for
 //   CHECK-NOT:   scf.parallel
+// DEBUG-NEXT: [seq-cpu-serialize-parallel-loops] serialized (inside a sequential loop): loc(
 func.func @in_sequence(%m: memref<?x4096xf32>, %steps: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -89,6 +96,7 @@ func.func @in_sequence(%m: memref<?x4096xf32>, %steps: index) {
 // CHECK-LABEL: func.func @reduction(
 // CHECK:         scf.parallel
 // CHECK:           scf.reduce
+// DEBUG-NEXT: [seq-cpu-serialize-parallel-loops] parallel (reductions): loc(
 func.func @reduction(%m: memref<16xf32>) -> f32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -4,6 +4,9 @@
 // RUN: seq-opt %s --split-input-file --verify-diagnostics \
 // RUN:   --seq-cpu-vectorize-contractions="vector-bits=256 vector-registers=16 remarks=true" --canonicalize --cse \
 // RUN:   | FileCheck %s --check-prefix=AVX2
+// RUN: seq-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --seq-cpu-vectorize-contractions="vector-bits=512 vector-registers=32 remarks=true" \
+// RUN:   -debug-only=seq-cpu-vectorize-contractions -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEBUG
 
 // x @ W^T: both inputs contiguous along the reduction, the dot kernel. The
 // blocks of the output are the parallel loop; 4 x 4 tiles of 16-lane
@@ -26,6 +29,8 @@ func.func @linear(%x: memref<?x?x300xf32>, %w: memref<45x300xf32>, %y: memref<?x
   return
 }
 // CHECK-LABEL: func.func @linear
+// DEBUG:      [seq-cpu-vectorize-contractions] matched linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] dot kernel, 4 x 4 tiles of 16 lanes, blocks of 64 x 64: linalg.generic at
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %{{.*}}) step (%c1, %c64)
 //       CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4 {
@@ -57,6 +62,9 @@ func.func @pv(%p: memref<8x?x?xf32>, %v: memref<8x?x70xf32>, %o: memref<8x?x70xf
   return
 }
 // CHECK-LABEL: func.func @pv
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] matched linalg.batch_matmul at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the next op is not an elementwise generic
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] broadcast kernel, 6 x 4 tiles of 16 lanes, blocks of 48 x 256: linalg.batch_matmul at
 //       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c8, %{{.*}}) step (%c1, %c48)
 //       CHECK:     scf.for %{{.*}} step %c6 {
 //       CHECK:       scf.for {{.*}} iter_args(
@@ -94,6 +102,11 @@ func.func @short_reduction(%q: memref<8x?x64xf32>, %k: memref<8x?x64xf32>, %s: m
 // The copy pays with enough rows: with a dynamic row count, a test at run
 // time picks it (8 rows or more) or the dot kernel.
 // CHECK-LABEL: func.func @short_reduction
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] matched linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] short reduction: packed if the rows are many
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] right operand packed into memref<8x?x64x64xf32>, reduction of 64, for the broadcast kernel
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] broadcast kernel, 6 x 4 tiles of 16 lanes, blocks of 48 x 256, panels of 64: linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] dot kernel, 4 x 4 tiles of 16 lanes, blocks of 64 x 64: linalg.generic at
 //       CHECK:   %[[ROWS:.*]] = memref.dim %{{.*}}, %c1 : memref<8x?x?xf32>
 //       CHECK:   %[[MANY:.*]] = arith.cmpi uge, %[[ROWS]], %c8
 //       CHECK:   scf.if %[[MANY]] {
@@ -139,6 +152,9 @@ func.func @transposed_lhs(%a: memref<33x20xf32>, %b: memref<33x40xf32>, %c: memr
   return
 }
 // CHECK-LABEL: func.func @transposed_lhs
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] matched linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the next op is not an elementwise generic
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] broadcast kernel, 6 x 4 tiles of 16 lanes, blocks of 48 x 256: linalg.generic at
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   vector.broadcast
 
@@ -162,6 +178,7 @@ func.func @strided(%a: memref<16x32xf32>, %b: memref<64x32xf32, strided<[1, 64]>
   return
 }
 // CHECK-LABEL: func.func @strided
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] left to the scalar loops: no input layout the vector kernels handle
 //       CHECK:   linalg.generic
 
 // -----
@@ -187,6 +204,9 @@ func.func @others(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4xf32>,
   return %r : tensor<4x4xf32>
 }
 // CHECK-LABEL: func.func @others
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] body is not an f32 multiply-add: linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] body is not an f32 multiply-add: linalg.matmul at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] not a binary contraction on buffers with one reduction: linalg.matmul at
 //       CHECK:   linalg.generic
 //       CHECK:   linalg.matmul ins({{.*}}f64
 //       CHECK:   linalg.matmul ins({{.*}}tensor

@@ -1,6 +1,8 @@
 // RUN: seq-opt %s --split-input-file \
 // RUN:   --seq-cpu-vectorize-rows="vector-bits=512" --canonicalize --cse \
 // RUN:   | FileCheck %s
+// RUN: seq-opt %s --split-input-file --seq-cpu-vectorize-rows="vector-bits=512" \
+// RUN:   -debug-only=seq-cpu-vectorize-rows -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEBUG
 
 // softmax's row sum of exp(x - max): the rows are the parallel loop; each row
 // is evaluated 16 lanes at a time into a vector of partial sums, the rest of
@@ -21,6 +23,7 @@ func.func @sum_exp(%x: memref<?x?xf32>, %max: memref<?xf32>, %sum: memref<?xf32>
   return
 }
 // CHECK-LABEL: func.func @sum_exp
+// DEBUG:      [seq-cpu-vectorize-rows] reduction along loop 1 with arith.addf:
 //   CHECK-DAG:   %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // Four independent chains of partial sums over 64 columns per step, then
 // one vector per step, then the masked step.
@@ -55,6 +58,7 @@ func.func @row_max(%x: memref<8x100xf32>, %out: memref<8xf32>) {
   return
 }
 // CHECK-LABEL: func.func @row_max
+// DEBUG-NEXT: [seq-cpu-vectorize-rows] reduction along loop 1 with arith.maximumf:
 //       CHECK:   arith.constant dense<0xFF800000> : vector<16xf32>
 //       CHECK:   scf.parallel
 // (The one step of four chains over columns 0-63 is unrolled, their max
@@ -94,5 +98,8 @@ func.func @others(%x: memref<8x100xf32>, %cols: memref<100xf32>, %y: memref<8x10
   return
 }
 // CHECK-LABEL: func.func @others
+// DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: a reduction, but the output moves with it or an input is not contiguous along it:
+// DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: a reduction, but the output moves with it or an input is not contiguous along it:
+// DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: not an f32 body:
 // CHECK-COUNT-3: linalg.generic
 //   CHECK-NOT:   vector.

@@ -1,0 +1,103 @@
+//===- ContractionKernels.h - register-tiled contractions -------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The vector kernels of seq-cpu-vectorize-contractions: what a matched
+// contraction looks like to them (ContractionMatch), the register tile and
+// cache blocks chosen for a target (ContractionTiling), and the emitter of
+// the loop nest. Matching and absorbing neighbouring ops is in
+// lowering/CPU/Transforms.h.
+//
+// Two kernels cover the layouts of sequence models without copying operands:
+//
+//  - "dot" (both inputs contiguous along the reduction, `x @ W^T`, `q @ k^T`):
+//    an mr x nr tile of accumulators, each a vector of reduction lanes,
+//    loads mr rows of A and nr rows of B per step, mr * nr FMAs; the lanes
+//    are summed once per output element at the end.
+//  - "broadcast" (B contiguous along the output's last dimension, `x @ W`,
+//    `P @ V`): an mr x nv tile of output vectors; per reduction step it
+//    loads nv vectors of a B row and broadcasts mr scalars of A.
+//
+// Tiles at the edges use the same kernels with one row, one column or a
+// masked vector, so any size is handled without padding.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_CPU_CONTRACTIONKERNELS_H
+#define SEQC_LOWERING_CPU_CONTRACTIONKERNELS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <tuple>
+
+namespace mlir::seq::cpu {
+
+enum class ContractionKernel { Dot, Broadcast };
+
+/// A contraction C[...] += A[...] * B[...] on f32 buffers in the form the
+/// kernels need (matchContraction), with what the kernels absorb from the
+/// ops around it (absorbInitializer, absorbEpilogue, packShortReduction).
+struct ContractionMatch {
+  linalg::LinalgOp op;
+  Value a, b, c;
+  AffineMap mapA, mapB, mapC;
+  /// Loop positions: the output's last dimension (n), the one before it (m,
+  /// absent for a matrix-vector product), the reduction (k), and the other
+  /// parallel loops (batch).
+  unsigned n = 0, k = 0;
+  std::optional<unsigned> m;
+  SmallVector<unsigned> batch;
+  ContractionKernel kernel = ContractionKernel::Dot;
+  /// Non-zero when B is packed in column panels of this width
+  /// (seq-cpu-pack-weights): B[batch..., n floordiv w, k, n mod w].
+  int64_t panel = 0;
+  /// The value a linalg.fill gave all of C just before (the fill is then
+  /// erased and the kernels start from it instead of loading C).
+  Value initValue;
+  /// Or the buffer a broadcast copy into C (a Linear's bias) read, indexed
+  /// by `initMap` in terms of C's dimensions.
+  Value initInput;
+  AffineMap initMap;
+  /// An elementwise op right after the contraction that reads C (the
+  /// epilogue: activation, residual add, scaling, gate), applied to the
+  /// output tile in registers; it writes its own output instead of C.
+  linalg::GenericOp epilogue;
+  /// The epilogue's operands in C's coordinates: per block argument it
+  /// uses, the buffer (null for C itself) and its map over C's dimensions;
+  /// and the buffer it writes. When the epilogue works on an expand_shape of
+  /// C, `reassociation` collapses its operands back to C's shape.
+  SmallVector<std::tuple<BlockArgument, Value, AffineMap>, 2> epilogueInputs;
+  Value epilogueOut;
+  SmallVector<ReassociationIndices> reassociation;
+};
+
+/// Register-tile and cache-block sizes for one kernel on one target.
+struct ContractionTiling {
+  int64_t lanes;  // f32 elements per vector register
+  int64_t mr, nr; // dot: rows x columns; broadcast: rows x vectors
+  int64_t mc, nc; // rows and columns per parallel block
+};
+
+/// The tiling of `kernel` for a target with `vectorRegisters` registers of
+/// `vectorBits` bits: the accumulators plus one row of operands fit in the
+/// registers.
+ContractionTiling getContractionTiling(ContractionKernel kernel,
+                                       int64_t vectorBits,
+                                       int64_t vectorRegisters);
+
+/// Emits at `b`'s insertion point the loop nest computing `c` with `tiling`:
+/// an scf.parallel over the batch loops and blocks of mc x nc, register
+/// tiles inside. Writes C (or the epilogue's output when `c` has one); does
+/// not erase the contraction or the epilogue.
+void emitContractionKernel(OpBuilder &b, const ContractionMatch &c,
+                           const ContractionTiling &tiling);
+
+} // namespace mlir::seq::cpu
+
+#endif // SEQC_LOWERING_CPU_CONTRACTIONKERNELS_H

@@ -1,0 +1,87 @@
+//===- Transforms.h - CPU lowering transformations --------------*- C++ -*-===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Library entry points of the CPU target's transformations, usable without
+// the pass wrappers: seq-cpu-vectorize-contractions is a walk over
+// matchContraction and vectorizeContraction.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQC_LOWERING_CPU_TRANSFORMS_H
+#define SEQC_LOWERING_CPU_TRANSFORMS_H
+
+#include "lowering/CPU/ContractionKernels.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+namespace mlir::seq::cpu {
+
+/// Matches a contraction `C += A * B` on f32 buffers with one reduction loop
+/// and operands indexed by loop indices (or B in packed panels) that one of
+/// the kernels takes, and chooses the kernel. On failure, sets `*reason` (for
+/// the remark) when `op` is a product the kernels could have been expected
+/// to take, and leaves it empty for ops that are not binary contractions.
+FailureOr<ContractionMatch> matchContraction(linalg::LinalgOp op,
+                                             std::string *reason = nullptr);
+
+/// When the op that writes C just before the contraction fills all of C (a
+/// linalg.fill of C or of the buffer it reshapes) or copies a broadcast into
+/// it (a Linear's bias: a generic whose body yields its one input), records
+/// what it wrote in `c` and erases it: the kernels start their accumulators
+/// from it instead of writing C and reading it back. Fails, changing
+/// nothing, when there is no such op.
+LogicalResult absorbInitializer(RewriterBase &rewriter, ContractionMatch &c);
+
+/// When the op right after a broadcast-kernel contraction is an elementwise
+/// generic that reads C once at the same element (an activation, a residual
+/// add, a scaling, a gate multiply), directly or through an expand_shape
+/// that keeps C's last dimension, its other inputs are contiguous along C's
+/// rows or constant along them, and nothing reads C afterwards, records it
+/// as the epilogue of `c`: the kernel applies it to the output tile in
+/// registers and stores its result. The operands are collapsed to C's shape
+/// (before the epilogue, where the kernel must then be emitted: what it
+/// reads and writes may be defined between the two ops). The epilogue is
+/// not erased. Fails, changing nothing, when there is no such op.
+LogicalResult absorbEpilogue(OpBuilder &b, ContractionMatch &c);
+
+/// Whether `c` is a dot-kernel contraction with rows and a short static
+/// reduction along B's last dimension, with B's columns the dimension before
+/// it: packShortReduction applies.
+bool isPackableShortReduction(const ContractionMatch &c);
+
+/// A dot-kernel contraction with a short static reduction (`q @ k^T` at head
+/// size 64) spends as much on summing lanes as on the products. Copies B at
+/// `b`'s insertion point into the column panels seq-cpu-pack-weights gives
+/// weights, P[batch..., n / w, k, w] for w = `width` (zero-padded), and
+/// switches `c` to the broadcast kernel on them, which sums nothing across
+/// lanes and streams each panel contiguously; the copy is B's size, the
+/// products B's size times the rows. Returns the packed buffer, to free
+/// after the kernel. `c` must satisfy isPackableShortReduction.
+Value packShortReduction(OpBuilder &b, ContractionMatch &c, int64_t width);
+
+/// Target parameters of vectorizeContraction.
+struct ContractionOptions {
+  int64_t vectorBits = 256;
+  int64_t vectorRegisters = 16;
+  /// Emit a remark on what each contraction became (or why it did not).
+  bool remarks = false;
+};
+
+/// Replaces the matched contraction `c` by its kernels: absorbs the fill or
+/// bias before it, packs a short reduction when there are enough rows (behind
+/// a run-time test of a dynamic row count, the dot kernel otherwise), or
+/// absorbs the epilogue after a broadcast-kernel contraction; then emits the
+/// kernels and erases the ops they replace. Fails, changing nothing, when B
+/// is packed in panels of another width than the target's broadcast kernel
+/// takes.
+LogicalResult vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
+                                   const ContractionOptions &options);
+
+} // namespace mlir::seq::cpu
+
+#endif // SEQC_LOWERING_CPU_TRANSFORMS_H
