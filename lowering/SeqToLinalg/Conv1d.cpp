@@ -258,11 +258,9 @@ struct Conv1dTapsLowering : public OpRewritePattern<Conv1dOp> {
     if (!hasConvRanks(op))
       return failure(); // the reference lowering reports it
     std::string mismatch = getTapFormMismatch(op);
-    if (!mismatch.empty()) {
-      if (remarks)
-        op.emitRemark("conv1d takes the reference lowering: ") << mismatch;
-      return failure();
-    }
+    if (!mismatch.empty())
+      return declineFastForm(op, remarks, "conv1d takes the reference lowering",
+                             mismatch);
     // A seq.silu that is the only use is applied in the same bodies.
     auto silu = op->hasOneUse() ? dyn_cast<SiluOp>(*op->user_begin())
                                 : SiluOp();

@@ -155,11 +155,9 @@ struct FusedSelectiveScanLowering
 
   /// Declines `op` for the reference lowering, saying why when asked.
   LogicalResult decline(SelectiveScanOp op, const Twine &why) const {
-    if (remarks)
-      op.emitRemark("selective scan takes the step-by-step reference "
-                    "lowering: ")
-          << why;
-    return failure();
+    return declineFastForm(
+        op, remarks, "selective scan takes the step-by-step reference lowering",
+        why);
   }
 
   LogicalResult matchAndRewrite(SelectiveScanOp op,
@@ -431,9 +429,8 @@ struct FusedSSMLowering : public OpRewritePattern<SSMOp> {
 
   /// Declines `op` for the reference lowering, saying why when asked.
   LogicalResult decline(SSMOp op, const Twine &why) const {
-    if (remarks)
-      op.emitRemark("S4 scan takes the step-by-step matmul lowering: ") << why;
-    return failure();
+    return declineFastForm(
+        op, remarks, "S4 scan takes the step-by-step matmul lowering", why);
   }
 
   LogicalResult matchAndRewrite(SSMOp op,

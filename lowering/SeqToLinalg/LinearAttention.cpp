@@ -489,11 +489,10 @@ struct ChunkedLinearAttentionLowering
 
   /// Declines `op` for the recurrent form, saying why when asked.
   LogicalResult decline(LinearAttentionOp op, const Twine &why) const {
-    if (remarks)
-      op.emitRemark("causal linear attention takes the token-by-token "
-                    "recurrent lowering: ")
-          << why;
-    return failure();
+    return declineFastForm(op, remarks,
+                           "causal linear attention takes the token-by-token "
+                           "recurrent lowering",
+                           why);
   }
 
   LogicalResult matchAndRewrite(LinearAttentionOp op,

@@ -432,12 +432,11 @@ struct RowBlockLowering : public OpRewritePattern<OpTy> {
         axis += type.getRank();
     }
     std::string mismatch = getRowBlockMismatch(input, axis);
-    if (!mismatch.empty()) {
-      if (remarks)
-        op.emitRemark() << op->getName().stripDialect()
-                        << " takes the reference lowering: " << mismatch;
-      return failure();
-    }
+    if (!mismatch.empty())
+      return declineFastForm(op, remarks,
+                             op->getName().stripDialect() +
+                                 " takes the reference lowering",
+                             mismatch);
 
     OpFoldResult features = tensor::getMixedSizes(rewriter, loc, input).back();
     Value result;
