@@ -231,7 +231,7 @@ struct Conv1dOpLowering : public OpRewritePattern<Conv1dOp> {
 
     Value init = createEmptyTensor(rewriter, loc, xSizes, computeType);
     if (bias) {
-      Value wideBias = convertElements(rewriter, loc, bias, computeType);
+      Value wideBias = convertElementType(rewriter, loc, bias, computeType);
       init = linalg::BroadcastOp::create(rewriter, loc, wideBias, init,
                                          ArrayRef<int64_t>{0, 1})
                  .getResult()[0];
@@ -242,7 +242,7 @@ struct Conv1dOpLowering : public OpRewritePattern<Conv1dOp> {
                      rewriter, loc, TypeRange{init.getType()},
                      ValueRange{padded, filter}, ValueRange{init})
                      .getResult(0);
-    Value result = convertElements(rewriter, loc, conv, elementType);
+    Value result = convertElementType(rewriter, loc, conv, elementType);
     rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
     return success();
   }

@@ -466,13 +466,13 @@ struct FusedSSMLowering : public OpRewritePattern<SSMOp> {
     // depends on parameters only (seq-hoist-preparation moves it out).
     Type wide = statespace::getDiscretizationType(f32);
     double step = op.getStep().convertToDouble();
-    Value aWide = statespace::convertElements(rewriter, loc, op.getA(), wide);
-    Value bWide = statespace::convertElements(rewriter, loc, op.getB(), wide);
+    Value aWide = convertElementType(rewriter, loc, op.getA(), wide);
+    Value bWide = convertElementType(rewriter, loc, op.getB(), wide);
     statespace::DiscreteSystem system =
         op.getDiscretization() == Discretization::zoh
             ? statespace::discretizeZoh(rewriter, loc, aWide, bWide, step)
             : statespace::discretizeBilinear(rewriter, loc, aWide, bWide, step);
-    Value ab = statespace::convertElements(rewriter, loc, system.ab, f32);
+    Value ab = convertElementType(rewriter, loc, system.ab, f32);
     auto transposeToF32 = [&](Value m) {
       return buildGeneric(
           rewriter, loc, m,

@@ -62,21 +62,6 @@ Value statespace::buildMap(OpBuilder &b, Location loc, ValueRange inputs,
   return buildGeneric(b, loc, inputs, init, maps, getIteratorTypes(rank), body);
 }
 
-/// `value` with every element converted to `elementType` (no op when it
-/// already has it).
-Value statespace::convertElements(OpBuilder &b, Location loc, Value value,
-                                  Type elementType) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType() == elementType)
-    return value;
-  Value init = createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, value),
-                                 elementType);
-  return buildMap(b, loc, value, init,
-                  [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                    return convertScalar(nb, nloc, args[0], elementType);
-                  });
-}
-
 /// `linalg.fill` of `init` with the float `value`.
 Value statespace::fillWith(OpBuilder &b, Location loc, Value init,
                            double value) {
@@ -264,8 +249,8 @@ static Value buildDiscreteScan(OpBuilder &b, Location loc, SSMOp op,
   Type discretizationType =
       getDiscretizationType(op.getType().getElementType());
   double step = op.getStep().convertToDouble();
-  Value a = convertElements(b, loc, op.getA(), discretizationType);
-  Value bMat = convertElements(b, loc, op.getB(), discretizationType);
+  Value a = convertElementType(b, loc, op.getA(), discretizationType);
+  Value bMat = convertElementType(b, loc, op.getB(), discretizationType);
   DiscreteSystem system = op.getDiscretization() == Discretization::zoh
                               ? discretizeZoh(b, loc, a, bMat, step)
                               : discretizeBilinear(b, loc, a, bMat, step);
@@ -280,8 +265,8 @@ static Value buildDiscreteScan(OpBuilder &b, Location loc, SSMOp op,
       getIteratorTypes(2), [&](OpBuilder &nb, Location nloc, ValueRange args) {
         return convertScalar(nb, nloc, args[0], computeType);
       });
-  Value bb = convertElements(b, loc, system.bb, computeType);
-  Value c = convertElements(b, loc, op.getC(), computeType);
+  Value bb = convertElementType(b, loc, system.bb, computeType);
+  Value c = convertElementType(b, loc, op.getC(), computeType);
   return buildLtiScan(b, loc, op.getInput(), abT, bb, c);
 }
 
