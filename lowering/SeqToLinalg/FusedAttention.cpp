@@ -71,14 +71,8 @@ public:
 
   /// `init` updated by `body(args)` elementwise (2-D or 1-D per `maps`).
   Value generic(ValueRange inputs, Value init, ArrayRef<AffineMap> maps,
-                ArrayRef<utils::IteratorType> iterators,
-                function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-    return linalg::GenericOp::create(
-               b, loc, init.getType(), inputs, init, maps, iterators,
-               [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                 linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
-               })
-        .getResult(0);
+                ArrayRef<utils::IteratorType> iterators, GenericBodyFn body) {
+    return buildGeneric(b, loc, inputs, init, maps, iterators, body);
   }
 
   /// acc[i, j] += sum_r lhs[i, r] rhs[r, j], or with `transposedRhs` rhs
@@ -228,14 +222,10 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
           return arith::MulFOp::create(gb, gl, a[1], a[0]);
         });
     Value oNew = kb.matmulAcc(p, v, oScaled);
-    auto cast = [&](Value x, Type type) -> Value {
-      return x.getType() == type
-                 ? x
-                 : tensor::CastOp::create(rewriter, loc, type, x).getResult();
-    };
-    rewriter.replaceOp(op, {cast(oNew, op.getAcc().getType()),
-                            cast(mNew, op.getMax().getType()),
-                            cast(lNew, op.getSum().getType())});
+    rewriter.replaceOp(
+        op, {castToType(rewriter, loc, oNew, op.getAcc().getType()),
+             castToType(rewriter, loc, mNew, op.getMax().getType()),
+             castToType(rewriter, loc, lNew, op.getSum().getType())});
     return success();
   }
 };
