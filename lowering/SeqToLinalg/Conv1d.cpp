@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/StateSpace.h"
 
@@ -28,6 +29,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -264,6 +267,14 @@ struct Conv1dTapsLowering : public OpRewritePattern<Conv1dOp> {
     // A seq.silu that is the only use is applied in the same bodies.
     auto silu = op->hasOneUse() ? dyn_cast<SiluOp>(*op->user_begin())
                                 : SiluOp();
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.conv1d at " << op.getLoc()
+               << ": the tap form, " << op.getWeight().getType().getDimSize(1)
+               << " taps unrolled"
+               << (silu && silu.getType() == op.getType()
+                       ? ", its seq.silu applied in the bodies"
+                       : "")
+               << "\n");
     if (silu && silu.getType() == op.getType()) {
       rewriter.replaceOp(silu, buildTapForm(rewriter, op, /*silu=*/true));
       rewriter.eraseOp(op);

@@ -58,6 +58,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/StateSpace.h"
 #include "lowering/SeqToLinalg/Utils.h"
@@ -69,6 +70,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -201,6 +204,16 @@ struct FusedSelectiveScanLowering
     Value initialState = op.getInitialState();
     bool softplus = op.getDeltaSoftplus();
     bool wantState = static_cast<bool>(op.getFinalState());
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.selective_scan at " << loc
+               << ": fused scan, " << channels / lanes << " block(s) of "
+               << lanes << " channels, state size " << state
+               << " in registers, exp by "
+               << (scalef && lanes == 16 ? "vscalefps" : "exponent bits")
+               << (softplus ? ", softplus" : "") << (z ? ", gate z" : "")
+               << (d ? ", D skip" : "")
+               << (initialState ? ", initial state" : "")
+               << (wantState ? ", final state" : "") << "\n");
 
     VectorType vec = VectorType::get({lanes}, f32);
     auto idx = [&](OpBuilder &b, int64_t v) {
@@ -493,6 +506,13 @@ struct FusedSSMLowering : public OpRewritePattern<SSMOp> {
     // A partial last block reads and writes through masks.
     const bool whole = channels % lanes == 0;
     const int64_t blocks = llvm::divideCeil(channels, lanes);
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.ssm at " << loc << ": fused S4 scan, "
+               << stringifyDiscretization(op.getDiscretization())
+               << " discretization, " << blocks << " block(s) of " << lanes
+               << " channels" << (whole ? "" : " (the last one masked)")
+               << ", state size " << state << ", Ab rows in groups of "
+               << kSSMRowGroup << "\n");
     VectorType vec = VectorType::get({lanes}, f32);
     VectorType rowVec = VectorType::get({state}, f32);
     auto idx = [&](OpBuilder &b, int64_t v) {

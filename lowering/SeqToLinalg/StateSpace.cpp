@@ -33,6 +33,7 @@
 
 #include "lowering/SeqToLinalg/StateSpace.h"
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,6 +42,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -287,6 +290,11 @@ struct SSMOpLowering : public OpRewritePattern<SSMOp> {
     Type elementType = op.getType().getElementType();
     Type computeType = getComputeType(elementType);
     Value u = op.getInput();
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.ssm at " << loc
+               << ": the step-by-step matmul form, "
+               << stringifyDiscretization(op.getDiscretization())
+               << " discretization, scan in " << computeType << "\n");
 
     // Stages 1 and 2: discretization and the recurrence. A system without
     // state (or without channels) only has the feedthrough; static empty
@@ -452,6 +460,9 @@ struct SelectiveScanOpLowering : public OpRewritePattern<SelectiveScanOp> {
     MLIRContext *ctx = rewriter.getContext();
     Type elementType = op.getResult().getType().getElementType();
     Type computeType = getComputeType(elementType);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] seq.selective_scan at " << loc
+                            << ": the step-by-step reference form, in "
+                            << computeType << "\n");
 
     Value dt = buildTimeSteps(rewriter, loc, op, computeType);
     auto [y, finalState] = buildSelectiveScan(rewriter, loc, op, dt,

@@ -5,13 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/SeqToLinalg/Utils.h"
+#include "dialect/Seq/Support/Debug.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "convert-seq-to-linalg"
 
