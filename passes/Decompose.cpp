@@ -4,10 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "passes/Passes.h"
 #include "passes/Transforms.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "seq-decompose"
 
 namespace mlir {
 namespace seq {
@@ -41,8 +44,12 @@ mlir::seq::decomposeMultiHeadAttention(RewriterBase &rewriter,
                                        MultiHeadAttentionOp op) {
   Location loc = op.getLoc();
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
-  if (inputType.getRank() != 3)
+  if (inputType.getRank() != 3) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not decomposed at "
+                            << op.getLoc() << ": input of rank "
+                            << inputType.getRank() << ", expected 3\n");
     return rewriter.notifyMatchFailure(op, "expected a rank-3 input");
+  }
   Value kvSource = op.getKv() ? op.getKv() : op.getInput();
   auto kvType = cast<RankedTensorType>(kvSource.getType());
   int64_t heads = op.getHeads();
@@ -51,6 +58,17 @@ mlir::seq::decomposeMultiHeadAttention(RewriterBase &rewriter,
   auto bias = [&](unsigned i) -> Value {
     return biases.empty() ? Value() : biases[i];
   };
+  LLVM_DEBUG({
+    llvm::dbgs() << "[" DEBUG_TYPE "] decomposing at " << op.getLoc() << ": "
+                 << heads << " heads, " << kvHeads << " key/value heads, "
+                 << (op.getKv() ? "cross" : "self") << "-attention"
+                 << (biases.empty() ? "" : ", biases")
+                 << (op.getRopeThetaAttr() ? ", rope" : "")
+                 << (op.getAlibi() ? ", alibi" : "");
+    if (MaskAttr mask = op.getMaskAttr())
+      llvm::dbgs() << ", mask " << mask;
+    llvm::dbgs() << "\n";
+  });
   auto outFeatures = [](Value weight) {
     return cast<RankedTensorType>(weight.getType()).getDimSize(0);
   };

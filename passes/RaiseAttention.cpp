@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "passes/Passes.h"
 #include "passes/Transforms.h"
 
@@ -25,6 +26,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Format.h"
+
+#define DEBUG_TYPE "seq-raise-attention"
 
 namespace mlir {
 namespace seq {
@@ -58,6 +62,14 @@ Value withOneHead(PatternRewriter &rewriter, Location loc, Value value) {
       value, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}}, sizes);
 }
 
+/// Leaves `pv` as it is: a match failure saying why, traced under
+/// -debug-only=seq-raise-attention.
+LogicalResult reject(PatternRewriter &rewriter, MatmulOp pv, StringRef why) {
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not raised at " << pv.getLoc()
+                          << ": " << why << "\n");
+  return rewriter.notifyMatchFailure(pv, why);
+}
+
 struct RaiseAttention : public OpRewritePattern<MatmulOp> {
   RaiseAttention(MLIRContext *context, bool remarks)
       : OpRewritePattern(context), remarks(remarks) {}
@@ -68,12 +80,12 @@ struct RaiseAttention : public OpRewritePattern<MatmulOp> {
       return failure();
     auto softmax = pv.getLhs().getDefiningOp<SoftmaxOp>();
     if (!softmax || !softmax->hasOneUse())
-      return rewriter.notifyMatchFailure(pv, "not softmax(...) @ v");
+      return reject(rewriter, pv, "not softmax(...) @ v");
     auto scoresType = cast<RankedTensorType>(softmax.getType());
     int64_t rank = scoresType.getRank();
     int64_t axis = static_cast<int64_t>(softmax.getAxis());
     if (axis != -1 && axis != rank - 1)
-      return rewriter.notifyMatchFailure(pv, "softmax not over the keys");
+      return reject(rewriter, pv, "softmax not over the keys");
 
     // Peel the mask and the scale, each at most once, in either order.
     Value scores = softmax.getInput();
@@ -103,30 +115,30 @@ struct RaiseAttention : public OpRewritePattern<MatmulOp> {
     }
     auto qk = scores.getDefiningOp<MatmulOp>();
     if (!qk || !qk.getTransposeRhs() || !qk->hasOneUse())
-      return rewriter.notifyMatchFailure(pv, "the scores are not q @ k^T");
+      return reject(rewriter, pv, "the scores are not q @ k^T");
 
     Value q = qk.getLhs(), k = qk.getRhs(), v = pv.getRhs();
     auto qType = cast<RankedTensorType>(q.getType());
     auto kType = cast<RankedTensorType>(k.getType());
     auto vType = cast<RankedTensorType>(v.getType());
     if (rank != 3 && rank != 4)
-      return rewriter.notifyMatchFailure(pv, "not [b, n, d] or [b, h, n, d]");
+      return reject(rewriter, pv, "not [b, n, d] or [b, h, n, d]");
     if (kType.getRank() != rank || vType.getRank() != rank ||
         qType.getRank() != rank || qType.getElementType() !=
                                        kType.getElementType() ||
         kType.getElementType() != vType.getElementType())
-      return rewriter.notifyMatchFailure(pv, "operands of mixed ranks or types");
+      return reject(rewriter, pv, "operands of mixed ranks or types");
     // The batch dimension is shared (no broadcast); with heads, k and v
     // have the query's heads or one head shared by all (multi-query).
     if (qType.getDimSize(0) != kType.getDimSize(0) ||
         kType.getDimSize(0) != vType.getDimSize(0))
-      return rewriter.notifyMatchFailure(pv, "batch sizes may differ");
+      return reject(rewriter, pv, "batch sizes may differ");
     if (rank == 4) {
       int64_t heads = qType.getDimSize(1), kvHeads = kType.getDimSize(1);
       if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
           vType.getDimSize(1) != kvHeads ||
           (kvHeads != heads && kvHeads != 1))
-        return rewriter.notifyMatchFailure(pv, "heads not static or shared");
+        return reject(rewriter, pv, "heads not static or shared");
     }
 
     Location loc = pv.getLoc();
@@ -160,6 +172,18 @@ struct RaiseAttention : public OpRewritePattern<MatmulOp> {
         remark << ", masked " << applyMask.getMaskAttr();
       remark << ") @ v raised to seq.attention";
     }
+    LLVM_DEBUG({
+      llvm::dbgs() << "[" DEBUG_TYPE "] raised at " << pv.getLoc() << ": rank "
+                   << rank << ", heads " << qType4.getDimSize(1) << " (k/v "
+                   << cast<RankedTensorType>(k.getType()).getDimSize(1)
+                   << "), scale " << llvm::format("%g", scale.value_or(1.0))
+                   << (scale ? "" : " (none)") << ", mask ";
+      if (applyMask)
+        llvm::dbgs() << applyMask.getMaskAttr();
+      else
+        llvm::dbgs() << "none";
+      llvm::dbgs() << (lengths ? ", key lengths" : "") << "\n";
+    });
     rewriter.replaceOp(pv, result);
     return success();
   }

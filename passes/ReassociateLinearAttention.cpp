@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "passes/Passes.h"
 #include "passes/Transforms.h"
 
@@ -23,6 +24,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/raw_ostream.h"
+
+#define DEBUG_TYPE "seq-reassociate-linear-attention"
 
 namespace mlir {
 namespace seq {
@@ -46,6 +49,14 @@ RankedTensorType withShape(RankedTensorType like, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, like.getElementType());
 }
 
+/// Leaves the product `qk` as it is: a match failure saying why, traced
+/// under -debug-only=seq-reassociate-linear-attention.
+LogicalResult reject(RewriterBase &rewriter, MatmulOp qk, const Twine &why) {
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] kept at " << qk.getLoc() << ": "
+                          << why << "\n");
+  return rewriter.notifyMatchFailure(qk, why);
+}
+
 } // namespace
 
 LogicalResult mlir::seq::reassociateLinearAttention(RewriterBase &rewriter,
@@ -59,18 +70,21 @@ LogicalResult mlir::seq::reassociateLinearAttention(RewriterBase &rewriter,
     int64_t rank = aType.getRank();
     if (rank < 3 || bType.getRank() != rank ||
         aType.getShape().drop_back(2) != bType.getShape().drop_back(2))
-      return rewriter.notifyMatchFailure(qk, "not a batched A @ B^T");
+      return reject(rewriter, qk, "not a batched A @ B^T");
     int64_t d = aType.getShape().back();
     if (ShapedType::isDynamic(d))
-      return rewriter.notifyMatchFailure(qk, "feature size not static");
+      return reject(rewriter, qk, "feature size not static");
 
     // Every use: S @ V with V [..., m, e] (static e), or sum(S, -1, keepdim).
     SmallVector<ScoreUse> uses;
     Operation *first = nullptr;
     int64_t products = 0, sums = 0, eTotal = 0;
     for (Operation *user : qk->getUsers()) {
-      if (user->getBlock() != qk->getBlock())
+      if (user->getBlock() != qk->getBlock()) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] kept at " << qk.getLoc()
+                                << ": a use in another block\n");
         return failure();
+      }
       if (!first || user->isBeforeInBlock(first))
         first = user;
       if (auto pv = dyn_cast<MatmulOp>(user)) {
@@ -79,7 +93,7 @@ LogicalResult mlir::seq::reassociateLinearAttention(RewriterBase &rewriter,
             vType.getRank() != rank ||
             vType.getShape().drop_back(2) != aType.getShape().drop_back(2) ||
             ShapedType::isDynamic(vType.getShape().back()))
-          return rewriter.notifyMatchFailure(qk, "a product not S @ V");
+          return reject(rewriter, qk, "a product not S @ V");
         uses.push_back({user, pv.getRhs()});
         ++products;
         eTotal += vType.getShape().back();
@@ -89,20 +103,21 @@ LogicalResult mlir::seq::reassociateLinearAttention(RewriterBase &rewriter,
       if (!sum || sum.getKind() != ReduceKind::sum || !sum.getKeepdim() ||
           sum.getAxes().size() != 1 ||
           (sum.getAxes()[0] != rank - 1 && sum.getAxes()[0] != -1))
-        return rewriter.notifyMatchFailure(qk, "a use other than S @ V or "
-                                               "a row sum of S");
+        return reject(rewriter, qk,
+                      "a use other than S @ V or "
+                      "a row sum of S");
       uses.push_back({user, Value()});
       ++sums;
     }
     if (products == 0)
-      return rewriter.notifyMatchFailure(qk, "no S @ V");
+      return reject(rewriter, qk, "no S @ V");
     // The values must be defined before the first use, where the new ops go.
     for (const ScoreUse &use : uses)
       if (use.value)
         if (Operation *def = use.value.getDefiningOp();
             def && def->getBlock() == first->getBlock() &&
             !def->isBeforeInBlock(first))
-          return rewriter.notifyMatchFailure(qk, "V defined after a use");
+          return reject(rewriter, qk, "V defined after a use");
 
     // Costs in multiply-adds: the quadratic form computes S (n m d), each
     // S @ V (n m e) and each row sum (n m); the reassociated one B^T V
@@ -116,6 +131,16 @@ LogicalResult mlir::seq::reassociateLinearAttention(RewriterBase &rewriter,
     };
     int64_t nStatic = aType.getShape().end()[-2];
     int64_t mStatic = bType.getShape().end()[-2];
+    LLVM_DEBUG({
+      auto size = [](int64_t s) {
+        return ShapedType::isDynamic(s) ? std::string("?") : std::to_string(s);
+      };
+      llvm::dbgs() << "[" DEBUG_TYPE "] candidate at " << qk.getLoc()
+                   << ": n = " << size(nStatic) << ", m = " << size(mStatic)
+                   << ", d = " << d << ", " << products
+                   << " product(s) S @ V with e = " << eTotal << " in all, "
+                   << sums << " row sum(s)\n";
+    });
     Location loc = qk.getLoc();
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(first);
@@ -170,10 +195,12 @@ LogicalResult mlir::seq::reassociateLinearAttention(RewriterBase &rewriter,
              << " form chosen (" << static_cast<int64_t>(reassoc)
              << " multiply-adds reassociated, " << static_cast<int64_t>(quad)
              << " quadratic, per batch element)";
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] static sizes: " << message << "\n");
       if (remarks)
         qk.emitRemark() << message;
       if (reassoc >= quad)
-        return rewriter.notifyMatchFailure(qk, "the quadratic form is cheaper");
+        return reject(rewriter, qk, "the quadratic form is cheaper");
       replacements = buildReassociated(rewriter);
     } else {
       // Both forms, behind the cost test at run time.
@@ -212,6 +239,10 @@ LogicalResult mlir::seq::reassociateLinearAttention(RewriterBase &rewriter,
         scf::YieldOp::create(rewriter, loc, kept);
       }
       replacements = branch.getResults();
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] symbolic sizes: both forms behind scf.if "
+                 << d * eTotal + sums * d << " (n + m) < " << d + eTotal + sums
+                 << " n m at run time\n");
       if (remarks)
         qk.emitRemark() << "linear attention: reassociated form when "
                         << d * eTotal + sums * d << " (n + m) < "

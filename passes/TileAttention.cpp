@@ -39,6 +39,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "passes/Passes.h"
 #include "passes/Transforms.h"
 
@@ -50,6 +51,8 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <limits>
+
+#define DEBUG_TYPE "seq-tile-attention"
 
 namespace mlir {
 namespace seq {
@@ -200,6 +203,20 @@ public:
     return !mask || (!mask.getCausal() && mask.getWindow() == 0);
   }
 
+  /// Where the partial tiles of a positional mask lie: the causal
+  /// diagonal, the window's edges, the tiles of global queries.
+  SmallVector<StringRef> partialTiles() {
+    MaskAttr mask = op.getMaskAttr();
+    SmallVector<StringRef> cuts;
+    if (mask.getCausal())
+      cuts.push_back("the causal diagonal");
+    if (mask.getWindow() > 0)
+      cuts.push_back("the window's edges");
+    if (mask.getGlobalTokens() > 0)
+      cuts.push_back("the tiles of global queries");
+    return cuts;
+  }
+
   void rewrite(RewriterBase &rewriter);
 
 private:
@@ -341,8 +358,27 @@ SmallVector<Value> AttentionTiler::tileState(OpBuilder &b, Value chunkLo,
   SmallVector<Value> result = state;
   if (!mask || (!causal && window == 0)) {
     // Every tile of [lo, hi) is full.
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "]   key loop of a query tile: "
+                            << "[lo, hi) full\n");
     return keyLoop(b, lo, hi, result, /*partial=*/false);
   }
+  LLVM_DEBUG({
+    llvm::dbgs() << "[" DEBUG_TYPE "]   key loops of a query tile:";
+    if (globalEnd)
+      llvm::dbgs() << " [0, min(" << globalTokens
+                   << ", lo)) full (the global keys),";
+    llvm::dbgs() << " [lo, a) partial, [a, f) full, [f, hi) partial";
+    if (causal)
+      llvm::dbgs() << "; hi <= the tile's last query + 1 (causal)";
+    if (window > 0)
+      llvm::dbgs() << "; [lo, hi) within a window of " << window;
+    if (globalRows)
+      llvm::dbgs() << "; the tiles of the " << globalTokens
+                   << " global queries all partial";
+    if (length)
+      llvm::dbgs() << "; hi <= the key length";
+    llvm::dbgs() << "\n";
+  });
   // The key tiles start at lo; the full ones are those of [fullLo, fullHi)
   // on that grid: [a, f).
   Value a = tb.min(tb.alignUp(tb.max(fullLo, lo), lo, step), hi);
@@ -518,6 +554,28 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
             .getResult(0);
   }
 
+  LLVM_DEBUG({
+    llvm::dbgs() << "[" DEBUG_TYPE "] tiling at " << loc << ": "
+                 << qType.getElementType() << ", " << heads << " head(s) ("
+                 << group << " per key/value head), d = " << d
+                 << ", d_v = " << dv << ", " << options.queryBlock << "x"
+                 << options.keyBlock << " (query x key) tiles";
+    if (positionless())
+      llvm::dbgs() << ", no positional mask: every tile full";
+    else
+      llvm::dbgs() << ", mask " << mask << ": partial tiles at "
+                   << llvm::join(partialTiles(), ", ");
+    if (positionless() && options.splitUnits > 1)
+      llvm::dbgs() << "; split-key form (flash-decoding) when fewer than "
+                   << options.splitUnits << " units at run time, chunks of "
+                   << options.splitMinKeys << "+ keys";
+    else
+      llvm::dbgs() << "; no split-key form ("
+                   << (positionless() ? "split-units <= 1" : "positional mask")
+                   << ")";
+    llvm::dbgs() << (lengths ? "; key lengths" : "") << (alibi ? "; ALiBi" : "")
+                 << "\n";
+  });
   Value result;
   if (positionless() && options.splitUnits > 1) {
     // Split the keys when the (batch, head, query tile) units are fewer
@@ -563,15 +621,8 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
     if (!positionless()) {
       remark << "; mask " << mask
              << ": empty tiles skipped by the loop bounds, full tiles "
-                "unmasked, partial tiles (";
-      SmallVector<StringRef> cuts;
-      if (mask.getCausal())
-        cuts.push_back("the causal diagonal");
-      if (mask.getWindow() > 0)
-        cuts.push_back("the window's edges");
-      if (mask.getGlobalTokens() > 0)
-        cuts.push_back("the tiles of global queries");
-      remark << llvm::join(cuts, ", ") << ") masked";
+                "unmasked, partial tiles ("
+             << llvm::join(partialTiles(), ", ") << ") masked";
     } else {
       remark << "; no positional mask: every tile full";
       if (options.splitUnits > 1)
@@ -604,6 +655,11 @@ struct SeqTileAttentionPass
     }
     TileOptions options{queryBlock, keyBlock, splitUnits,
                         std::max<int64_t>(splitMinKeys, 1), remarks};
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] query-block " << options.queryBlock
+               << ", key-block " << options.keyBlock << ", split-units "
+               << options.splitUnits << ", split-min-keys "
+               << options.splitMinKeys << "\n");
     IRRewriter rewriter(&getContext());
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
@@ -625,6 +681,8 @@ LogicalResult mlir::seq::tileAttention(RewriterBase &rewriter, AttentionOp op,
   AttentionTiler tiler(op, options);
   std::string why = tiler.whyNot();
   if (!why.empty()) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] reference lowering at "
+                            << op.getLoc() << ": " << why << "\n");
     if (remarks)
       op.emitRemark("attention takes the reference lowering, which "
                     "materializes the scores: ")

@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/Utils.h"
 #include "passes/Transforms.h"
@@ -36,6 +37,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -61,6 +64,8 @@ struct ApplyMaskLowering : public OpRewritePattern<ApplyMaskOp> {
     int64_t rank = type.getRank();
 
     if (!lengths && mask.isFull()) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] seq.apply_mask at " << loc
+                              << ": hides nothing, folded away\n");
       rewriter.replaceOp(op, scores);
       return success();
     }
@@ -126,6 +131,17 @@ struct AttentionLowering : public OpRewritePattern<AttentionOp> {
     int64_t group = 1;
     if (ShapedType::isStatic(heads) && ShapedType::isStatic(kvHeads))
       group = heads / kvHeads;
+    LLVM_DEBUG({
+      llvm::dbgs() << "[" DEBUG_TYPE "] seq.attention at " << loc
+                   << ": the reference form, the scores materialized, in "
+                   << computeType << ", " << group
+                   << " query head(s) per key/value head";
+      if (MaskAttr mask = op.getMaskAttr())
+        llvm::dbgs() << ", mask " << mask;
+      llvm::dbgs() << (op.getLengths() ? ", key lengths" : "")
+                   << (op.getBias() ? ", score bias" : "")
+                   << (op.getAlibi() ? ", ALiBi" : "") << "\n";
+    });
 
     SmallVector<OpFoldResult> qSizes =
         tensor::getMixedSizes(rewriter, loc, query);

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/StateSpace.h"
 
@@ -28,6 +29,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -231,7 +234,7 @@ struct Conv1dOpLowering : public OpRewritePattern<Conv1dOp> {
 
     Value init = createEmptyTensor(rewriter, loc, xSizes, computeType);
     if (bias) {
-      Value wideBias = convertElements(rewriter, loc, bias, computeType);
+      Value wideBias = convertElementType(rewriter, loc, bias, computeType);
       init = linalg::BroadcastOp::create(rewriter, loc, wideBias, init,
                                          ArrayRef<int64_t>{0, 1})
                  .getResult()[0];
@@ -242,7 +245,7 @@ struct Conv1dOpLowering : public OpRewritePattern<Conv1dOp> {
                      rewriter, loc, TypeRange{init.getType()},
                      ValueRange{padded, filter}, ValueRange{init})
                      .getResult(0);
-    Value result = convertElements(rewriter, loc, conv, elementType);
+    Value result = convertElementType(rewriter, loc, conv, elementType);
     rewriter.replaceOp(op, castToType(rewriter, loc, result, op.getType()));
     return success();
   }
@@ -258,14 +261,20 @@ struct Conv1dTapsLowering : public OpRewritePattern<Conv1dOp> {
     if (!hasConvRanks(op))
       return failure(); // the reference lowering reports it
     std::string mismatch = getTapFormMismatch(op);
-    if (!mismatch.empty()) {
-      if (remarks)
-        op.emitRemark("conv1d takes the reference lowering: ") << mismatch;
-      return failure();
-    }
+    if (!mismatch.empty())
+      return declineFastForm(op, remarks, "conv1d takes the reference lowering",
+                             mismatch);
     // A seq.silu that is the only use is applied in the same bodies.
     auto silu = op->hasOneUse() ? dyn_cast<SiluOp>(*op->user_begin())
                                 : SiluOp();
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.conv1d at " << op.getLoc()
+               << ": the tap form, " << op.getWeight().getType().getDimSize(1)
+               << " taps unrolled"
+               << (silu && silu.getType() == op.getType()
+                       ? ", its seq.silu applied in the bodies"
+                       : "")
+               << "\n");
     if (silu && silu.getType() == op.getType()) {
       rewriter.replaceOp(silu, buildTapForm(rewriter, op, /*silu=*/true));
       rewriter.eraseOp(op);

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Passes.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 
@@ -12,6 +13,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 namespace mlir {
 namespace seq {
@@ -43,6 +46,11 @@ struct ConvertSeqToLinalgPass
   using Base::Base;
 
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] scan-vector-lanes " << scanVectorLanes
+               << (scanScalef ? " (scalef)" : "") << ", linear-attention-chunk "
+               << linearAttentionChunk << ", row-forms "
+               << (rowForms ? "on" : "off") << "\n");
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
     target.addIllegalDialect<SeqDialect>();

@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/Utils.h"
 
@@ -41,6 +42,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -71,14 +74,8 @@ public:
 
   /// `init` updated by `body(args)` elementwise (2-D or 1-D per `maps`).
   Value generic(ValueRange inputs, Value init, ArrayRef<AffineMap> maps,
-                ArrayRef<utils::IteratorType> iterators,
-                function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-    return linalg::GenericOp::create(
-               b, loc, init.getType(), inputs, init, maps, iterators,
-               [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                 linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
-               })
-        .getResult(0);
+                ArrayRef<utils::IteratorType> iterators, GenericBodyFn body) {
+    return buildGeneric(b, loc, inputs, init, maps, iterators, body);
   }
 
   /// acc[i, j] += sum_r lhs[i, r] rhs[r, j], or with `transposedRhs` rhs
@@ -128,6 +125,14 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
     Value cols = tensor::DimOp::create(rewriter, loc, k, 0);
     MaskAttr mask = op.getMaskAttr();
     Value slope = op.getSlope();
+    LLVM_DEBUG({
+      llvm::dbgs() << "[" DEBUG_TYPE "] seq.online_attention at " << loc;
+      if (mask)
+        llvm::dbgs() << ": a partial tile, masked by " << mask;
+      else
+        llvm::dbgs() << ": a full tile, no mask arithmetic";
+      llvm::dbgs() << (slope ? ", ALiBi in the tile" : "") << "\n";
+    });
     // Q K^T with K read in place along the head dimension.
     Value s = kb.matmulAcc(q, k, kb.filled({rows, cols}, 0.0),
                            /*transposedRhs=*/true);
@@ -228,14 +233,10 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
           return arith::MulFOp::create(gb, gl, a[1], a[0]);
         });
     Value oNew = kb.matmulAcc(p, v, oScaled);
-    auto cast = [&](Value x, Type type) -> Value {
-      return x.getType() == type
-                 ? x
-                 : tensor::CastOp::create(rewriter, loc, type, x).getResult();
-    };
-    rewriter.replaceOp(op, {cast(oNew, op.getAcc().getType()),
-                            cast(mNew, op.getMax().getType()),
-                            cast(lNew, op.getSum().getType())});
+    rewriter.replaceOp(
+        op, {castToType(rewriter, loc, oNew, op.getAcc().getType()),
+             castToType(rewriter, loc, mNew, op.getMax().getType()),
+             castToType(rewriter, loc, lNew, op.getSum().getType())});
     return success();
   }
 };
@@ -253,6 +254,12 @@ struct AttentionFinalizeLowering
     Value acc = op.getAcc(), m = op.getMax(), l = op.getSum();
     const bool merge = op.getAcc().getType().getRank() == 3;
     const int64_t rowDim = merge ? 1 : 0;
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.attention_finalize at " << loc << ": "
+               << (merge ? "the partial states of the key chunks "
+                           "merged, then O / l"
+                         : "O / l")
+               << "\n");
     Value rows = tensor::DimOp::create(rewriter, loc, acc, rowDim);
     Value dv = tensor::DimOp::create(rewriter, loc, acc, rowDim + 1);
     if (merge) {

@@ -58,6 +58,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/StateSpace.h"
 #include "lowering/SeqToLinalg/Utils.h"
@@ -69,6 +70,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -155,11 +158,9 @@ struct FusedSelectiveScanLowering
 
   /// Declines `op` for the reference lowering, saying why when asked.
   LogicalResult decline(SelectiveScanOp op, const Twine &why) const {
-    if (remarks)
-      op.emitRemark("selective scan takes the step-by-step reference "
-                    "lowering: ")
-          << why;
-    return failure();
+    return declineFastForm(
+        op, remarks, "selective scan takes the step-by-step reference lowering",
+        why);
   }
 
   LogicalResult matchAndRewrite(SelectiveScanOp op,
@@ -203,6 +204,16 @@ struct FusedSelectiveScanLowering
     Value initialState = op.getInitialState();
     bool softplus = op.getDeltaSoftplus();
     bool wantState = static_cast<bool>(op.getFinalState());
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.selective_scan at " << loc
+               << ": fused scan, " << channels / lanes << " block(s) of "
+               << lanes << " channels, state size " << state
+               << " in registers, exp by "
+               << (scalef && lanes == 16 ? "vscalefps" : "exponent bits")
+               << (softplus ? ", softplus" : "") << (z ? ", gate z" : "")
+               << (d ? ", D skip" : "")
+               << (initialState ? ", initial state" : "")
+               << (wantState ? ", final state" : "") << "\n");
 
     VectorType vec = VectorType::get({lanes}, f32);
     auto idx = [&](OpBuilder &b, int64_t v) {
@@ -431,9 +442,8 @@ struct FusedSSMLowering : public OpRewritePattern<SSMOp> {
 
   /// Declines `op` for the reference lowering, saying why when asked.
   LogicalResult decline(SSMOp op, const Twine &why) const {
-    if (remarks)
-      op.emitRemark("S4 scan takes the step-by-step matmul lowering: ") << why;
-    return failure();
+    return declineFastForm(
+        op, remarks, "S4 scan takes the step-by-step matmul lowering", why);
   }
 
   LogicalResult matchAndRewrite(SSMOp op,
@@ -469,13 +479,13 @@ struct FusedSSMLowering : public OpRewritePattern<SSMOp> {
     // depends on parameters only (seq-hoist-preparation moves it out).
     Type wide = statespace::getDiscretizationType(f32);
     double step = op.getStep().convertToDouble();
-    Value aWide = statespace::convertElements(rewriter, loc, op.getA(), wide);
-    Value bWide = statespace::convertElements(rewriter, loc, op.getB(), wide);
+    Value aWide = convertElementType(rewriter, loc, op.getA(), wide);
+    Value bWide = convertElementType(rewriter, loc, op.getB(), wide);
     statespace::DiscreteSystem system =
         op.getDiscretization() == Discretization::zoh
             ? statespace::discretizeZoh(rewriter, loc, aWide, bWide, step)
             : statespace::discretizeBilinear(rewriter, loc, aWide, bWide, step);
-    Value ab = statespace::convertElements(rewriter, loc, system.ab, f32);
+    Value ab = convertElementType(rewriter, loc, system.ab, f32);
     auto transposeToF32 = [&](Value m) {
       return buildGeneric(
           rewriter, loc, m,
@@ -496,6 +506,13 @@ struct FusedSSMLowering : public OpRewritePattern<SSMOp> {
     // A partial last block reads and writes through masks.
     const bool whole = channels % lanes == 0;
     const int64_t blocks = llvm::divideCeil(channels, lanes);
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.ssm at " << loc << ": fused S4 scan, "
+               << stringifyDiscretization(op.getDiscretization())
+               << " discretization, " << blocks << " block(s) of " << lanes
+               << " channels" << (whole ? "" : " (the last one masked)")
+               << ", state size " << state << ", Ab rows in groups of "
+               << kSSMRowGroup << "\n");
     VectorType vec = VectorType::get({lanes}, f32);
     VectorType rowVec = VectorType::get({state}, f32);
     auto idx = [&](OpBuilder &b, int64_t v) {

@@ -38,6 +38,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/Utils.h"
 
@@ -46,6 +47,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -462,6 +465,12 @@ struct LinearAttentionOpLowering : public OpRewritePattern<LinearAttentionOp> {
         tensor::getMixedSizes(rewriter, loc, phiQ);
     outSizes[3] = tensor::getMixedSize(rewriter, loc, v, 3);
 
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.linear_attention at " << loc << ": "
+               << (op.getCausal() ? "causal, the token-by-token recurrence"
+                                  : "non-causal, reassociated")
+               << ", feature map " << stringifyFeatureMap(map) << ", in "
+               << computeType << "\n");
     if (op.getCausal()) {
       replaceCausal(rewriter, op,
                     buildCausalLinearAttention(
@@ -489,11 +498,10 @@ struct ChunkedLinearAttentionLowering
 
   /// Declines `op` for the recurrent form, saying why when asked.
   LogicalResult decline(LinearAttentionOp op, const Twine &why) const {
-    if (remarks)
-      op.emitRemark("causal linear attention takes the token-by-token "
-                    "recurrent lowering: ")
-          << why;
-    return failure();
+    return declineFastForm(op, remarks,
+                           "causal linear attention takes the token-by-token "
+                           "recurrent lowering",
+                           why);
   }
 
   LogicalResult matchAndRewrite(LinearAttentionOp op,
@@ -514,6 +522,12 @@ struct ChunkedLinearAttentionLowering
 
     Location loc = op.getLoc();
     FeatureMap map = op.getFeatureMap();
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.linear_attention at " << loc
+               << ": causal, chunks of " << chunk << " tokens, feature map "
+               << stringifyFeatureMap(map)
+               << (op.getInitialState() ? ", initial state" : "")
+               << (op.getFinalState() ? ", final state" : "") << "\n");
     Value phiQ = buildFeatures(rewriter, loc, op.getQuery(), map, f32);
     Value phiK = buildFeatures(rewriter, loc, op.getKey(), map, f32);
     replaceCausal(rewriter, op,

@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/Utils.h"
 
@@ -35,6 +36,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -315,8 +318,14 @@ static Value buildRowBlocks(
   if (std::optional<int64_t> d = getConstantIntValue(features)) {
     int64_t n = std::clamp<int64_t>(elementsPerBlock / std::max<int64_t>(*d, 1),
                                     1, kMaxRowsPerBlock);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "]   blocks of " << n
+                            << " rows of " << *d << " features\n");
     blockRows = createIndexConstant(b, loc, n);
   } else {
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "]   rows per block at run "
+               << "time: " << elementsPerBlock << " / features, 1 to "
+               << kMaxRowsPerBlock << "\n");
     Value width = arith::MaxUIOp::create(b, loc,
                                      getValueOrCreateIndex(b, loc, features),
                                      createIndexConstant(b, loc, 1));
@@ -432,13 +441,15 @@ struct RowBlockLowering : public OpRewritePattern<OpTy> {
         axis += type.getRank();
     }
     std::string mismatch = getRowBlockMismatch(input, axis);
-    if (!mismatch.empty()) {
-      if (remarks)
-        op.emitRemark() << op->getName().stripDialect()
-                        << " takes the reference lowering: " << mismatch;
-      return failure();
-    }
+    if (!mismatch.empty())
+      return declineFastForm(op, remarks,
+                             op->getName().stripDialect() +
+                                 " takes the reference lowering",
+                             mismatch);
 
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] " << op->getName() << " at " << loc
+               << ": the row-block form over axis " << axis << "\n");
     OpFoldResult features = tensor::getMixedSizes(rewriter, loc, input).back();
     Value result;
     if constexpr (std::is_same_v<OpTy, SoftmaxOp>) {

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/Utils.h"
 
@@ -30,6 +31,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -235,6 +238,9 @@ struct TabulatedRopeLowering : public OpRewritePattern<RopeOp> {
     Type computeType = getComputeType(elementType);
     double theta = op.getTheta().convertToDouble();
     MLIRContext *ctx = rewriter.getContext();
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] seq.rope at " << loc
+                            << ": cos and sin tabulated per (position, pair) "
+                            << "in " << computeType << "\n");
 
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(rewriter, loc, input);

@@ -33,6 +33,7 @@
 
 #include "lowering/SeqToLinalg/StateSpace.h"
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/Support/Debug.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,6 +42,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -60,21 +63,6 @@ Value statespace::buildMap(OpBuilder &b, Location loc, ValueRange inputs,
   SmallVector<AffineMap> maps(inputs.size() + 1,
                               b.getMultiDimIdentityMap(rank));
   return buildGeneric(b, loc, inputs, init, maps, getIteratorTypes(rank), body);
-}
-
-/// `value` with every element converted to `elementType` (no op when it
-/// already has it).
-Value statespace::convertElements(OpBuilder &b, Location loc, Value value,
-                                  Type elementType) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType() == elementType)
-    return value;
-  Value init = createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, value),
-                                 elementType);
-  return buildMap(b, loc, value, init,
-                  [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                    return convertScalar(nb, nloc, args[0], elementType);
-                  });
 }
 
 /// `linalg.fill` of `init` with the float `value`.
@@ -264,8 +252,8 @@ static Value buildDiscreteScan(OpBuilder &b, Location loc, SSMOp op,
   Type discretizationType =
       getDiscretizationType(op.getType().getElementType());
   double step = op.getStep().convertToDouble();
-  Value a = convertElements(b, loc, op.getA(), discretizationType);
-  Value bMat = convertElements(b, loc, op.getB(), discretizationType);
+  Value a = convertElementType(b, loc, op.getA(), discretizationType);
+  Value bMat = convertElementType(b, loc, op.getB(), discretizationType);
   DiscreteSystem system = op.getDiscretization() == Discretization::zoh
                               ? discretizeZoh(b, loc, a, bMat, step)
                               : discretizeBilinear(b, loc, a, bMat, step);
@@ -280,8 +268,8 @@ static Value buildDiscreteScan(OpBuilder &b, Location loc, SSMOp op,
       getIteratorTypes(2), [&](OpBuilder &nb, Location nloc, ValueRange args) {
         return convertScalar(nb, nloc, args[0], computeType);
       });
-  Value bb = convertElements(b, loc, system.bb, computeType);
-  Value c = convertElements(b, loc, op.getC(), computeType);
+  Value bb = convertElementType(b, loc, system.bb, computeType);
+  Value c = convertElementType(b, loc, op.getC(), computeType);
   return buildLtiScan(b, loc, op.getInput(), abT, bb, c);
 }
 
@@ -302,6 +290,11 @@ struct SSMOpLowering : public OpRewritePattern<SSMOp> {
     Type elementType = op.getType().getElementType();
     Type computeType = getComputeType(elementType);
     Value u = op.getInput();
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] seq.ssm at " << loc
+               << ": the step-by-step matmul form, "
+               << stringifyDiscretization(op.getDiscretization())
+               << " discretization, scan in " << computeType << "\n");
 
     // Stages 1 and 2: discretization and the recurrence. A system without
     // state (or without channels) only has the feedthrough; static empty
@@ -467,6 +460,9 @@ struct SelectiveScanOpLowering : public OpRewritePattern<SelectiveScanOp> {
     MLIRContext *ctx = rewriter.getContext();
     Type elementType = op.getResult().getType().getElementType();
     Type computeType = getComputeType(elementType);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] seq.selective_scan at " << loc
+                            << ": the step-by-step reference form, in "
+                            << computeType << "\n");
 
     Value dt = buildTimeSteps(rewriter, loc, op, computeType);
     auto [y, finalState] = buildSelectiveScan(rewriter, loc, op, dt,

@@ -24,11 +24,6 @@ namespace mlir::seq::statespace {
 Value buildMap(OpBuilder &b, Location loc, ValueRange inputs, Value init,
                GenericBodyFn body);
 
-/// `value` with every element converted to `elementType` (no op when it
-/// already has it).
-Value convertElements(OpBuilder &b, Location loc, Value value,
-                      Type elementType);
-
 /// `linalg.fill` of `init` with the float `value`.
 Value fillWith(OpBuilder &b, Location loc, Value init, double value);
 

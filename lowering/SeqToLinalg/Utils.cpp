@@ -5,12 +5,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/SeqToLinalg/Utils.h"
+#include "dialect/Seq/Support/Debug.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#define DEBUG_TYPE "convert-seq-to-linalg"
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -518,6 +521,17 @@ LogicalResult mlir::seq::emitLoweringError(PatternRewriter &rewriter,
                                            const Twine &message) {
   op->emitOpError("cannot be lowered to linalg: ") << message;
   return rewriter.notifyMatchFailure(op, message);
+}
+
+LogicalResult mlir::seq::declineFastForm(Operation *op, bool remarks,
+                                         const Twine &fallback,
+                                         const Twine &why) {
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << op->getName() << " at "
+                          << op->getLoc() << ": " << fallback << ": " << why
+                          << "\n");
+  if (remarks)
+    op->emitRemark() << fallback << ": " << why;
+  return failure();
 }
 
 //===----------------------------------------------------------------------===//

@@ -200,6 +200,14 @@ Value buildMaskPredicate(OpBuilder &b, Location loc, MaskAttr mask, Value i,
 LogicalResult emitLoweringError(PatternRewriter &rewriter, Operation *op,
                                 const Twine &message);
 
+/// Declines `op` for a pattern's fast form (a fused scan, the chunked linear
+/// attention, the tap or row-block forms), leaving it to the lowering named
+/// by `fallback` ("<op> takes the ... lowering"): with `remarks`, a remark
+/// "<fallback>: <why>" at `op`; under -debug-only=convert-seq-to-linalg, the
+/// same line either way. Returns failure, for matchAndRewrite to return.
+LogicalResult declineFastForm(Operation *op, bool remarks,
+                              const Twine &fallback, const Twine &why);
+
 //===----------------------------------------------------------------------===//
 // Structured ops and slices used by the loop-carried lowerings
 //===----------------------------------------------------------------------===//
