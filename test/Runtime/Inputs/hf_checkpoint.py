@@ -1,10 +1,11 @@
-"""hf_checkpoint.py: tiny random Hugging Face checkpoints for examples/llama.seq
-and examples/bert.seq, and float64 NumPy re-implementations of the models
-they hold (LlamaForCausalLM, BertModel with mean pooling), with numpy only.
+"""hf_checkpoint.py: tiny random Hugging Face checkpoints for examples/llama.seq,
+examples/bert.seq and Inputs/gpt2.seq, and float64 NumPy re-implementations
+of the models they hold (LlamaForCausalLM, BertModel with mean pooling,
+GPT2LMHeadModel), with numpy only.
 
   hf_checkpoint.py write llama DIR [--tied 0|1] [--shards N] [--extra] [--dtype bf16|f16|f32]
-  hf_checkpoint.py write bert DIR [--shards N] [--dtype ...]
-  hf_checkpoint.py check llama|bert DIR OUTPUT.npy
+  hf_checkpoint.py write bert|gpt2 DIR [--shards N] [--dtype ...]
+  hf_checkpoint.py check llama|bert|gpt2 DIR OUTPUT.npy
 
 `write` puts the checkpoint in DIR/ckpt (model.safetensors, or N shards and
 model.safetensors.index.json), with the tensors, names, dtypes and extra
@@ -22,6 +23,7 @@ LLAMA = dict(vocab=96, dim=48, heads=6, kv_heads=2, hidden=80, depth=2,
              theta=100000.0, eps=1e-5)
 BERT = dict(vocab=96, dim=48, heads=4, hidden=72, depth=2, max_positions=32,
             types=2, eps=1e-12)
+GPT2 = dict(vocab=96, positions=32, dim=48, heads=4, depth=2, eps=1e-5)
 BATCH, LENGTH = 3, 9
 
 
@@ -143,6 +145,30 @@ def bert_weights(rng):
     return {name: random_tensor(rng, name, shape) for name, shape in shapes}
 
 
+def gpt2_weights(rng):
+    c = GPT2
+    d = c["dim"]
+    shapes = [("wte.weight", (c["vocab"], d)),
+              ("wpe.weight", (c["positions"], d))]
+    for i in range(c["depth"]):
+        p = "h.%d." % i
+        # Conv1D weights are [in, out].
+        shapes += [
+            (p + "ln_1.weight", (d,)), (p + "ln_1.bias", (d,)),
+            (p + "attn.c_attn.weight", (d, 3 * d)),
+            (p + "attn.c_attn.bias", (3 * d,)),
+            (p + "attn.c_proj.weight", (d, d)), (p + "attn.c_proj.bias", (d,)),
+            (p + "ln_2.weight", (d,)), (p + "ln_2.bias", (d,)),
+            (p + "mlp.c_fc.weight", (d, 4 * d)),
+            (p + "mlp.c_fc.bias", (4 * d,)),
+            (p + "mlp.c_proj.weight", (4 * d, d)),
+            (p + "mlp.c_proj.bias", (d,)),
+        ]
+    shapes.append(("ln_f.weight", (d,)))
+    shapes.append(("ln_f.bias", (d,)))
+    return {name: random_tensor(rng, name, shape) for name, shape in shapes}
+
+
 def random_tensor(rng, name, shape):
     """Well-conditioned values: projections N(0, 1/fan_in), norm gains
     1 + N(0, 0.1^2), biases N(0, 0.05^2), embeddings N(0, 0.5^2)."""
@@ -150,8 +176,10 @@ def random_tensor(rng, name, shape):
         if name.endswith("bias"):
             return rng.normal(0, 0.05, shape)
         return 1 + rng.normal(0, 0.1, shape)
-    if "embed" in name:
+    if "embed" in name or name in ("wte.weight", "wpe.weight"):
         return rng.normal(0, 0.5, shape)
+    if ".c_" in name:                              # Conv1D: [in, out]
+        return rng.normal(0, shape[0] ** -0.5, shape)
     return rng.normal(0, shape[1] ** -0.5, shape)
 
 
@@ -219,6 +247,30 @@ def llama_forward(w, ids):
     return x @ head.T
 
 
+def gpt2_forward(w, ids):
+    c = GPT2
+    n = ids.shape[1]
+    x = w["wte.weight"][ids] + w["wpe.weight"][:n]
+    causal = np.triu(np.full((n, n), -np.inf), 1)
+
+    def conv1d(h, name):
+        return h @ w[name + ".weight"] + w[name + ".bias"]
+
+    def ln(h, name):
+        return layer_norm(h, w[name + ".weight"], w[name + ".bias"], c["eps"])
+
+    for i in range(c["depth"]):
+        p = "h.%d." % i
+        qkv = conv1d(ln(x, p + "ln_1"), p + "attn.c_attn")
+        q, k, v = (split_heads(t, c["heads"]) for t in np.split(qkv, 3, -1))
+        scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(q.shape[-1]) + causal
+        x = x + conv1d(merge_heads(softmax(scores) @ v), p + "attn.c_proj")
+        h = conv1d(ln(x, p + "ln_2"), p + "mlp.c_fc")
+        h = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (h + 0.044715 * h ** 3)))
+        x = x + conv1d(h, p + "mlp.c_proj")
+    return ln(x, "ln_f") @ w["wte.weight"].T
+
+
 def erf(x):
     """math.erf elementwise (numpy has none)."""
     import math
@@ -282,6 +334,8 @@ def write(kind, folder, args):
     rng = np.random.default_rng(20 if kind == "llama" else 21)
     if kind == "llama":
         weights = llama_weights(rng, flags["--tied"] == "1")
+    elif kind == "gpt2":
+        weights = gpt2_weights(rng)
     else:
         weights = bert_weights(rng)
     tensors, stored = [], {}
@@ -302,11 +356,19 @@ def write(kind, folder, args):
             st, data, _ = encode(inv, "F32")
             tensors.append(("model.layers.%d.self_attn.rotary_emb.inv_freq" % i,
                             st, inv.shape, data))
+    if kind == "gpt2":
+        # openai-community/gpt2's causal-mask buffers, one per block.
+        n = GPT2["positions"]
+        tril = np.tril(np.ones((1, 1, n, n)))
+        for i in range(GPT2["depth"]):
+            st, data, _ = encode(tril, "F32")
+            tensors.insert(2 + 15 * i, ("h.%d.attn.bias" % i, st, tril.shape,
+                                        data))
     write_checkpoint(os.path.join(folder, "ckpt"), tensors,
                      int(flags["--shards"]))
     np.savez(os.path.join(folder, "stored.npz"), **stored)
 
-    vocab = LLAMA["vocab"] if kind == "llama" else BERT["vocab"]
+    vocab = {"llama": LLAMA, "bert": BERT, "gpt2": GPT2}[kind]["vocab"]
     ids = rng.integers(0, vocab, (BATCH, LENGTH)).astype(np.int32)
     np.save(os.path.join(folder, "input_ids.npy"), ids)
     if kind == "bert":
@@ -324,6 +386,8 @@ def check(kind, folder, output):
     ids = np.load(os.path.join(folder, "input_ids.npy")).astype(np.int64)
     if kind == "llama":
         expected = llama_forward(stored, ids)
+    elif kind == "gpt2":
+        expected = gpt2_forward(stored, ids)
     else:
         types = np.load(os.path.join(folder, "token_type_ids.npy"))
         mask = np.load(os.path.join(folder, "attention_mask.npy"))
