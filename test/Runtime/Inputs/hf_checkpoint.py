@@ -1,11 +1,12 @@
 """hf_checkpoint.py: tiny random Hugging Face checkpoints for examples/llama.seq,
-examples/bert.seq and Inputs/gpt2.seq, and float64 NumPy re-implementations
-of the models they hold (LlamaForCausalLM, BertModel with mean pooling,
-GPT2LMHeadModel), with numpy only.
+examples/bert.seq, Inputs/gpt2.seq and Inputs/mamba_hf.seq, and float64
+NumPy re-implementations of the models they hold (LlamaForCausalLM,
+BertModel with mean pooling, GPT2LMHeadModel, MambaForCausalLM), with numpy
+only.
 
   hf_checkpoint.py write llama DIR [--tied 0|1] [--shards N] [--extra] [--dtype bf16|f16|f32]
-  hf_checkpoint.py write bert|gpt2 DIR [--shards N] [--dtype ...]
-  hf_checkpoint.py check llama|bert|gpt2 DIR OUTPUT.npy
+  hf_checkpoint.py write bert|gpt2|mamba DIR [--shards N] [--dtype ...]
+  hf_checkpoint.py check llama|bert|gpt2|mamba DIR OUTPUT.npy
 
 `write` puts the checkpoint in DIR/ckpt (model.safetensors, or N shards and
 model.safetensors.index.json), with the tensors, names, dtypes and extra
@@ -24,6 +25,8 @@ LLAMA = dict(vocab=96, dim=48, heads=6, kv_heads=2, hidden=80, depth=2,
 BERT = dict(vocab=96, dim=48, heads=4, hidden=72, depth=2, max_positions=32,
             types=2, eps=1e-12)
 GPT2 = dict(vocab=96, positions=32, dim=48, heads=4, depth=2, eps=1e-5)
+MAMBA = dict(vocab=96, dim=32, depth=2, d_state=8, d_conv=4, expand=2,
+             dt_rank=2, eps=1e-5)
 BATCH, LENGTH = 3, 9
 
 
@@ -169,6 +172,29 @@ def gpt2_weights(rng):
     return {name: random_tensor(rng, name, shape) for name, shape in shapes}
 
 
+def mamba_weights(rng):
+    c = MAMBA
+    d, di, ns, r = c["dim"], c["expand"] * c["dim"], c["d_state"], c["dt_rank"]
+    w = {"backbone.embeddings.weight": rng.normal(0, 0.5, (c["vocab"], d))}
+    for i in range(c["depth"]):
+        p = "backbone.layers.%d." % i
+        m = p + "mixer."
+        w[p + "norm.weight"] = 1 + rng.normal(0, 0.1, d)
+        w[m + "in_proj.weight"] = rng.normal(0, d ** -0.5, (2 * di, d))
+        w[m + "conv1d.weight"] = rng.normal(0, c["d_conv"] ** -0.5,
+                                            (di, 1, c["d_conv"]))
+        w[m + "conv1d.bias"] = rng.normal(0, 0.05, di)
+        w[m + "x_proj.weight"] = rng.normal(0, di ** -0.5, (r + 2 * ns, di))
+        w[m + "dt_proj.weight"] = rng.normal(0, r ** -0.5, (di, r))
+        step = np.exp(rng.uniform(np.log(1e-3), np.log(1e-1), di))
+        w[m + "dt_proj.bias"] = step + np.log(-np.expm1(-step))
+        w[m + "A_log"] = np.log(np.tile(np.arange(1, ns + 1), (di, 1)))
+        w[m + "D"] = np.ones(di)
+        w[m + "out_proj.weight"] = rng.normal(0, di ** -0.5, (d, di))
+    w["backbone.norm_f.weight"] = 1 + rng.normal(0, 0.1, d)
+    return w
+
+
 def random_tensor(rng, name, shape):
     """Well-conditioned values: projections N(0, 1/fan_in), norm gains
     1 + N(0, 0.1^2), biases N(0, 0.05^2), embeddings N(0, 0.5^2)."""
@@ -271,6 +297,38 @@ def gpt2_forward(w, ids):
     return ln(x, "ln_f") @ w["wte.weight"].T
 
 
+def mamba_forward(w, ids):
+    c = MAMBA
+    ns, r, k = c["d_state"], c["dt_rank"], c["d_conv"]
+    x = w["backbone.embeddings.weight"][ids]
+    b, n, _ = x.shape
+    for i in range(c["depth"]):
+        m = "backbone.layers.%d.mixer." % i
+        h = rms_norm(x, w["backbone.layers.%d.norm.weight" % i], c["eps"])
+        u, z = np.split(h @ w[m + "in_proj.weight"].T, 2, axis=-1)
+        di = u.shape[-1]
+        padded = np.concatenate([np.zeros((b, k - 1, di)), u], axis=1)
+        conv = w[m + "conv1d.weight"][:, 0, :]          # [di, k]
+        u = sum(padded[:, j:j + n] * conv[:, j] for j in range(k))
+        u = u + w[m + "conv1d.bias"]
+        u = u / (1 + np.exp(-u))
+        proj = u @ w[m + "x_proj.weight"].T
+        dt, B, C = proj[..., :r], proj[..., r:r + ns], proj[..., r + ns:]
+        delta = np.logaddexp(0, dt @ w[m + "dt_proj.weight"].T +
+                             w[m + "dt_proj.bias"])
+        A = -np.exp(w[m + "A_log"])                      # [di, ns]
+        state = np.zeros((b, di, ns))
+        y = np.zeros_like(u)
+        for t in range(n):
+            state = (np.exp(delta[:, t, :, None] * A) * state +
+                     (delta[:, t] * u[:, t])[:, :, None] * B[:, t, None, :])
+            y[:, t] = (state * C[:, t, None, :]).sum(-1) + w[m + "D"] * u[:, t]
+        y = y * (z / (1 + np.exp(-z)))
+        x = x + y @ w[m + "out_proj.weight"].T
+    x = rms_norm(x, w["backbone.norm_f.weight"], c["eps"])
+    return x @ w["backbone.embeddings.weight"].T
+
+
 def erf(x):
     """math.erf elementwise (numpy has none)."""
     import math
@@ -336,6 +394,8 @@ def write(kind, folder, args):
         weights = llama_weights(rng, flags["--tied"] == "1")
     elif kind == "gpt2":
         weights = gpt2_weights(rng)
+    elif kind == "mamba":
+        weights = mamba_weights(rng)
     else:
         weights = bert_weights(rng)
     tensors, stored = [], {}
@@ -368,7 +428,8 @@ def write(kind, folder, args):
                      int(flags["--shards"]))
     np.savez(os.path.join(folder, "stored.npz"), **stored)
 
-    vocab = {"llama": LLAMA, "bert": BERT, "gpt2": GPT2}[kind]["vocab"]
+    vocab = {"llama": LLAMA, "bert": BERT, "gpt2": GPT2,
+             "mamba": MAMBA}[kind]["vocab"]
     ids = rng.integers(0, vocab, (BATCH, LENGTH)).astype(np.int32)
     np.save(os.path.join(folder, "input_ids.npy"), ids)
     if kind == "bert":
@@ -388,6 +449,8 @@ def check(kind, folder, output):
         expected = llama_forward(stored, ids)
     elif kind == "gpt2":
         expected = gpt2_forward(stored, ids)
+    elif kind == "mamba":
+        expected = mamba_forward(stored, ids)
     else:
         types = np.load(os.path.join(folder, "token_type_ids.npy"))
         mask = np.load(os.path.join(folder, "attention_mask.npy"))
