@@ -171,17 +171,22 @@ seqc_model_load_weights_with(seqc_model *model, const char *path,
                           file, spec->name.c_str());
       bool convert = tensor.supported && tensor.dtype != spec->dtype &&
                      isExactConversion(tensor.dtype, spec->dtype);
-      if (!tensor.supported || (tensor.dtype != spec->dtype && !convert))
+      if (!tensor.supported)
+        return makeStatus(SEQC_STATUS_INVALID_FILE,
+                          "'%s': parameter '%s' is %s in the file, a dtype "
+                          "seqc does not compute with (it loads F32, F64, "
+                          "F16, BF16, I32 and I64)",
+                          file, spec->name.c_str(),
+                          printableText(tensor.dtypeName).c_str());
+      if (tensor.dtype != spec->dtype && !convert)
         return makeStatus(
             SEQC_STATUS_INVALID_FILE,
             "'%s': parameter '%s' is %s in the file but the model expects "
             "%s, and seqc converts only where the values stay exact (BF16 "
             "and F16 to F32 or F64, F32 to F64, I32 to I64): declare the "
             "parameter with dtype=\"%s\" or convert the file",
-            file, spec->name.c_str(), printableText(tensor.dtypeName).c_str(),
-            safetensorsDTypeName(spec->dtype),
-            tensor.supported ? seqc_dtype_name(tensor.dtype)
-                             : printableText(tensor.dtypeName).c_str());
+            file, spec->name.c_str(), safetensorsDTypeName(tensor.dtype),
+            safetensorsDTypeName(spec->dtype), seqc_dtype_name(tensor.dtype));
       int rank = static_cast<int>(tensor.shape.size());
       if (rank != spec->rank ||
           !std::equal(tensor.shape.begin(), tensor.shape.end(), spec->shape))

@@ -841,7 +841,14 @@ TEST_F(Weights, ConvertsOnLoadWhereTheValuesStayExact) {
                            entry("ln_f.weight", "F32", "[3]", 36, 48) + "}",
                        std::string(48, '\0')),
       "parameter 'ln_f.weight' is F32 in the file but the model expects "
-      "BF16"));
+      "BF16, and seqc converts only where the values stay exact (BF16 and F16 "
+      "to F32 or F64, F32 to F64, I32 to I64): declare the parameter with "
+      "dtype=\"f32\" or convert the file"));
+  EXPECT_TRUE(loadRejects(
+      safetensorsBytes(header(entry("fc.weight", "U32", "[2, 3]", 0, 24)),
+                       std::string(50, '\0')),
+      "parameter 'fc.weight' is U32 in the file, a dtype seqc does not "
+      "compute with"));
 }
 
 TEST_F(Weights, SkipsTensorsThatAreNotParametersOnlyOnRequest) {
