@@ -266,7 +266,7 @@ std::vector<Work> buildWorks() {
   for (const char *example :
        {"attention", "mha", "pre_ln_block", "post_ln_block", "gpt", "alibi",
         "learned_pos", "longformer", "encoder_decoder", "linear_attention",
-        "s4", "mamba"}) {
+        "s4", "mamba", "llama", "bert"}) {
     Work w{std::string("example_") + example, "example",
            std::string("example_") + example,
            std::string("examples/") + example + ".seq, default hyperparameters",

@@ -24,6 +24,18 @@ llvm::StringRef BinaryExpr::getSpelling(Op op) {
     return "@";
   case Op::Pow:
     return "**";
+  case Op::Eq:
+    return "==";
+  case Op::Ne:
+    return "!=";
+  case Op::Lt:
+    return "<";
+  case Op::Le:
+    return "<=";
+  case Op::Gt:
+    return ">";
+  case Op::Ge:
+    return ">=";
   }
   llvm_unreachable("unknown binary operator");
 }

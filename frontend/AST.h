@@ -153,7 +153,7 @@ private:
 /// operator's.
 class BinaryExpr : public Expr {
 public:
-  enum class Op { Add, Sub, Mul, Div, MatMul, Pow };
+  enum class Op { Add, Sub, Mul, Div, MatMul, Pow, Eq, Ne, Lt, Le, Gt, Ge };
   BinaryExpr(llvm::SMLoc loc, Op op, ExprPtr lhs, ExprPtr rhs)
       : Expr(Kind::Binary, loc), op(op), lhs(std::move(lhs)),
         rhs(std::move(rhs)) {}
@@ -161,6 +161,8 @@ public:
   const Expr &getLHS() const { return *lhs; }
   const Expr &getRHS() const { return *rhs; }
   static llvm::StringRef getSpelling(Op op);
+  /// `==`, `!=`, `<`, `<=`, `>` or `>=`.
+  static bool isComparison(Op op) { return op >= Op::Eq; }
   static bool classof(const Expr *e) { return e->getKind() == Kind::Binary; }
 
 private:

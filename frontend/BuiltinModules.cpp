@@ -16,8 +16,10 @@
 //                                (nn.Conv1d(C, C, K, groups=C))
 //   MultiHeadAttention(dim, h)   wq [dim, dim], wk, wv [kv_heads*d, kv_dim],
 //                                wo [dim, dim], bq, bk, bv, bo
-//   Parameter(d0, d1, ...)       a raw tensor
+//   Parameter(d0, d1, ...)       a raw tensor (float, or an integer buffer)
 //
+// Each takes `dtype=` for its parameters; Linear and Embedding take
+// `weight=`, another member's parameter, to tie their weight to it.
 // Calling an instance applies the builtin function of the same name.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +27,7 @@
 #include "frontend/Elaborator.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::seq::frontend;
@@ -81,6 +84,18 @@ FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
   return TensorVal{arg, dims};
 }
 
+Type Elaborator::getElementTypeByName(StringRef name) {
+  Builder b(&context);
+  return llvm::StringSwitch<Type>(name)
+      .Case("f16", b.getF16Type())
+      .Case("bf16", b.getBF16Type())
+      .Case("f32", b.getF32Type())
+      .Case("f64", b.getF64Type())
+      .Case("i32", b.getI32Type())
+      .Case("i64", b.getI64Type())
+      .Default(Type());
+}
+
 /// Positive sizes of a built-in module.
 static LogicalResult checkPositive(Elaborator &e, ArgReader &args,
                                    ArrayRef<StringRef> names,
@@ -95,18 +110,56 @@ static LogicalResult checkPositive(Elaborator &e, ArgReader &args,
   return success();
 }
 
+/// The float dtypes of a built-in module's parameters.
+static const StringRef kFloatDTypes[] = {"f32", "f64", "f16", "bf16"};
+
+/// A tensor given for a built-in module's weight (`weight=`, tying it to
+/// another member's parameter): it must have `shape` and a float element
+/// type, and `dtype=`, when given, must agree with it.
+static FailureOr<TensorVal> checkTiedWeight(Elaborator &e, ArgReader &args,
+                                            StringRef module,
+                                            ArrayRef<int64_t> shape,
+                                            Type &elementType) {
+  const ArgVal *arg = args.get("weight");
+  const TensorVal &weight = arg->value.getTensor();
+  std::string expected = "[";
+  for (auto [i, size] : llvm::enumerate(shape))
+    expected += (i ? ", " : "") + std::to_string(size);
+  expected += "]";
+  bool sameShape = weight.getRank() == static_cast<int64_t>(shape.size()) &&
+                   llvm::all_of(llvm::enumerate(shape), [&](auto entry) {
+                     return weight.shape[entry.index()].size == entry.value();
+                   });
+  if (!sameShape || !isa<FloatType>(weight.getElementType()))
+    return e.emitError(arg->loc)
+           << "'weight' of " << module << " must be a float tensor of shape "
+           << expected << ", got " << weight.str();
+  if (args.get("dtype") && weight.getElementType() != elementType)
+    return e.emitError(args.loc("dtype"))
+           << "dtype of " << module << " is "
+           << formatElementType(elementType) << " but its 'weight' is "
+           << weight.str();
+  elementType = weight.getElementType();
+  return weight;
+}
+
 Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
                                        const std::string &path) {
   Builder b(&context);
   Type f32 = b.getF32Type();
+  // The element type of the module's parameters (its `dtype=`).
+  Type dtype = f32;
   auto declare = [&](Instance &instance, StringRef name,
                      ArrayRef<int64_t> shape) -> LogicalResult {
     FailureOr<TensorVal> param =
-        declareParameter(call.loc, joinPath(instance.path, name), shape, f32);
+        declareParameter(call.loc, joinPath(instance.path, name), shape, dtype);
     if (failed(param))
       return failure();
     instance.scope.vars[name] = Val::tensor(*param);
     return success();
+  };
+  auto readDType = [&](ArgReader &args) {
+    dtype = getElementTypeByName(args.choice("dtype", "f32", kFloatDTypes));
   };
   auto finish = [&](Instance *instance, bool ok) {
     return ok ? Val::instance(instance) : Val::poison();
@@ -127,21 +180,15 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
       if (keyword != "dtype")
         return emitError(arg.loc) << "'Parameter' has no parameter '" << keyword
                                   << "' (it takes sizes and dtype)";
-      StringRef dtype = arg.value.is(Val::Kind::String)
-                            ? StringRef(arg.value.getString())
-                            : StringRef();
-      if (dtype == "f32")
-        elementType = f32;
-      else if (dtype == "f64")
-        elementType = b.getF64Type();
-      else if (dtype == "f16")
-        elementType = b.getF16Type();
-      else if (dtype == "bf16")
-        elementType = b.getBF16Type();
-      else
+      StringRef name = arg.value.is(Val::Kind::String)
+                           ? StringRef(arg.value.getString())
+                           : StringRef();
+      // Integer parameters are buffers such as BERT's position_ids.
+      elementType = getElementTypeByName(name);
+      if (!elementType)
         return emitError(arg.loc)
                << "dtype of a Parameter must be one of \"f32\", \"f64\", "
-                  "\"f16\", \"bf16\", got "
+                  "\"f16\", \"bf16\", \"i32\", \"i64\", got "
                << arg.value.describe();
     }
     FailureOr<TensorVal> param =
@@ -152,32 +199,45 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
   }
 
   case ModuleID::Linear: {
-    ArgReader args(*this, call, {"in_features", "out_features", "bias"}, 2);
+    ArgReader args(*this, call,
+                   {"in_features", "out_features", "bias", "dtype", "weight"},
+                   2);
     int64_t in = args.integer("in_features");
     int64_t out = args.integer("out_features");
     bool bias = args.boolean("bias", true);
+    readDType(args);
+    std::optional<TensorVal> tied = args.optionalTensor("weight");
     if (args.failed() ||
         failed(checkPositive(*this, args, {"in_features", "out_features"},
                              "Linear")))
+      return Val::poison();
+    if (tied && failed(checkTiedWeight(*this, args, "Linear", {out, in},
+                                       dtype)))
       return Val::poison();
     Instance *instance = newInstance("Linear", path);
     instance->builtin = BuiltinModuleKind::Linear;
     instance->scope.vars["in_features"] = Val::integer(in);
     instance->scope.vars["out_features"] = Val::integer(out);
-    bool ok = succeeded(declare(*instance, "weight", {out, in}));
+    bool ok = true;
+    // A tied weight is the other member's parameter, declared once.
+    if (tied)
+      instance->scope.vars["weight"] = Val::tensor(*tied);
+    else
+      ok = succeeded(declare(*instance, "weight", {out, in}));
     if (ok && bias)
       ok = succeeded(declare(*instance, "bias", {out}));
     return finish(instance, ok);
   }
 
   case ModuleID::LayerNorm: {
-    ArgReader args(*this, call,
-                   {"normalized_shape", "eps", "elementwise_affine", "bias"},
-                   1);
+    ArgReader args(
+        *this, call,
+        {"normalized_shape", "eps", "elementwise_affine", "bias", "dtype"}, 1);
     int64_t d = args.integer("normalized_shape");
     double eps = args.number("eps", 1e-5);
     bool affine = args.boolean("elementwise_affine", true);
     bool bias = args.boolean("bias", true);
+    readDType(args);
     if (args.failed() ||
         failed(checkPositive(*this, args, {"normalized_shape"}, "LayerNorm")))
       return Val::poison();
@@ -199,10 +259,12 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
 
   case ModuleID::RMSNorm: {
     ArgReader args(*this, call,
-                   {"normalized_shape", "eps", "elementwise_affine"}, 1);
+                   {"normalized_shape", "eps", "elementwise_affine", "dtype"},
+                   1);
     int64_t d = args.integer("normalized_shape");
     double eps = args.number("eps", 1e-6);
     bool affine = args.boolean("elementwise_affine", true);
+    readDType(args);
     if (args.failed() ||
         failed(checkPositive(*this, args, {"normalized_shape"}, "RMSNorm")))
       return Val::poison();
@@ -218,17 +280,27 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
   }
 
   case ModuleID::Embedding: {
-    ArgReader args(*this, call, {"num_embeddings", "embedding_dim"}, 2);
+    ArgReader args(*this, call,
+                   {"num_embeddings", "embedding_dim", "dtype", "weight"}, 2);
     int64_t num = args.integer("num_embeddings");
     int64_t dim = args.integer("embedding_dim");
+    readDType(args);
+    std::optional<TensorVal> tied = args.optionalTensor("weight");
     if (args.failed() ||
         failed(checkPositive(*this, args, {"num_embeddings", "embedding_dim"},
                              "Embedding")))
+      return Val::poison();
+    if (tied && failed(checkTiedWeight(*this, args, "Embedding", {num, dim},
+                                       dtype)))
       return Val::poison();
     Instance *instance = newInstance("Embedding", path);
     instance->builtin = BuiltinModuleKind::Embedding;
     instance->scope.vars["num_embeddings"] = Val::integer(num);
     instance->scope.vars["embedding_dim"] = Val::integer(dim);
+    if (tied) {
+      instance->scope.vars["weight"] = Val::tensor(*tied);
+      return finish(instance, true);
+    }
     return finish(instance,
                   succeeded(declare(*instance, "weight", {num, dim})));
   }
@@ -236,7 +308,7 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
   case ModuleID::MultiHeadAttention: {
     ArgReader args(*this, call,
                    {"dim", "heads", "kv_heads", "kv_dim", "bias", "causal",
-                    "window", "global_tokens", "rope_theta", "alibi"},
+                    "window", "global_tokens", "rope_theta", "alibi", "dtype"},
                    2);
     int64_t dim = args.integer("dim");
     int64_t heads = args.integer("heads");
@@ -248,6 +320,7 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     int64_t globalTokens = args.integer("global_tokens", 0);
     std::optional<double> ropeTheta = args.optionalNumber("rope_theta");
     bool alibi = args.boolean("alibi", false);
+    readDType(args);
     if (args.failed() ||
         failed(checkPositive(*this, args,
                              {"dim", "heads", "kv_heads", "kv_dim"},
@@ -296,10 +369,12 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
   }
 
   case ModuleID::CausalConv1d: {
-    ArgReader args(*this, call, {"channels", "kernel_size", "bias"}, 2);
+    ArgReader args(*this, call, {"channels", "kernel_size", "bias", "dtype"},
+                   2);
     int64_t channels = args.integer("channels");
     int64_t kernel = args.integer("kernel_size");
     bool bias = args.boolean("bias", true);
+    readDType(args);
     if (args.failed() ||
         failed(checkPositive(*this, args, {"channels", "kernel_size"},
                              "CausalConv1d")))

@@ -728,6 +728,20 @@ static Val builtinFloor(Elaborator &e, CallArgs &call) {
   return buildRounding(e, call, /*up=*/false);
 }
 
+/// The element types a tensor may have, as the source spells them.
+static const StringRef kElementTypeNames[] = {"f16", "bf16", "f32",
+                                              "f64", "i32",  "i64"};
+
+/// cast(input, dtype), and x.to(dtype): `seq.cast`.
+static Val builtinCast(Elaborator &e, CallArgs &call) {
+  ArgReader args(e, call, {"input", "dtype"}, 2);
+  TensorVal x = args.tensor("input");
+  StringRef dtype = args.choice("dtype", "f32", kElementTypeNames);
+  if (args.failed() || failed(e.checkInForward(call.loc, "'cast'")))
+    return Val::poison();
+  return e.buildCast(call.loc, x, e.getElementTypeByName(dtype));
+}
+
 /// The builtins on tensors and numbers, by name.
 static const BuiltinFunction kTensorBuiltins[] = {
     {"exp", unaryMath},
@@ -766,6 +780,7 @@ static const BuiltinFunction kTensorBuiltins[] = {
     {"range", builtinRange},
     {"ceil", builtinCeil},
     {"floor", builtinFloor},
+    {"cast", builtinCast},
 };
 
 ArrayRef<BuiltinFunction> mlir::seq::frontend::getTensorBuiltins() {

@@ -577,8 +577,9 @@ public:
   /// Creates an instance of no user module, for a built-in module.
   Instance *newInstance(StringRef typeName, const std::string &path);
 
-  /// Elementwise binary ops shared by operators and builtins.
-  enum class Elementwise { Add, Sub, Mul, Div, Max, Min };
+  /// Elementwise binary ops shared by operators and builtins; the
+  /// comparisons give 1 or 0 in the operands' element type.
+  enum class Elementwise { Add, Sub, Mul, Div, Max, Min, Eq, Ne, Lt, Le, Gt, Ge };
   Val buildElementwise(llvm::SMLoc loc, Elementwise kind, const Val &lhs,
                        const Val &rhs, StringRef what);
   Val buildMatmul(llvm::SMLoc loc, const Val &lhs, const Val &rhs,
@@ -594,6 +595,9 @@ public:
   Val buildSlice(llvm::SMLoc loc, const TensorVal &input, unsigned axis,
                  Value lower, Value upper, Dim size);
   Val buildUnary(llvm::SMLoc loc, StringRef name, const TensorVal &input);
+  /// Converts `input` to `elementType` (`seq.cast`; the input itself when
+  /// the types agree).
+  Val buildCast(llvm::SMLoc loc, const TensorVal &input, Type elementType);
 
   /// Checks that a causal or windowed `mask` (null: none) compares queries
   /// and keys over the same positions.
@@ -620,6 +624,10 @@ public:
   };
   Val buildMultiHeadAttention(llvm::SMLoc loc,
                               const MultiHeadAttentionOperands &operands);
+
+  /// The element type spelled `name` (`f32`, `bf16`, `i64`, ...); null for
+  /// another name.
+  Type getElementTypeByName(StringRef name);
 
   /// Finds a built-in module by name (BuiltinModules.cpp).
   static std::optional<unsigned> lookupBuiltinModule(StringRef name);
@@ -696,12 +704,16 @@ private:
                        const Val &rhs);
   Val evalIndexBinary(llvm::SMLoc loc, ast::BinaryExpr::Op op, const Val &lhs,
                       const Val &rhs);
+  Val evalComparison(llvm::SMLoc loc, ast::BinaryExpr::Op op, const Val &lhs,
+                     const Val &rhs);
   Val evalPower(llvm::SMLoc loc, const Val &base, const Val &exponent);
   Val evalCall(const ast::CallExpr &expr, DeclContext decl);
   Val evalSubscript(const ast::SubscriptExpr &expr);
   Val evalTensorSubscript(const ast::SubscriptExpr &expr,
                           const TensorVal &base);
   Val evalMember(const ast::MemberExpr &expr);
+  /// Reads member `expr.getName()` of `base`, the value of `expr`'s base.
+  Val readMember(const ast::MemberExpr &expr, const Val &base);
   Val evalList(const ast::ListExpr &expr, DeclContext decl);
   Val evalListComprehension(const ast::ListComprehensionExpr &expr,
                             DeclContext decl);

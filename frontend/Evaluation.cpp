@@ -292,7 +292,22 @@ CallArgs Elaborator::evalArgs(const ast::CallExpr &expr, StringRef callee) {
 }
 
 Val Elaborator::evalCall(const ast::CallExpr &expr, DeclContext decl) {
-  Val callee = eval(expr.getCallee());
+  Val callee;
+  if (auto *member = dyn_cast<ast::MemberExpr>(&expr.getCallee())) {
+    // `x.to(dtype)` on a tensor is `cast(x, dtype)`, as in PyTorch.
+    Val base = eval(member->getBase());
+    if (base.is(Val::Kind::Tensor) && member->getName() == "to") {
+      CallArgs args = evalArgs(expr, "to");
+      if (args.hasPoison())
+        return Val::poison();
+      args.positional.insert(args.positional.begin(),
+                             ArgVal{base, member->getLoc()});
+      return callBuiltinFunction(lookupBuiltin("cast")->builtinID, args);
+    }
+    callee = readMember(*member, base);
+  } else {
+    callee = eval(expr.getCallee());
+  }
   if (callee.isPoison())
     return callee;
 
@@ -567,6 +582,8 @@ Val Elaborator::evalBinary(const ast::BinaryExpr &expr) {
     return Val::poison();
   if (op == ast::BinaryExpr::Op::Pow)
     return evalPower(loc, lhs, rhs);
+  if (ast::BinaryExpr::isComparison(op))
+    return evalComparison(loc, op, lhs, rhs);
   if (lhs.isNumber() && rhs.isNumber())
     return evalScalarBinary(loc, op, lhs, rhs);
   auto isSize = [](const Val &v) {
@@ -644,6 +661,69 @@ Val Elaborator::evalScalarBinary(SMLoc loc, ast::BinaryExpr::Op op,
   return Val::real(result);
 }
 
+Val Elaborator::evalComparison(SMLoc loc, ast::BinaryExpr::Op op,
+                               const Val &lhs, const Val &rhs) {
+  std::string what = ("'" + ast::BinaryExpr::getSpelling(op) + "'").str();
+  if (lhs.is(Val::Kind::Tensor) || rhs.is(Val::Kind::Tensor)) {
+    Elementwise kind;
+    switch (op) {
+    case ast::BinaryExpr::Op::Eq:
+      kind = Elementwise::Eq;
+      break;
+    case ast::BinaryExpr::Op::Ne:
+      kind = Elementwise::Ne;
+      break;
+    case ast::BinaryExpr::Op::Lt:
+      kind = Elementwise::Lt;
+      break;
+    case ast::BinaryExpr::Op::Le:
+      kind = Elementwise::Le;
+      break;
+    case ast::BinaryExpr::Op::Gt:
+      kind = Elementwise::Gt;
+      break;
+    default:
+      kind = Elementwise::Ge;
+      break;
+    }
+    return buildElementwise(loc, kind, lhs, rhs, what);
+  }
+  // Compile-time values: numbers compare by value; bools and strings are
+  // equal or not.
+  std::optional<int> order;
+  if (lhs.is(Val::Kind::Int) && rhs.is(Val::Kind::Int))
+    order = lhs.getInt() < rhs.getInt() ? -1 : lhs.getInt() > rhs.getInt();
+  else if (lhs.isNumber() && rhs.isNumber())
+    order = lhs.getNumber() < rhs.getNumber()
+                ? -1
+                : lhs.getNumber() > rhs.getNumber();
+  bool equality =
+      op == ast::BinaryExpr::Op::Eq || op == ast::BinaryExpr::Op::Ne;
+  if (!order && equality && lhs.getKind() == rhs.getKind()) {
+    if (lhs.is(Val::Kind::Bool))
+      order = lhs.getBool() != rhs.getBool();
+    else if (lhs.is(Val::Kind::String))
+      order = lhs.getString() != rhs.getString();
+  }
+  if (!order)
+    return emitError(loc) << "unsupported operands for " << what << ": "
+                          << lhs.describe() << " and " << rhs.describe();
+  switch (op) {
+  case ast::BinaryExpr::Op::Eq:
+    return Val::boolean(*order == 0);
+  case ast::BinaryExpr::Op::Ne:
+    return Val::boolean(*order != 0);
+  case ast::BinaryExpr::Op::Lt:
+    return Val::boolean(*order < 0);
+  case ast::BinaryExpr::Op::Le:
+    return Val::boolean(*order <= 0);
+  case ast::BinaryExpr::Op::Gt:
+    return Val::boolean(*order > 0);
+  default:
+    return Val::boolean(*order >= 0);
+  }
+}
+
 Val Elaborator::evalIndexBinary(SMLoc loc, ast::BinaryExpr::Op op,
                                 const Val &lhs, const Val &rhs) {
   if (failed(checkInForward(loc, "arithmetic on run-time sizes")))
@@ -717,7 +797,10 @@ Val Elaborator::evalPower(SMLoc loc, const Val &base, const Val &exponent) {
 }
 
 Val Elaborator::evalMember(const ast::MemberExpr &expr) {
-  Val base = eval(expr.getBase());
+  return readMember(expr, eval(expr.getBase()));
+}
+
+Val Elaborator::readMember(const ast::MemberExpr &expr, const Val &base) {
   if (base.isPoison())
     return base;
   if (!base.is(Val::Kind::Instance))

@@ -107,8 +107,18 @@ Lexer::Lexer(const llvm::SourceMgr &sourceMgr, unsigned bufferID,
       curPtr(buffer.begin()), onError(std::move(onError)) {}
 
 Token Lexer::emitError(const char *loc, const llvm::Twine &message) {
-  onError(SMLoc::getFromPointer(loc), message);
+  if (!quiet)
+    onError(SMLoc::getFromPointer(loc), message);
   return formToken(Token::error, loc);
+}
+
+Token Lexer::peekToken() {
+  const char *saved = curPtr;
+  quiet = true;
+  Token token = lexToken();
+  quiet = false;
+  curPtr = saved;
+  return token;
 }
 
 static bool isIdentifierStart(char c) { return llvm::isAlpha(c) || c == '_'; }
@@ -182,7 +192,31 @@ Token Lexer::lexToken() {
     case ';':
       return formToken(Token::semicolon, tokStart);
     case '=':
+      if (*curPtr == '=') {
+        ++curPtr;
+        return formToken(Token::equal_equal, tokStart);
+      }
       return formToken(Token::equal, tokStart);
+    case '<':
+      if (*curPtr == '=') {
+        ++curPtr;
+        return formToken(Token::less_equal, tokStart);
+      }
+      return formToken(Token::less, tokStart);
+    case '>':
+      if (*curPtr == '=') {
+        ++curPtr;
+        return formToken(Token::greater_equal, tokStart);
+      }
+      return formToken(Token::greater, tokStart);
+    case '!':
+      if (*curPtr == '=') {
+        ++curPtr;
+        return formToken(Token::not_equal, tokStart);
+      }
+      break;
+    case '`':
+      return lexQuotedName(tokStart);
     case '+':
       return formToken(Token::plus, tokStart);
     case '/':
@@ -285,6 +319,30 @@ Token Lexer::lexNumber(const char *start) {
                                 StringRef(start, curPtr - start) + "'");
   }
   return formToken(isFloat ? Token::floating : Token::integer, start);
+}
+
+/// quoted-name ::= '`' [^`.\s]+ '`' (printable ASCII)
+Token Lexer::lexQuotedName(const char *start) {
+  // The whole name is consumed first, so that an error in it is reported
+  // once and lexing resumes after it.
+  while (curPtr != buffer.end() && *curPtr != '`' && *curPtr != '\n')
+    ++curPtr;
+  if (curPtr == buffer.end() || *curPtr != '`')
+    return emitError(start, "unterminated quoted name (a name in backquotes "
+                            "ends on the same line)");
+  StringRef name(start + 1, curPtr - start - 1);
+  ++curPtr;
+  if (name.empty())
+    return emitError(start, "empty quoted name");
+  for (const char &c : name) {
+    if (c == '.')
+      return emitError(&c, "a quoted name cannot contain '.': it is one "
+                           "segment of a parameter's name");
+    if (!llvm::isPrint(c) || c == ' ')
+      return emitError(&c, "a quoted name holds printable ASCII characters "
+                           "other than spaces");
+  }
+  return Token(Token::identifier, name);
 }
 
 /// string ::= '"' [^"\n]* '"'

@@ -91,6 +91,10 @@ public:
   /// whitespace and comments, come back as one `newline` token.
   Token lexToken();
 
+  /// Returns the token after the current position without consuming it or
+  /// reporting its errors.
+  Token peekToken();
+
 private:
   Token formToken(Token::Kind kind, const char *start) {
     return Token(kind, llvm::StringRef(start, curPtr - start));
@@ -100,12 +104,16 @@ private:
   Token lexIdentifierOrKeyword(const char *start);
   Token lexNumber(const char *start);
   Token lexString(const char *start);
+  /// `name`: a quoted name, an identifier whatever its spelling.
+  Token lexQuotedName(const char *start);
   /// Skips a comment up to (not including) the end of its line.
   void skipComment();
 
   llvm::StringRef buffer;
   const char *curPtr;
   ErrorHandler onError;
+  /// Set while peeking: errors are not reported.
+  bool quiet = false;
 };
 
 } // namespace mlir::seq::frontend

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The ops that several constructs build: elementwise arithmetic (operators
-// and maximum/minimum), matrix products (`@`, matmul), transposes, reshapes,
+// The ops that several constructs build: elementwise arithmetic and
+// comparisons (operators and maximum/minimum), casts, matrix products (`@`, matmul), transposes, reshapes,
 // slices, unary math, masks and multi-head attention (the builtin function
 // and the MultiHeadAttention module).
 //
@@ -75,8 +75,33 @@ Val Elaborator::buildElementwise(SMLoc loc, Elementwise kind, const Val &lhs,
   case Elementwise::Min:
     op = create<MinOp>(loc, type, a->value, b->value);
     break;
+  case Elementwise::Eq:
+  case Elementwise::Ne:
+  case Elementwise::Lt:
+  case Elementwise::Le:
+  case Elementwise::Gt:
+  case Elementwise::Ge: {
+    ComparePredicate predicate =
+        kind == Elementwise::Eq   ? ComparePredicate::eq
+        : kind == Elementwise::Ne ? ComparePredicate::ne
+        : kind == Elementwise::Lt ? ComparePredicate::lt
+        : kind == Elementwise::Le ? ComparePredicate::le
+        : kind == Elementwise::Gt ? ComparePredicate::gt
+                                  : ComparePredicate::ge;
+    op = create<CompareOp>(loc, type, predicate, a->value, b->value);
+    break;
+  }
   }
   return tensorResult(op, std::move(*shape));
+}
+
+Val Elaborator::buildCast(SMLoc loc, const TensorVal &input, Type elementType) {
+  if (input.getElementType() == elementType)
+    return Val::tensor(input);
+  return tensorResult(create<CastOp>(loc,
+                                     getTensorType(input.shape, elementType),
+                                     input.value),
+                      input.shape);
 }
 
 Val Elaborator::buildMatmul(SMLoc loc, const Val &lhs, const Val &rhs,

@@ -238,7 +238,11 @@ std::unique_ptr<ast::ModuleDecl> Parser::parseModuleDecl() {
     skipSeparators();
     if (tok.isAny(Token::r_brace, Token::eof))
       break;
-    if (tok.is(Token::kw_def)) {
+    // A member may carry any name, keywords included (`model = ...`, as
+    // Hugging Face names its decoders): a keyword followed by '=' is one.
+    bool keywordMember =
+        tok.isKeyword() && lexer.peekToken().is(Token::equal);
+    if (tok.is(Token::kw_def) && !keywordMember) {
       SMLoc defLoc = tok.getLoc();
       std::unique_ptr<ast::FuncDecl> func = parseFuncDecl();
       if (!func) {
@@ -259,7 +263,7 @@ std::unique_ptr<ast::ModuleDecl> Parser::parseModuleDecl() {
       module->forward = std::move(func);
       continue;
     }
-    if (tok.isNot(Token::identifier)) {
+    if (tok.isNot(Token::identifier) && !keywordMember) {
       (void)emitError("expected a member ('name = ...') or 'def forward'");
       skipStatement();
       continue;
@@ -560,7 +564,48 @@ ast::ExprPtr Parser::parseExpr() {
   NestingGuard guard(*this);
   if (failed(guard.check(tok.getLoc())))
     return nullptr;
-  return parseAdditive();
+  return parseComparison();
+}
+
+/// The comparison operator of token `tok`, if it is one.
+static std::optional<ast::BinaryExpr::Op> getComparison(const Token &tok) {
+  switch (tok.getKind()) {
+  case Token::equal_equal:
+    return ast::BinaryExpr::Op::Eq;
+  case Token::not_equal:
+    return ast::BinaryExpr::Op::Ne;
+  case Token::less:
+    return ast::BinaryExpr::Op::Lt;
+  case Token::less_equal:
+    return ast::BinaryExpr::Op::Le;
+  case Token::greater:
+    return ast::BinaryExpr::Op::Gt;
+  case Token::greater_equal:
+    return ast::BinaryExpr::Op::Ge;
+  default:
+    return std::nullopt;
+  }
+}
+
+ast::ExprPtr Parser::parseComparison() {
+  ast::ExprPtr lhs = parseAdditive();
+  std::optional<ast::BinaryExpr::Op> op;
+  if (!lhs || !(op = getComparison(tok)))
+    return lhs;
+  SMLoc loc = tok.getLoc();
+  consume();
+  ast::ExprPtr rhs = parseAdditive();
+  if (!rhs)
+    return nullptr;
+  if (getComparison(tok)) {
+    (void)emitError("comparisons do not chain ('a < b < c'); compare two "
+                    "values at a time");
+    return nullptr;
+  }
+  const ast::Expr *l = lhs.get(), *r = rhs.get();
+  return finish(std::make_unique<ast::BinaryExpr>(loc, *op, std::move(lhs),
+                                                  std::move(rhs)),
+                {l, r});
 }
 
 ast::ExprPtr Parser::parseAdditive() {
@@ -710,7 +755,10 @@ ast::ExprPtr Parser::parsePostfix() {
     if (consumeIf(Token::period)) {
       StringRef name = tok.getSpelling();
       SMLoc nameLoc = tok.getLoc();
-      if (failed(expect(Token::identifier, "(a member name) after '.'")))
+      // After '.', a keyword is a member name (`llama.model`).
+      if (tok.isKeyword())
+        consume();
+      else if (failed(expect(Token::identifier, "(a member name) after '.'")))
         return nullptr;
       const ast::Expr *base = expr.get();
       expr = finish(
@@ -811,10 +859,27 @@ ast::ExprPtr Parser::parsePrimary() {
   case Token::kw_None:
     consume();
     return std::make_unique<ast::NoneExpr>(loc);
-  case Token::identifier: {
+  case Token::identifier:
+  // The declaration keywords never begin an expression, so there they are
+  // names: a member called `model` is called as `model(x)`.
+  case Token::kw_model:
+  case Token::kw_module:
+  case Token::kw_def: {
     StringRef name = tok.getSpelling();
     consume();
     return std::make_unique<ast::NameExpr>(loc, name);
+  }
+  // An element type in an expression is its name, a string: `x.to(bf16)`,
+  // `Parameter(4, dtype=i64)`.
+  case Token::kw_f16:
+  case Token::kw_bf16:
+  case Token::kw_f32:
+  case Token::kw_f64:
+  case Token::kw_i32:
+  case Token::kw_i64: {
+    StringRef name = tok.getSpelling();
+    consume();
+    return std::make_unique<ast::StringExpr>(loc, name);
   }
   case Token::l_paren: {
     ast::ExprPtr inner;

@@ -98,7 +98,7 @@ private:
 
   /// module-decl ::= ('model' | 'module') IDENT '(' param-list? ')'
   ///                 '{' (member | func-decl | sep)* '}'
-  /// member      ::= IDENT '=' expr
+  /// member      ::= (IDENT | keyword) '=' expr
   ///
   /// A module has exactly one function, `forward`.
   std::unique_ptr<ast::ModuleDecl> parseModuleDecl();
@@ -142,8 +142,13 @@ private:
   // Expressions (Python's precedence, lowest first)
   //===--------------------------------------------------------------------===//
 
-  /// expr ::= additive
+  /// expr ::= comparison
   ast::ExprPtr parseExpr();
+  /// comparison ::= additive (('==' | '!=' | '<' | '<=' | '>' | '>=')
+  ///                          additive)?
+  ///
+  /// Comparisons do not chain.
+  ast::ExprPtr parseComparison();
   /// additive ::= multiplicative (('+' | '-') multiplicative)*
   ast::ExprPtr parseAdditive();
   /// multiplicative ::= unary (('*' | '/' | '@') unary)*
@@ -153,7 +158,7 @@ private:
   /// power ::= postfix ('**' unary)?
   ast::ExprPtr parsePower();
   /// postfix ::= primary ( '(' args? ')' | '[' subscripts ']'
-  ///                     | '.' IDENT | '^' 'T' )*
+  ///                     | '.' (IDENT | keyword) | '^' 'T' )*
   /// args    ::= arg (',' arg)* ','?
   /// arg     ::= (IDENT '=')? expr
   ast::ExprPtr parsePostfix();
@@ -162,7 +167,10 @@ private:
   ParseResult parseSubscripts(std::vector<ast::Subscript> &subscripts,
                               unsigned &height);
   /// primary ::= INTEGER | FLOAT | STRING | 'True' | 'False' | 'None' | IDENT
-  ///           | '(' expr ')' | list
+  ///           | 'model' | 'module' | 'def' | dtype | '(' expr ')' | list
+  ///
+  /// The declaration keywords are names here; a dtype is its name as a
+  /// string.
   /// list    ::= '[' (expr (',' expr)* ','?)? ']'
   ///           | '[' expr 'for' IDENT 'in' expr ']'
   ast::ExprPtr parsePrimary();

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Binary arithmetic with broadcasting, unary math and activations become one
-// `linalg.generic` each (all-parallel, broadcast operands read through
+// Binary arithmetic and comparisons with broadcasting, casts, unary math and
+// activations become one `linalg.generic` each (all-parallel, broadcast operands read through
 // constant-0 map results); dropout is the identity. Floats narrower than f32
 // are computed in f32 and rounded once, as PyTorch's CPU kernels do.
 //
@@ -84,6 +84,109 @@ struct BinaryOpLowering : public OpRewritePattern<SeqOp> {
         });
     if (failed(result))
       return rewriter.notifyMatchFailure(op, "operands do not broadcast");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+/// 1 or 0 in the operands' element type. Ordered float predicates, except
+/// `ne`, which holds for NaN as in PyTorch; integers compare signed. Floats
+/// narrower than f32 compare exactly as they are.
+struct CompareOpLowering : public OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    bool isFloat = isa<FloatType>(elementType);
+    ComparePredicate predicate = op.getPredicate();
+    FailureOr<Value> result = buildElementwise(
+        rewriter, op, resultType, {op.getLhs(), op.getRhs()},
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          Value holds;
+          if (isFloat) {
+            arith::CmpFPredicate p;
+            switch (predicate) {
+            case ComparePredicate::eq:
+              p = arith::CmpFPredicate::OEQ;
+              break;
+            case ComparePredicate::ne:
+              p = arith::CmpFPredicate::UNE;
+              break;
+            case ComparePredicate::lt:
+              p = arith::CmpFPredicate::OLT;
+              break;
+            case ComparePredicate::le:
+              p = arith::CmpFPredicate::OLE;
+              break;
+            case ComparePredicate::gt:
+              p = arith::CmpFPredicate::OGT;
+              break;
+            case ComparePredicate::ge:
+              p = arith::CmpFPredicate::OGE;
+              break;
+            }
+            holds = arith::CmpFOp::create(b, loc, p, args[0], args[1]);
+          } else {
+            arith::CmpIPredicate p;
+            switch (predicate) {
+            case ComparePredicate::eq:
+              p = arith::CmpIPredicate::eq;
+              break;
+            case ComparePredicate::ne:
+              p = arith::CmpIPredicate::ne;
+              break;
+            case ComparePredicate::lt:
+              p = arith::CmpIPredicate::slt;
+              break;
+            case ComparePredicate::le:
+              p = arith::CmpIPredicate::sle;
+              break;
+            case ComparePredicate::gt:
+              p = arith::CmpIPredicate::sgt;
+              break;
+            case ComparePredicate::ge:
+              p = arith::CmpIPredicate::sge;
+              break;
+            }
+            holds = arith::CmpIOp::create(b, loc, p, args[0], args[1]);
+          }
+          Value one = isFloat ? createFloatConstant(b, loc, elementType, 1.0)
+                              : arith::ConstantOp::create(
+                                    b, loc, b.getIntegerAttr(elementType, 1));
+          Value zero = isFloat ? createFloatConstant(b, loc, elementType, 0.0)
+                               : arith::ConstantOp::create(
+                                     b, loc, b.getIntegerAttr(elementType, 0));
+          return arith::SelectOp::create(b, loc, holds, one, zero);
+        });
+    if (failed(result))
+      return rewriter.notifyMatchFailure(op, "operands do not broadcast");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+/// One conversion per element (`convertScalar`: extf/truncf, sitofp,
+/// fptosi, extsi/trunci).
+struct CastOpLowering : public OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    if (op.getInput().getType() == resultType) {
+      rewriter.replaceOp(op, op.getInput());
+      return success();
+    }
+    FailureOr<Value> result = buildElementwise(
+        rewriter, op, resultType, op.getInput(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return convertScalar(b, loc, args[0], elementType);
+        });
+    if (failed(result))
+      return failure();
     rewriter.replaceOp(op, *result);
     return success();
   }
@@ -254,7 +357,8 @@ void mlir::seq::populateElementwiseToLinalgPatterns(
   MLIRContext *ctx = patterns.getContext();
   patterns.add<BinaryOpLowering<AddOp>, BinaryOpLowering<SubOp>,
                BinaryOpLowering<MulOp>, BinaryOpLowering<DivOp>,
-               BinaryOpLowering<MaxOp>, BinaryOpLowering<MinOp>>(ctx);
+               BinaryOpLowering<MaxOp>, BinaryOpLowering<MinOp>,
+               CompareOpLowering, CastOpLowering>(ctx);
   patterns.add<SimpleUnaryLowering<ExpOp, math::ExpOp>,
                SimpleUnaryLowering<LogOp, math::LogOp>,
                SimpleUnaryLowering<SqrtOp, math::SqrtOp>,

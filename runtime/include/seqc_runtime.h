@@ -218,12 +218,50 @@ seqc_status *seqc_model_get_dim(const seqc_model *model, const char *name,
 
 /*--- Weights --------------------------------------------------------------*/
 
-/// Binds every parameter from a safetensors file. The file is memory-mapped
-/// (copy-on-write) and used in place when each tensor is aligned to its
-/// element size. Validation is strict (see docs/runtime.md): the file must
-/// hold exactly the model's parameters with their dtypes and shapes. On
-/// failure the previously bound weights are kept.
+/// Binds every parameter from a checkpoint: a safetensors file, a sharded
+/// checkpoint's index (a path ending in ".json", such as
+/// model.safetensors.index.json, whose "weight_map" names the shard holding
+/// each tensor, relative to the index's directory), or a directory holding
+/// model.safetensors.index.json or else model.safetensors. Files are
+/// memory-mapped (copy-on-write) and a tensor is used in place when it has
+/// the parameter's dtype and is aligned to its element size. A BF16 or F16
+/// tensor for an F32 or F64 parameter, an F32 one for an F64 parameter and
+/// an I32 one for an I64 parameter are converted, exactly; any other dtype
+/// mismatch is an error. Otherwise validation is strict (see
+/// docs/runtime.md): every parameter must be in the checkpoint with its
+/// shape, and every tensor must be a parameter. On failure the previously
+/// bound weights are kept.
 seqc_status *seqc_model_load_weights(seqc_model *model, const char *path);
+
+/// Reports a tensor that seqc_model_load_weights_with skipped: its name,
+/// its dtype as the file spells it ("I64", "BOOL") and its shape.
+typedef void (*seqc_skipped_fn)(void *user_data, const char *name,
+                                const char *dtype, int32_t rank,
+                                const int64_t *shape);
+
+/// How seqc_model_load_weights_with treats the tensors of a checkpoint that
+/// are not parameters of the model (a buffer such as BERT's
+/// embeddings.position_ids, a pooler the model does not use). Zero-
+/// initialize it: the zero value is seqc_model_load_weights's strictness.
+typedef struct seqc_weights_options {
+  /// Nonzero: skip every tensor that is not a parameter of the model.
+  int32_t skip_unused;
+  /// Skip the tensors that are not parameters and whose names match one of
+  /// these fnmatch(3) patterns ('*' matches any text, dots included:
+  /// "*.attn.bias"); a tensor that is a parameter is always loaded.
+  const char *const *skip_patterns;
+  size_t num_skip_patterns;
+  /// Called once per skipped tensor, in the checkpoint's order, so that the
+  /// caller can say what was skipped (the model executable prints a note
+  /// per tensor); NULL reports nothing.
+  seqc_skipped_fn on_skipped;
+  void *user_data;
+} seqc_weights_options;
+
+/// seqc_model_load_weights with `options` (NULL: none). A tensor that is
+/// not a parameter and not skipped is still an error.
+seqc_status *seqc_model_load_weights_with(seqc_model *model, const char *path,
+                                          const seqc_weights_options *options);
 
 /// Binds every parameter to deterministic pseudo-random values: the same
 /// seed gives the same bytes on every machine, and each parameter's values

@@ -74,6 +74,8 @@ int statusError(const std::string &context, seqc_status *status) {
 
 struct Options {
   const char *weights = nullptr;
+  bool skipUnused = false;
+  std::vector<const char *> skipPatterns;
   bool randomWeights = false;
   uint64_t weightSeed = 0;
   bool randomInputs = false;
@@ -133,20 +135,29 @@ int parseArgs(int argc, char **argv, Options &opts) {
     static const char *const kFlags[] = {
         "--weights", "--random-weights", "--input",        "--random-inputs",
         "--dim",     "--output",         "--save-weights", "--bench",
-        "--threads", "--max-memory"};
+        "--threads", "--max-memory",     "--skip-unused",  "--skip-weights"};
     int which = -1;
     for (int f = 0; f < static_cast<int>(std::size(kFlags)); ++f)
       if (flag == kFlags[f])
         which = f;
     if (which < 0)
       return error("unknown option '%s' (see --help)", flag.c_str());
+    if (flag == "--skip-unused") {
+      if (value)
+        return error("--skip-unused takes no value");
+      if (seen[which])
+        return error("--skip-unused is given more than once");
+      seen[which] = true;
+      opts.skipUnused = true;
+      continue;
+    }
     if (!value) {
       if (i + 1 >= argc)
         return error("%s needs a value (see --help)", flag.c_str());
       value = argv[++i];
     }
-    bool repeatable =
-        flag == "--input" || flag == "--output" || flag == "--dim";
+    bool repeatable = flag == "--input" || flag == "--output" ||
+                      flag == "--dim" || flag == "--skip-weights";
     if (seen[which] && !repeatable)
       return error("%s is given more than once", flag.c_str());
     seen[which] = true;
@@ -155,6 +166,11 @@ int parseArgs(int argc, char **argv, Options &opts) {
     uint64_t number;
     if (flag == "--weights") {
       opts.weights = value;
+    } else if (flag == "--skip-weights") {
+      if (!*value)
+        return error("--skip-weights needs a pattern (fnmatch: "
+                     "'*.position_ids')");
+      opts.skipPatterns.push_back(value);
     } else if (flag == "--random-weights" || flag == "--random-inputs") {
       if (!parseUnsigned(value, UINT64_MAX, &number))
         return error("%s: '%s' is not a seed (a non-negative integer below "
@@ -207,6 +223,9 @@ int parseArgs(int argc, char **argv, Options &opts) {
   }
   if (opts.weights && opts.randomWeights)
     return error("--weights and --random-weights are mutually exclusive");
+  if ((opts.skipUnused || !opts.skipPatterns.empty()) && !opts.weights)
+    return error("--skip-unused and --skip-weights apply to --weights, "
+                 "which is not given");
   return 0;
 }
 
@@ -237,7 +256,13 @@ void printHelp(const char *argv0, const seqc_model *model) {
       "usage: %s [options]\n\n"
       "Runs the model '%s' compiled by seqc.\n\n"
       "options:\n"
-      "  --weights FILE          load the parameters from a safetensors file\n"
+      "  --weights PATH          load the parameters from a safetensors file,\n"
+      "                          a sharded checkpoint's index (.json) or a\n"
+      "                          directory holding either\n"
+      "  --skip-unused           skip the tensors of --weights that are not\n"
+      "                          parameters (a note names each one)\n"
+      "  --skip-weights PATTERN  skip those whose names match PATTERN\n"
+      "                          (fnmatch; repeatable)\n"
       "  --random-weights SEED   use deterministic random parameters instead\n"
       "  --input NAME=FILE       bind an input to a .npy file (repeatable)\n"
       "  --random-inputs SEED    deterministic random values for the inputs\n"
@@ -388,6 +413,16 @@ int setThreadCount(int32_t requested, int64_t fromEnvironment) {
   return 0;
 }
 
+/// Says on stderr which tensor of --weights was skipped.
+void noteSkipped(void *, const char *name, const char *dtype, int32_t rank,
+                 const int64_t *shape) {
+  std::fprintf(stderr,
+               "note: --weights: skipped '%s' (%s %s), not a "
+               "parameter of the model\n",
+               printableText(name).c_str(), dtype,
+               formatShape(shape, rank).c_str());
+}
+
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
@@ -431,7 +466,13 @@ int runMain(int argc, char **argv) {
       return statusError("--dim " + dim.first, status);
 
   if (opts.weights) {
-    if (seqc_status *status = seqc_model_load_weights(m, opts.weights))
+    seqc_weights_options options = {};
+    options.skip_unused = opts.skipUnused;
+    options.skip_patterns = opts.skipPatterns.data();
+    options.num_skip_patterns = opts.skipPatterns.size();
+    options.on_skipped = noteSkipped;
+    if (seqc_status *status =
+            seqc_model_load_weights_with(m, opts.weights, &options))
       return statusError("--weights", status);
   } else if (opts.randomWeights) {
     if (seqc_status *status = seqc_model_random_weights(m, opts.weightSeed))

@@ -73,16 +73,21 @@ MappedFile::~MappedFile() {
 
 namespace {
 
-/// The dtypes of the format that seqc does not support, to tell "unsupported"
-/// from "unknown" in messages.
-bool isKnownUnsupportedDType(std::string_view name) {
-  static const char *const kNames[] = {
-      "BOOL",    "U8",      "I8",      "I16",     "U16",     "U32", "U64",
-      "F8_E5M2", "F8_E4M3", "F8_E8M0", "F6_E2M3", "F6_E3M2", "F4",  "C64"};
-  for (const char *known : kNames)
-    if (name == known)
-      return true;
-  return false;
+/// The dtypes of the format that seqc does not compute with and their
+/// element sizes in bytes; 0 for the sub-byte ones, whose files are
+/// rejected (their packing is not checked here).
+size_t unsupportedDTypeSize(std::string_view name) {
+  static const struct {
+    const char *name;
+    size_t size;
+  } kDTypes[] = {{"BOOL", 1},    {"U8", 1},      {"I8", 1},      {"I16", 2},
+                 {"U16", 2},     {"U32", 4},     {"U64", 8},     {"F8_E5M2", 1},
+                 {"F8_E4M3", 1}, {"F8_E8M0", 1}, {"F6_E2M3", 0}, {"F6_E3M2", 0},
+                 {"F4", 0},      {"C64", 8}};
+  for (const auto &known : kDTypes)
+    if (name == known.name)
+      return known.size;
+  return SIZE_MAX;
 }
 
 /// Returns a printable, bounded form of a name from an untrusted file.
@@ -129,16 +134,25 @@ seqc_status *parseTensorEntry(const std::string &name, const JsonValue &entry,
     return makeStatus(SEQC_STATUS_INVALID_FILE,
                       "tensor '%s': dtype is %s, not a string", tname,
                       dtype->kindName());
-  if (!parseSafetensorsDType(dtype->string, &out->dtype)) {
-    if (isKnownUnsupportedDType(dtype->string))
+  size_t elementSize;
+  out->supported = parseSafetensorsDType(dtype->string, &out->dtype);
+  if (out->supported) {
+    elementSize = seqc_dtype_size(out->dtype);
+  } else {
+    // A dtype seqc does not compute with is read, so that a loader can skip
+    // the tensor (a BOOL mask buffer, say); a sub-byte one is rejected.
+    elementSize = unsupportedDTypeSize(dtype->string);
+    if (elementSize == 0)
       return makeStatus(SEQC_STATUS_INVALID_FILE,
                         "tensor '%s': dtype %s is not supported (seqc "
                         "supports F32, F64, F16, BF16, I32, I64)",
                         tname, dtype->string.c_str());
-    return makeStatus(SEQC_STATUS_INVALID_FILE,
-                      "tensor '%s': unknown dtype '%s'", tname,
-                      quoteName(dtype->string).c_str());
+    if (elementSize == SIZE_MAX)
+      return makeStatus(SEQC_STATUS_INVALID_FILE,
+                        "tensor '%s': unknown dtype '%s'", tname,
+                        quoteName(dtype->string).c_str());
   }
+  out->dtypeName = dtype->string;
 
   if (!shape->isArray())
     return makeStatus(SEQC_STATUS_INVALID_FILE,
@@ -186,7 +200,7 @@ seqc_status *parseTensorEntry(const std::string &name, const JsonValue &entry,
   size_t bytes;
   if (!checkedNumel(out->shape.data(), static_cast<int>(out->shape.size()),
                     &numel) ||
-      !checkedBytes(numel, seqc_dtype_size(out->dtype), &bytes))
+      !checkedBytes(numel, elementSize, &bytes))
     return makeStatus(SEQC_STATUS_INVALID_FILE,
                       "tensor '%s': shape %s is too large", tname,
                       shapeText.c_str());
@@ -197,8 +211,7 @@ seqc_status *parseTensorEntry(const std::string &name, const JsonValue &entry,
                       tname, static_cast<unsigned long long>(begin),
                       static_cast<unsigned long long>(end),
                       static_cast<unsigned long long>(end - begin),
-                      safetensorsDTypeName(out->dtype), shapeText.c_str(),
-                      bytes);
+                      out->dtypeName.c_str(), shapeText.c_str(), bytes);
   out->name = name;
   out->begin = begin;
   out->end = end;

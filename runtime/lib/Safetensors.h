@@ -43,9 +43,14 @@ private:
 };
 
 /// One tensor of a safetensors file; `data` points into the mapping.
+/// A tensor of a dtype of the format that seqc does not compute with (BOOL,
+/// U8, I8, ...) is read too, with `supported` false and `dtype` meaningless,
+/// so that a loader can skip it; `dtypeName` is the file's spelling.
 struct SafetensorsTensor {
   std::string name;
   seqc_dtype dtype = SEQC_DTYPE_F32;
+  bool supported = true;
+  std::string dtypeName;
   std::vector<int64_t> shape;
   uint64_t begin = 0, end = 0; ///< Offsets into the data section.
   const uint8_t *data = nullptr;
@@ -63,8 +68,9 @@ struct SafetensorsFile {
 constexpr uint64_t kMaxSafetensorsHeader = 16u << 20;
 
 /// Maps and validates `path`: header length, JSON syntax, entry structure,
-/// supported dtypes, shapes, offsets within bounds and consistent with the
-/// shape, no overlapping tensors. Errors name the file and the tensor.
+/// known dtypes (sub-byte ones are rejected), shapes, offsets within bounds
+/// and consistent with the shape, no overlapping tensors. Errors name the file
+/// and the tensor.
 seqc_status *readSafetensors(const char *path, SafetensorsFile *out);
 
 /// A tensor to write.

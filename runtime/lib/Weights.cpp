@@ -4,18 +4,22 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// seqc_model_load_weights (a safetensors file checked against the manifest
-// and bound in place where aligned), seqc_model_random_weights,
+// seqc_model_load_weights (a checkpoint, one safetensors file or the shards
+// of an index, checked against the manifest, bound in place where aligned
+// and converted where the dtypes differ and the values stay exact; tensors
+// that are not parameters skipped on request), seqc_model_random_weights,
 // seqc_model_set_param/get_param and seqc_model_save_weights.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Checkpoint.h"
 #include "Model.h"
 #include "Random.h"
 #include "Safetensors.h"
 
 #include <algorithm>
 #include <cstring>
+#include <fnmatch.h>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +41,63 @@ std::string listSome(const std::vector<std::string> &names) {
   return text;
 }
 
+/// Whether `name`, a tensor that is not a parameter, is to be skipped.
+bool shouldSkip(const seqc_weights_options &options, const std::string &name) {
+  if (options.skip_unused)
+    return true;
+  for (size_t i = 0; i < options.num_skip_patterns; ++i)
+    if (::fnmatch(options.skip_patterns[i], name.c_str(), 0) == 0)
+      return true;
+  return false;
+}
+
+/// The conversions on load that keep every value exact: narrower floats to
+/// wider ones, I32 to I64.
+bool isExactConversion(seqc_dtype from, seqc_dtype to) {
+  bool toWide = to == SEQC_DTYPE_F32 || to == SEQC_DTYPE_F64;
+  switch (from) {
+  case SEQC_DTYPE_BF16:
+  case SEQC_DTYPE_F16:
+    return toWide;
+  case SEQC_DTYPE_F32:
+    return to == SEQC_DTYPE_F64;
+  case SEQC_DTYPE_I32:
+    return to == SEQC_DTYPE_I64;
+  default:
+    return false;
+  }
+}
+
+/// Converts `numel` elements (`isExactConversion`); `source` may be
+/// unaligned (a tensor in the mapped file).
+void convertElements(const uint8_t *source, seqc_dtype from, void *dest,
+                     seqc_dtype to, size_t numel) {
+  size_t fromSize = seqc_dtype_size(from);
+  for (size_t i = 0; i < numel; ++i) {
+    const uint8_t *element = source + i * fromSize;
+    if (from == SEQC_DTYPE_I32) {
+      int32_t v;
+      std::memcpy(&v, element, sizeof(v));
+      static_cast<int64_t *>(dest)[i] = v;
+      continue;
+    }
+    double v;
+    if (from == SEQC_DTYPE_F32) {
+      float f;
+      std::memcpy(&f, element, sizeof(f));
+      v = f;
+    } else {
+      uint16_t bits;
+      std::memcpy(&bits, element, sizeof(bits));
+      v = from == SEQC_DTYPE_BF16 ? bfloat16ToFloat(bits) : halfToFloat(bits);
+    }
+    if (to == SEQC_DTYPE_F32)
+      static_cast<float *>(dest)[i] = static_cast<float>(v);
+    else
+      static_cast<double *>(dest)[i] = v;
+  }
+}
+
 } // namespace
 
 extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
@@ -45,52 +106,119 @@ extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "seqc_model_load_weights: model and path must not be "
                       "NULL");
-  SafetensorsFile file;
-  SEQC_RETURN_IF_ERROR(readSafetensors(path, &file));
+  return seqc_model_load_weights_with(model, path, nullptr);
+}
+
+extern "C" seqc_status *
+seqc_model_load_weights_with(seqc_model *model, const char *path,
+                             const seqc_weights_options *options) {
+  if (!model || !path)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_model_load_weights_with: model and path must not "
+                      "be NULL");
+  seqc_weights_options none = {};
+  if (!options)
+    options = &none;
+  if (options->num_skip_patterns && !options->skip_patterns)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_model_load_weights_with: %zu skip patterns but "
+                      "skip_patterns is NULL",
+                      options->num_skip_patterns);
+  for (size_t i = 0; i < options->num_skip_patterns; ++i)
+    if (!options->skip_patterns[i])
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "seqc_model_load_weights_with: skip pattern %zu is "
+                        "NULL",
+                        i);
+  Checkpoint checkpoint;
+  SEQC_RETURN_IF_ERROR(readCheckpoint(path, &checkpoint));
   const std::vector<ValueSpec> &specs =
       model->manifest.values[SEQC_VALUE_PARAM];
   std::vector<BoundValue> params(specs.size());
-  std::shared_ptr<void> mapping(file.file, file.file.get());
-  for (const SafetensorsTensor &tensor : file.tensors) {
-    size_t index;
-    const ValueSpec *spec =
-        model->manifest.find(SEQC_VALUE_PARAM, tensor.name, &index);
-    if (!spec)
-      return makeStatus(SEQC_STATUS_INVALID_FILE,
-                        "'%s': tensor '%s' is not a parameter of the model",
-                        path, printableText(tensor.name).c_str());
-    if (tensor.dtype != spec->dtype)
-      return makeStatus(SEQC_STATUS_INVALID_FILE,
-                        "'%s': parameter '%s' is %s in the file but the "
-                        "model expects %s",
-                        path, spec->name.c_str(),
-                        safetensorsDTypeName(tensor.dtype),
-                        safetensorsDTypeName(spec->dtype));
-    int rank = static_cast<int>(tensor.shape.size());
-    if (rank != spec->rank ||
-        !std::equal(tensor.shape.begin(), tensor.shape.end(), spec->shape))
-      return makeStatus(SEQC_STATUS_INVALID_FILE,
-                        "'%s': parameter '%s' has shape %s in the file but "
-                        "the model expects %s",
-                        path, spec->name.c_str(),
-                        formatShape(tensor.shape.data(), rank).c_str(),
-                        spec->shapeText().c_str());
-    BoundValue &value = params[index];
-    size_t bytes = static_cast<size_t>(tensor.end - tensor.begin);
-    auto address = reinterpret_cast<uintptr_t>(tensor.data);
-    if (bytes && address % seqc_dtype_size(tensor.dtype) == 0) {
-      // Zero-copy: the generated code only assumes element alignment.
-      value.buffer.data = const_cast<uint8_t *>(tensor.data);
-      value.buffer.bytes = bytes;
-      value.buffer.owner = mapping;
-    } else {
-      SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, &value.buffer));
-      if (bytes)
-        std::memcpy(value.buffer.data, tensor.data, bytes);
+  // Reported once the whole checkpoint matched, so that a failed load
+  // reports nothing as skipped.
+  std::vector<const SafetensorsTensor *> skipped;
+  for (const CheckpointFile &checkpointFile : checkpoint.files) {
+    const char *file = checkpointFile.path.c_str();
+    std::shared_ptr<void> mapping(checkpointFile.file.file,
+                                  checkpointFile.file.file.get());
+    for (const SafetensorsTensor &tensor : checkpointFile.file.tensors) {
+      size_t index;
+      const ValueSpec *spec =
+          model->manifest.find(SEQC_VALUE_PARAM, tensor.name, &index);
+      if (!spec) {
+        if (shouldSkip(*options, tensor.name)) {
+          skipped.push_back(&tensor);
+          continue;
+        }
+        return makeStatus(SEQC_STATUS_INVALID_FILE,
+                          "'%s': tensor '%s' is not a parameter of the "
+                          "model (it is %s %s); to skip the tensors the "
+                          "model does not declare, pass --skip-unused or "
+                          "--skip-weights PATTERN to the model executable "
+                          "(skip_unused or skip_patterns in "
+                          "seqc_weights_options)",
+                          file, printableText(tensor.name).c_str(),
+                          printableText(tensor.dtypeName).c_str(),
+                          formatShape(tensor.shape.data(),
+                                      static_cast<int>(tensor.shape.size()))
+                              .c_str());
+      }
+      BoundValue &value = params[index];
+      if (value.bound)
+        return makeStatus(SEQC_STATUS_INVALID_FILE,
+                          "'%s': parameter '%s' is in the checkpoint twice",
+                          file, spec->name.c_str());
+      bool convert = tensor.supported && tensor.dtype != spec->dtype &&
+                     isExactConversion(tensor.dtype, spec->dtype);
+      if (!tensor.supported)
+        return makeStatus(SEQC_STATUS_INVALID_FILE,
+                          "'%s': parameter '%s' is %s in the file, a dtype "
+                          "seqc does not compute with (it loads F32, F64, "
+                          "F16, BF16, I32 and I64)",
+                          file, spec->name.c_str(),
+                          printableText(tensor.dtypeName).c_str());
+      if (tensor.dtype != spec->dtype && !convert)
+        return makeStatus(
+            SEQC_STATUS_INVALID_FILE,
+            "'%s': parameter '%s' is %s in the file but the model expects "
+            "%s, and seqc converts only where the values stay exact (BF16 "
+            "and F16 to F32 or F64, F32 to F64, I32 to I64): declare the "
+            "parameter with dtype=\"%s\" or convert the file",
+            file, spec->name.c_str(), safetensorsDTypeName(tensor.dtype),
+            safetensorsDTypeName(spec->dtype), seqc_dtype_name(tensor.dtype));
+      int rank = static_cast<int>(tensor.shape.size());
+      if (rank != spec->rank ||
+          !std::equal(tensor.shape.begin(), tensor.shape.end(), spec->shape))
+        return makeStatus(SEQC_STATUS_INVALID_FILE,
+                          "'%s': parameter '%s' has shape %s in the file but "
+                          "the model expects %s",
+                          file, spec->name.c_str(),
+                          formatShape(tensor.shape.data(), rank).c_str(),
+                          spec->shapeText().c_str());
+      size_t bytes = static_cast<size_t>(tensor.end - tensor.begin);
+      auto address = reinterpret_cast<uintptr_t>(tensor.data);
+      if (convert) {
+        size_t numel = bytes / seqc_dtype_size(tensor.dtype);
+        SEQC_RETURN_IF_ERROR(annotate(
+            allocateBuffer(numel * seqc_dtype_size(spec->dtype), &value.buffer),
+            "parameter '%s'", spec->name.c_str()));
+        convertElements(tensor.data, tensor.dtype, value.buffer.data,
+                        spec->dtype, numel);
+      } else if (bytes && address % seqc_dtype_size(tensor.dtype) == 0) {
+        // Zero-copy: the generated code only assumes element alignment.
+        value.buffer.data = const_cast<uint8_t *>(tensor.data);
+        value.buffer.bytes = bytes;
+        value.buffer.owner = mapping;
+      } else {
+        SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, &value.buffer));
+        if (bytes)
+          std::memcpy(value.buffer.data, tensor.data, bytes);
+      }
+      for (int d = 0; d < rank; ++d)
+        value.shape[d] = tensor.shape[static_cast<size_t>(d)];
+      value.bound = true;
     }
-    for (int d = 0; d < rank; ++d)
-      value.shape[d] = tensor.shape[static_cast<size_t>(d)];
-    value.bound = true;
   }
   std::vector<std::string> missing;
   for (size_t i = 0; i < params.size(); ++i)
@@ -104,6 +232,11 @@ extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
   model->params = std::move(params);
   model->preparedStale = true;
   model->deviceParamsStale = true;
+  if (options->on_skipped)
+    for (const SafetensorsTensor *tensor : skipped)
+      options->on_skipped(
+          options->user_data, tensor->name.c_str(), tensor->dtypeName.c_str(),
+          static_cast<int32_t>(tensor->shape.size()), tensor->shape.data());
   return nullptr;
 }
 

@@ -88,6 +88,18 @@ def Seq_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::seq";
 }
 
+def Seq_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "elementwise comparison", [
+      I32EnumAttrCase<"eq", 0>,
+      I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>,
+      I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>,
+      I32EnumAttrCase<"ge", 5>
+    ]> {
+  let cppNamespace = "::mlir::seq";
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//

@@ -345,6 +345,25 @@ LogicalResult DivOp::verify() { return verifyBroadcastingBinaryOp(*this); }
 LogicalResult MaxOp::verify() { return verifyBroadcastingBinaryOp(*this); }
 LogicalResult MinOp::verify() { return verifyBroadcastingBinaryOp(*this); }
 
+LogicalResult CompareOp::verify() {
+  return verifyBroadcastingBinaryOp(*this);
+}
+
+LogicalResult CastOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getType());
+  if (input.getRank() != result.getRank() ||
+      !llvm::all_of(llvm::zip(input.getShape(), result.getShape()),
+                    [](auto sizes) {
+                      return areCompatible(std::get<0>(sizes),
+                                           std::get<1>(sizes));
+                    }))
+    return emitOpError() << "expected the result to have the shape of the "
+                            "input, got "
+                         << input << " and " << result;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//

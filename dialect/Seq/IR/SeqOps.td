@@ -51,6 +51,48 @@ def Seq_DivOp : Seq_BinaryOp<"div", "/">;
 def Seq_MaxOp : Seq_BinaryOp<"max", "max">;
 def Seq_MinOp : Seq_BinaryOp<"min", "min">;
 
+def Seq_CompareOp : Seq_Op<"compare", [Pure]> {
+  let summary = "elementwise comparison with broadcasting, as 1 or 0";
+  let description = [{
+    Compares `lhs` and `rhs` elementwise with `predicate` (`eq`, `ne`, `lt`,
+    `le`, `gt`, `ge`; signed for integers) and gives 1 where it holds and 0
+    elsewhere, in the operands' element type: `torch.lt(a, b).to(a.dtype)`.
+    A comparison with NaN holds only for `ne`, as in IEEE 754 and PyTorch.
+    Shapes broadcast as in the arithmetic ops.
+
+    ```mlir
+    %0 = seq.compare eq, %mask, %zero : tensor<?x?xi32>, tensor<i32> -> tensor<?x?xi32>
+    ```
+  }];
+  let arguments = (ins Seq_ComparePredicate:$predicate,
+                       RankedTensorOf<[AnyFloat, AnySignlessInteger]>:$lhs,
+                       RankedTensorOf<[AnyFloat, AnySignlessInteger]>:$rhs);
+  let results = (outs RankedTensorOf<[AnyFloat, AnySignlessInteger]>:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Seq_CastOp : Seq_Op<"cast", [Pure]> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    Converts every element to the result's element type, as PyTorch's
+    `x.to(dtype)`: floats round to nearest even when narrowing (exact when
+    widening), integers convert to floats as signed values, floats convert
+    to integers truncating toward zero (NaN and values out of range are
+    undefined), integers sign-extend or truncate. The shape is unchanged.
+
+    ```mlir
+    %0 = seq.cast %mask : tensor<?x?xi32> to tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat, AnySignlessInteger]>:$input);
+  let results = (outs RankedTensorOf<[AnyFloat, AnySignlessInteger]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise unary math and activations
 //===----------------------------------------------------------------------===//

@@ -39,6 +39,39 @@ func.func @add_result_element_type(%a: tensor<4xi32>) {
 
 // -----
 
+// A comparison gives 1 or 0 in its operands' element type.
+func.func @compare_result_element_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{result expected element type 'f32' (of 'lhs'), got 'tensor<4xi32>'}}
+  %0 = seq.compare lt, %a, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @compare_element_types(%a: tensor<4xf32>, %b: tensor<4xbf16>) {
+  // expected-error @+1 {{'rhs' expected element type 'f32' (of 'lhs'), got 'tensor<4xbf16>'}}
+  %0 = seq.compare eq, %a, %b : tensor<4xf32>, tensor<4xbf16> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%a: tensor<4x?xi32>) {
+  // expected-error @+1 {{expected the result to have the shape of the input, got 'tensor<4x?xi32>' and 'tensor<5x?xf32>'}}
+  %0 = seq.cast %a : tensor<4x?xi32> to tensor<5x?xf32>
+  return
+}
+
+// -----
+
+func.func @cast_rank(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expected the result to have the shape of the input, got 'tensor<4xf32>' and 'tensor<4x1xbf16>'}}
+  %0 = seq.cast %a : tensor<4xf32> to tensor<4x1xbf16>
+  return
+}
+
+// -----
+
 func.func @sub_not_broadcastable(%a: tensor<2xf32>, %b: tensor<3xf32>) {
   // expected-error @+1 {{'lhs' and 'rhs' expected broadcastable shapes}}
   %0 = seq.sub %a, %b : tensor<2xf32>, tensor<3xf32> -> tensor<3xf32>

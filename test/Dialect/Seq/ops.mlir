@@ -26,6 +26,31 @@ func.func @binary(%a: tensor<?x64xf32>, %b: tensor<64xf32>, %s: tensor<f32>,
 
 // -----
 
+// CHECK-LABEL: func.func @compare_and_cast
+// CHECK-SAME: (%[[M:[a-z0-9]+]]: tensor<?x?xi32>, %[[Z:[a-z0-9]+]]: tensor<i32>, %[[X:[a-z0-9]+]]: tensor<?x8xbf16>)
+func.func @compare_and_cast(%m: tensor<?x?xi32>, %z: tensor<i32>,
+                            %x: tensor<?x8xbf16>) {
+  // CHECK: seq.compare eq, %[[M]], %[[Z]] : tensor<?x?xi32>, tensor<i32> -> tensor<?x?xi32>
+  %0 = seq.compare eq, %m, %z : tensor<?x?xi32>, tensor<i32> -> tensor<?x?xi32>
+  // CHECK: seq.compare ne, %[[X]], %[[X]] : tensor<?x8xbf16>, tensor<?x8xbf16> -> tensor<?x8xbf16>
+  %1 = seq.compare ne, %x, %x : tensor<?x8xbf16>, tensor<?x8xbf16> -> tensor<?x8xbf16>
+  // CHECK: seq.compare lt, %[[M]], %[[Z]]
+  %2 = seq.compare lt, %m, %z : tensor<?x?xi32>, tensor<i32> -> tensor<?x?xi32>
+  // CHECK: seq.compare le, %[[M]], %[[Z]]
+  %3 = seq.compare le, %m, %z : tensor<?x?xi32>, tensor<i32> -> tensor<?x?xi32>
+  // CHECK: seq.compare gt, %[[M]], %[[Z]]
+  %4 = seq.compare gt, %m, %z : tensor<?x?xi32>, tensor<i32> -> tensor<?x?xi32>
+  // CHECK: seq.compare ge, %[[M]], %[[Z]]
+  %5 = seq.compare ge, %m, %z : tensor<?x?xi32>, tensor<i32> -> tensor<?x?xi32>
+  // CHECK: seq.cast %[[M]] : tensor<?x?xi32> to tensor<?x?xf32>
+  %6 = seq.cast %m : tensor<?x?xi32> to tensor<?x?xf32>
+  // CHECK: seq.cast %[[X]] : tensor<?x8xbf16> to tensor<4x8xf32>
+  %7 = seq.cast %x : tensor<?x8xbf16> to tensor<4x8xf32>
+  return
+}
+
+// -----
+
 // A dynamic size against a static size other than 1 must be that size (or
 // 1) at run time, so the broadcast is static there.
 // CHECK-LABEL: func.func @broadcast_dynamic

@@ -208,3 +208,55 @@ func.func @dropout(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %0 = seq.dropout %x {rate = 0.1 : f64} : tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
+
+// -----
+
+// A comparison selects 1 or 0 of the operands' element type; floats compare
+// ordered (NaN compares false), except '!=', which is unordered.
+// CHECK-LABEL: func.func @compare
+//       CHECK:   linalg.generic
+//       CHECK:     %[[LT:.+]] = arith.cmpf olt, %{{.+}}, %{{.+}} : bf16
+//       CHECK:     %[[ONE:.+]] = arith.constant 1.000000e+00 : bf16
+//       CHECK:     %[[ZERO:.+]] = arith.constant 0.000000e+00 : bf16
+//       CHECK:     arith.select %[[LT]], %[[ONE]], %[[ZERO]] : bf16
+//       CHECK:   linalg.generic
+//       CHECK:     arith.cmpf une
+//       CHECK:   linalg.generic
+//       CHECK:     %[[EQ:.+]] = arith.cmpi eq, %{{.+}}, %{{.+}} : i64
+//       CHECK:     arith.select %[[EQ]], %{{.+}}, %{{.+}} : i64
+//       CHECK:   linalg.generic
+//       CHECK:     arith.cmpi sge
+func.func @compare(%a: tensor<?x8xbf16>, %b: tensor<8xbf16>, %i: tensor<?xi64>, %z: tensor<i64>)
+    -> (tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?xi64>, tensor<?xi64>) {
+  %0 = seq.compare lt, %a, %b : tensor<?x8xbf16>, tensor<8xbf16> -> tensor<?x8xbf16>
+  %1 = seq.compare ne, %a, %b : tensor<?x8xbf16>, tensor<8xbf16> -> tensor<?x8xbf16>
+  %2 = seq.compare eq, %i, %z : tensor<?xi64>, tensor<i64> -> tensor<?xi64>
+  %3 = seq.compare ge, %i, %z : tensor<?xi64>, tensor<i64> -> tensor<?xi64>
+  return %0, %1, %2, %3 : tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?xi64>, tensor<?xi64>
+}
+
+// -----
+
+// A cast converts each element: sitofp for integers, extf/truncf between
+// floats, fptosi to integers; a cast to the same type is its input.
+// CHECK-LABEL: func.func @cast
+//  CHECK-SAME:   %[[M:.+]]: tensor<?x?xi32>, %[[X:.+]]: tensor<4xbf16>, %[[Y:.+]]: tensor<4xf32>
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     ins(%[[M]] : tensor<?x?xi32>)
+//       CHECK:     arith.sitofp %{{.+}} : i32 to f32
+//       CHECK:   linalg.generic
+//       CHECK:     arith.extf %{{.+}} : bf16 to f32
+//       CHECK:   linalg.generic
+//       CHECK:     arith.truncf %{{.+}} : f32 to bf16
+//       CHECK:   linalg.generic
+//       CHECK:     arith.fptosi %{{.+}} : f32 to i64
+//       CHECK:   return %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[Y]]
+func.func @cast(%m: tensor<?x?xi32>, %x: tensor<4xbf16>, %y: tensor<4xf32>)
+    -> (tensor<?x?xf32>, tensor<4xf32>, tensor<4xbf16>, tensor<4xi64>, tensor<4xf32>) {
+  %0 = seq.cast %m : tensor<?x?xi32> to tensor<?x?xf32>
+  %1 = seq.cast %x : tensor<4xbf16> to tensor<4xf32>
+  %2 = seq.cast %y : tensor<4xf32> to tensor<4xbf16>
+  %3 = seq.cast %y : tensor<4xf32> to tensor<4xi64>
+  %4 = seq.cast %y : tensor<4xf32> to tensor<4xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x?xf32>, tensor<4xf32>, tensor<4xbf16>, tensor<4xi64>, tensor<4xf32>
+}

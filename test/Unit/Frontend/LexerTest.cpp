@@ -115,6 +115,47 @@ TEST_F(LexerTest, Punctuation) {
   EXPECT_TRUE(errors.empty());
 }
 
+TEST_F(LexerTest, Comparisons) {
+  lex("a==b!=c<d<=e>f>=g = h");
+  std::vector<K> expected = {
+      K::identifier, K::equal_equal,   K::identifier, K::not_equal,
+      K::identifier, K::less,          K::identifier, K::less_equal,
+      K::identifier, K::greater,       K::identifier, K::greater_equal,
+      K::identifier, K::equal,         K::identifier};
+  EXPECT_EQ(kinds(), expected);
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST_F(LexerTest, QuotedNames) {
+  // The spelling is the name between the backquotes, keywords included.
+  lex("`model` . `x-y` `0`");
+  std::vector<K> expected = {K::identifier, K::period, K::identifier,
+                             K::identifier};
+  EXPECT_EQ(kinds(), expected);
+  std::vector<std::string> names = {"model", ".", "x-y", "0"};
+  EXPECT_EQ(spellings(), names);
+  EXPECT_EQ(offset(tokens[0]), 1);
+  EXPECT_TRUE(errors.empty());
+}
+
+TEST_F(LexerTest, BadQuotedNames) {
+  // Each error is reported once, and lexing resumes after the name.
+  lex("`a.b` x `` `a b` `open\ny");
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_EQ(errors[0].message, "a quoted name cannot contain '.': it is one "
+                               "segment of a parameter's name");
+  EXPECT_EQ(errors[0].offset, 2);
+  EXPECT_EQ(errors[1].message, "empty quoted name");
+  EXPECT_EQ(errors[2].message, "a quoted name holds printable ASCII "
+                               "characters other than spaces");
+  EXPECT_EQ(errors[2].offset, 13);
+  EXPECT_EQ(errors[3].message, "unterminated quoted name (a name in "
+                               "backquotes ends on the same line)");
+  std::vector<K> expected = {K::error, K::identifier, K::error, K::error,
+                             K::error, K::newline,    K::identifier};
+  EXPECT_EQ(kinds(), expected);
+}
+
 TEST_F(LexerTest, OperatorsWithoutSpaces) {
   lex("a**-b->c...d^T");
   std::vector<std::string> expected = {"a", "**",  "-", "b", "->",

@@ -309,11 +309,40 @@ TEST_F(Cli, RejectsIncompleteRuns) {
                         "(outputs: sum, sum_t, x_alias, scale_alias, rows)"));
 }
 
+TEST_F(Cli, SkipsTensorsThatAreNotParametersOnRequest) {
+  std::string path = dir.file("extra.safetensors");
+  writeFile(path,
+            safetensorsBytes(R"({"scale": {"dtype": "BF16", "shape": [4], )"
+                             R"("data_offsets": [0, 8]}, "position_ids": )"
+                             R"({"dtype": "I64", "shape": [1, 2], )"
+                             R"("data_offsets": [8, 24]}})",
+                             std::string(24, '\0')));
+  EXPECT_TRUE(failsWith({"--weights", path},
+                        "tensor 'position_ids' is not a parameter of the "
+                        "model (it is I64 [1, 2]); to skip the tensors the "
+                        "model does not declare, pass --skip-unused or "
+                        "--skip-weights PATTERN"));
+  EXPECT_TRUE(failsWith({"--skip-unused", "--random-weights", "1"},
+                        "--skip-unused and --skip-weights apply to "
+                        "--weights, which is not given"));
+  EXPECT_TRUE(failsWith({"--skip-unused=yes"}, "--skip-unused takes no value"));
+  for (const char *flag : {"--skip-unused", "--skip-weights=*_ids"}) {
+    Result r = run({"--weights", path, flag, "--save-weights",
+                    dir.file("out.safetensors")});
+    EXPECT_EQ(r.exitCode, 0) << flag << ": " << r.err;
+    EXPECT_EQ(r.err, "note: --weights: skipped 'position_ids' (I64 [1, 2]), "
+                     "not a parameter of the model\n")
+        << flag;
+  }
+}
+
 TEST_F(Cli, RejectsBadWeightFiles) {
   std::string missing = dir.file("missing.safetensors");
   EXPECT_TRUE(failsWith({"--weights", missing},
                         "--weights: cannot open '" + missing + "'"));
-  EXPECT_TRUE(failsWith({"--weights", dir.path()}, "is not a regular file"));
+  EXPECT_TRUE(failsWith({"--weights", dir.path()},
+                        "is a directory without model.safetensors.index.json "
+                        "or model.safetensors"));
   std::string garbage = dir.file("garbage.safetensors");
   writeFile(garbage, "this is not a safetensors file at all");
   EXPECT_TRUE(failsWith({"--weights", garbage},

@@ -691,6 +691,10 @@ protected:
            entry("steps", "I64", "[]", 42, 50) + extra + "}";
   }
 
+  static std::vector<char> bytesOf(const std::string &text) {
+    return std::vector<char>(text.begin(), text.end());
+  }
+
   ::testing::AssertionResult loadRejects(const std::string &bytes,
                                          const char *part) {
     std::string path = dir.file("w.safetensors");
@@ -773,9 +777,9 @@ TEST_F(Weights, RejectsFilesNotMatchingTheModel) {
                        data),
       "tensor 'extra' is not a parameter of the model"));
   EXPECT_TRUE(loadRejects(
-      safetensorsBytes(header(entry("fc.weight", "F16", "[2, 3]", 0, 12)),
+      safetensorsBytes(header(entry("fc.weight", "I32", "[2, 3]", 0, 24)),
                        data),
-      "parameter 'fc.weight' is F16 in the file but the model expects F32"));
+      "parameter 'fc.weight' is I32 in the file but the model expects F32"));
   EXPECT_TRUE(loadRejects(
       safetensorsBytes(header(entry("fc.weight", "F32", "[3, 2]", 0, 24)),
                        data),
@@ -793,6 +797,179 @@ TEST_F(Weights, RejectsFilesNotMatchingTheModel) {
       loadRejects(safetensorsBytes(
                       header(entry("fc.weight", "F32", "[2, 3]", 0, 28)), data),
                   "span 28 bytes but F32 [2, 3] needs 24"));
+}
+
+TEST_F(Weights, ConvertsOnLoadWhereTheValuesStayExact) {
+  // fc.weight BF16 and fc.bias F16 into f32 parameters, steps I32 into an
+  // i64 one; ln_f.weight stays BF16 and is used in place.
+  std::vector<uint16_t> weight = {0x3f80, 0xc000, 0x3f00,
+                                  0x0000, 0x4040, 0x7f80}; // 1 -2 .5 0 3 inf
+  std::vector<uint16_t> bias = {0x3c00, 0xc000, 0x3800};   // 1 -2 .5
+  std::vector<uint16_t> gain = {0x3f80, 0x3f80, 0x4000};   // 1 1 2
+  std::vector<int32_t> steps = {-7};
+  std::string data =
+      rawBytes(weight) + rawBytes(bias) + rawBytes(gain) + rawBytes(steps);
+  std::string h = "{" + entry("fc.weight", "BF16", "[2, 3]", 0, 12) + ", " +
+                  entry("fc.bias", "F16", "[3]", 12, 18) + ", " +
+                  entry("ln_f.weight", "BF16", "[3]", 18, 24) + ", " +
+                  entry("steps", "I32", "[]", 24, 28) + "}";
+  std::string path = dir.file("half.safetensors");
+  writeFile(path, safetensorsBytes(h, data));
+  ASSERT_TRUE(isOk(seqc_model_load_weights(m, path.c_str())));
+  seqc_tensor t;
+  ASSERT_TRUE(isOk(seqc_model_get_param(m, "fc.weight", &t)));
+  EXPECT_EQ(t.dtype, SEQC_DTYPE_F32);
+  const float *w = static_cast<const float *>(t.data);
+  EXPECT_EQ(std::vector<float>(w, w + 6),
+            (std::vector<float>{1, -2, 0.5f, 0, 3, INFINITY}));
+  ASSERT_TRUE(isOk(seqc_model_get_param(m, "fc.bias", &t)));
+  const float *b = static_cast<const float *>(t.data);
+  EXPECT_EQ(std::vector<float>(b, b + 3), (std::vector<float>{1, -2, 0.5f}));
+  EXPECT_EQ(paramBytes("ln_f.weight"), bytesOf(rawBytes(gain)));
+  ASSERT_TRUE(isOk(seqc_model_get_param(m, "steps", &t)));
+  EXPECT_EQ(*static_cast<const int64_t *>(t.data), -7);
+
+  // Narrowing never happens: F64 into f32, F32 into bf16, I64 into i32.
+  EXPECT_TRUE(loadRejects(
+      safetensorsBytes("{" + entry("fc.weight", "F64", "[2, 3]", 0, 48) + "}",
+                       std::string(48, '\0')),
+      "parameter 'fc.weight' is F64 in the file but the model expects F32, "
+      "and seqc converts only where the values stay exact"));
+  EXPECT_TRUE(loadRejects(
+      safetensorsBytes("{" + entry("fc.weight", "F32", "[2, 3]", 0, 24) + ", " +
+                           entry("fc.bias", "F32", "[3]", 24, 36) + ", " +
+                           entry("ln_f.weight", "F32", "[3]", 36, 48) + "}",
+                       std::string(48, '\0')),
+      "parameter 'ln_f.weight' is F32 in the file but the model expects "
+      "BF16, and seqc converts only where the values stay exact (BF16 and F16 "
+      "to F32 or F64, F32 to F64, I32 to I64): declare the parameter with "
+      "dtype=\"f32\" or convert the file"));
+  EXPECT_TRUE(loadRejects(
+      safetensorsBytes(header(entry("fc.weight", "U32", "[2, 3]", 0, 24)),
+                       std::string(50, '\0')),
+      "parameter 'fc.weight' is U32 in the file, a dtype seqc does not "
+      "compute with"));
+}
+
+TEST_F(Weights, SkipsTensorsThatAreNotParametersOnlyOnRequest) {
+  std::string data(50 + 16 + 6, '\0');
+  std::string bytes = safetensorsBytes(
+      header(entry("fc.weight", "F32", "[2, 3]", 0, 24),
+             ", " + entry("embeddings.position_ids", "I64", "[1, 2]", 50, 66) +
+                 ", " + entry("attn.masked_bias", "BOOL", "[2, 3]", 66, 72)),
+      data);
+  std::string path = dir.file("extra.safetensors");
+  writeFile(path, bytes);
+  EXPECT_TRUE(failsWith(
+      seqc_model_load_weights(m, path.c_str()), SEQC_STATUS_INVALID_FILE,
+      {"tensor 'embeddings.position_ids' is not a parameter of the model (it "
+       "is I64 [1, 2]); to skip the tensors the model does not declare, pass "
+       "--skip-unused or --skip-weights PATTERN"}));
+
+  struct Skipped {
+    std::vector<std::string> lines;
+    static void report(void *self, const char *name, const char *dtype,
+                       int32_t rank, const int64_t *shape) {
+      std::string line =
+          std::string(name) + " " + dtype + " " + formatShape(shape, rank);
+      static_cast<Skipped *>(self)->lines.push_back(line);
+    }
+  } skipped;
+  seqc_weights_options options = {};
+  options.on_skipped = Skipped::report;
+  options.user_data = &skipped;
+  // A pattern that matches one of the two leaves the other an error, and a
+  // failed load reports nothing as skipped.
+  const char *positionIds[] = {"embeddings.*_ids"};
+  options.skip_patterns = positionIds;
+  options.num_skip_patterns = 1;
+  EXPECT_TRUE(failsWith(seqc_model_load_weights_with(m, path.c_str(), &options),
+                        SEQC_STATUS_INVALID_FILE,
+                        {"tensor 'attn.masked_bias' is not a parameter of "
+                         "the model (it is BOOL [2, 3])"}));
+  EXPECT_TRUE(skipped.lines.empty());
+  const char *both[] = {"embeddings.*_ids", "*.masked_bias"};
+  options.skip_patterns = both;
+  options.num_skip_patterns = 2;
+  ASSERT_TRUE(isOk(seqc_model_load_weights_with(m, path.c_str(), &options)));
+  EXPECT_EQ(skipped.lines,
+            (std::vector<std::string>{"embeddings.position_ids I64 [1, 2]",
+                                      "attn.masked_bias BOOL [2, 3]"}));
+  skipped.lines.clear();
+  options.skip_patterns = nullptr;
+  options.num_skip_patterns = 0;
+  options.skip_unused = 1;
+  ASSERT_TRUE(isOk(seqc_model_load_weights_with(m, path.c_str(), &options)));
+  EXPECT_EQ(skipped.lines.size(), 2u);
+
+  // A parameter is loaded even when a pattern matches it, and its dtype is
+  // still checked.
+  const char *everything[] = {"*"};
+  options.skip_unused = 0;
+  options.skip_patterns = everything;
+  options.num_skip_patterns = 1;
+  ASSERT_TRUE(isOk(seqc_model_load_weights_with(m, path.c_str(), &options)));
+  options.num_skip_patterns = 2;
+  EXPECT_TRUE(failsWith(seqc_model_load_weights_with(m, path.c_str(), &options),
+                        SEQC_STATUS_INVALID_ARGUMENT,
+                        {"skip pattern 1 is NULL"}));
+}
+
+TEST_F(Weights, LoadsShardedCheckpointsThroughTheirIndex) {
+  std::vector<float> w = {1, 2, 3, 4, 5, 6};
+  std::string first =
+      safetensorsBytes("{" + entry("fc.weight", "F32", "[2, 3]", 0, 24) + ", " +
+                           entry("steps", "I64", "[]", 24, 32) + "}",
+                       rawBytes(w) + std::string(8, '\0'));
+  std::string second =
+      safetensorsBytes("{" + entry("fc.bias", "F32", "[3]", 0, 12) + ", " +
+                           entry("ln_f.weight", "BF16", "[3]", 12, 18) + "}",
+                       std::string(18, '\0'));
+  writeFile(dir.file("model-00001-of-00002.safetensors"), first);
+  writeFile(dir.file("model-00002-of-00002.safetensors"), second);
+  std::string index = R"({"metadata": {"total_size": 50}, "weight_map": {)"
+                      R"("fc.bias": "model-00002-of-00002.safetensors", )"
+                      R"("fc.weight": "model-00001-of-00002.safetensors", )"
+                      R"("ln_f.weight": "model-00002-of-00002.safetensors", )"
+                      R"("steps": "model-00001-of-00002.safetensors"}})";
+  std::string indexPath = dir.file("model.safetensors.index.json");
+  writeFile(indexPath, index);
+  ASSERT_TRUE(isOk(seqc_model_load_weights(m, indexPath.c_str())));
+  EXPECT_EQ(paramBytes("fc.weight"), bytesOf(rawBytes(w)));
+  // The directory stands for its index.
+  ASSERT_TRUE(isOk(seqc_model_random_weights(m, 3)));
+  ASSERT_TRUE(isOk(seqc_model_load_weights(m, dir.path().c_str())));
+  EXPECT_EQ(paramBytes("fc.weight"), bytesOf(rawBytes(w)));
+
+  auto rejectsIndex = [&](const std::string &text, const char *part) {
+    writeFile(indexPath, text);
+    return failsWith(seqc_model_load_weights(m, indexPath.c_str()),
+                     SEQC_STATUS_INVALID_FILE, {part});
+  };
+  EXPECT_TRUE(rejectsIndex(R"({"metadata": {}})", "has no \"weight_map\""));
+  EXPECT_TRUE(rejectsIndex(R"({"weight_map": {"fc.bias": 2}})",
+                           "the shard of tensor 'fc.bias' is a number"));
+  EXPECT_TRUE(rejectsIndex(R"({"weight_map": {"fc.bias": "../x"}})",
+                           "is not a path relative to the index's directory"));
+  EXPECT_TRUE(rejectsIndex(
+      R"({"weight_map": {"fc.bias": "model-00002-of-00002.safetensors"}})",
+      "tensor 'ln_f.weight' is not in the index"));
+  EXPECT_TRUE(rejectsIndex(
+      R"({"weight_map": {"fc.bias": "model-00001-of-00002.safetensors", )"
+      R"("fc.weight": "model-00001-of-00002.safetensors", )"
+      R"("steps": "model-00001-of-00002.safetensors"}})",
+      "tensor 'fc.bias' is listed in shard "
+      "'model-00001-of-00002.safetensors', which does not hold it"));
+  writeFile(indexPath,
+            R"({"weight_map": {"fc.weight": "missing.safetensors"}})");
+  EXPECT_TRUE(failsWith(seqc_model_load_weights(m, indexPath.c_str()),
+                        SEQC_STATUS_IO_ERROR,
+                        {"names shard 'missing.safetensors': cannot open"}));
+  TempDir empty;
+  EXPECT_TRUE(failsWith(seqc_model_load_weights(m, empty.path().c_str()),
+                        SEQC_STATUS_IO_ERROR,
+                        {"is a directory without model.safetensors.index.json "
+                         "or model.safetensors"}));
 }
 
 TEST(ManyWeights, ListsTheFirstFiveMissing) {

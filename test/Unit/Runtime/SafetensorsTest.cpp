@@ -199,8 +199,26 @@ TEST_F(SafetensorsTest, RejectsBadDtypes) {
       withEntry(R"({"dtype": "f32", "shape": [2], "data_offsets": [0, 8]})"),
       {"unknown dtype 'f32'"}));
   EXPECT_TRUE(rejects(
-      withEntry(R"({"dtype": "U8", "shape": [2], "data_offsets": [0, 2]})"),
-      {"tensor 'w': dtype U8 is not supported"}));
+      withEntry(R"({"dtype": "F4", "shape": [2], "data_offsets": [0, 1]})"),
+      {"tensor 'w': dtype F4 is not supported"}));
+}
+
+TEST_F(SafetensorsTest, ReadsDtypesItDoesNotComputeWith) {
+  // A BOOL or U8 tensor is read, marked unsupported, so that a loader can
+  // skip it; its byte span is still checked against its shape.
+  std::string path = dir.file("t.safetensors");
+  writeFile(path, withEntry(R"({"dtype": "BOOL", "shape": [2, 3], )"
+                            R"("data_offsets": [0, 6]})",
+                            6));
+  SafetensorsFile file;
+  ASSERT_TRUE(isOk(readSafetensors(path.c_str(), &file)));
+  ASSERT_EQ(file.tensors.size(), 1u);
+  EXPECT_FALSE(file.tensors[0].supported);
+  EXPECT_EQ(file.tensors[0].dtypeName, "BOOL");
+  EXPECT_EQ(file.tensors[0].shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(rejects(
+      withEntry(R"({"dtype": "U16", "shape": [3], "data_offsets": [0, 3]})"),
+      {"span 3 bytes but U16 [3] needs 6"}));
 }
 
 TEST_F(SafetensorsTest, RejectsBadShapes) {

@@ -17,9 +17,11 @@ examples, work = sys.argv[1], sys.argv[2]
 cases = {
     "alibi": ("logits", ["b=1,n=5", "b=2,n=67"]),
     "attention": ("y", ["b=1,n=1", "b=2,n=65", "b=1,n=1100"]),
+    "bert": ("sentence_embedding", ["b=1,n=5", "b=2,n=67"]),
     "encoder_decoder": ("logits", ["b=1,s=5,t=3", "b=2,s=67,t=65"]),
     "gpt": ("logits", ["b=1,n=5", "b=2,n=67", "b=1,n=600"]),
     "learned_pos": ("logits", ["b=1,n=5", "b=2,n=67"]),
+    "llama": ("logits", ["b=1,n=5", "b=2,n=67"]),
     "linear_attention": ("causal,full", ["b=1,n=5", "b=2,n=67", "b=1,n=130"]),
     "longformer": ("logits", ["b=1,n=5", "b=1,n=67", "b=1,n=300"]),
     "mamba": ("logits", ["b=1,n=5", "b=2,n=67"]),
