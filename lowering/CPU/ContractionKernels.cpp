@@ -97,6 +97,40 @@ private:
     return add(lo, arith::MulIOp::create(b, loc, count, idx(step)));
   }
 
+  /// The vector of i32 words (one per f32 lane) equal to `v` in every lane.
+  Value wordSplat(int64_t v) {
+    VectorType i32 = vecType.clone(b.getI32Type());
+    return arith::ConstantOp::create(
+        b, loc, i32, DenseElementsAttr::get(i32, b.getI32IntegerAttr(v)));
+  }
+
+  VectorType vectorOf(Value memref) {
+    return VectorType::get({t.lanes},
+                           cast<MemRefType>(memref.getType()).getElementType());
+  }
+
+  /// `value` (a scalar or a vector) in f32: bf16 and f16 are widened in
+  /// registers (LLVM: a 16-bit shift for bf16, F16C's vcvtph2ps for f16).
+  Value widen(Value value) {
+    Type type = value.getType();
+    if (getElementTypeOrSelf(type).isF32())
+      return value;
+    Type f32 = b.getF32Type();
+    if (auto vector = dyn_cast<VectorType>(type))
+      return arith::ExtFOp::create(b, loc, vector.clone(f32), value);
+    return arith::ExtFOp::create(b, loc, f32, value);
+  }
+
+  /// The vector of `memref` at `at` in its stored type, masked by `mask`
+  /// when it is set: masked-off lanes read as zero.
+  Value loadVector(Value memref, ValueRange at, Value mask) {
+    VectorType type = vectorOf(memref);
+    if (!mask)
+      return vector::LoadOp::create(b, loc, type, memref, at);
+    Value zeros = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+    return vector::MaskedLoadOp::create(b, loc, type, memref, at, mask, zeros);
+  }
+
   /// `for (x = lo; x < hi; x += step) body(x)`, with iv bound by `body`.
   void loop(Value lo, Value hi, int64_t step,
             llvm::function_ref<void(Value)> body) {
@@ -162,11 +196,8 @@ private:
     // One step of the reduction at k: full vectors, or masked ones.
     auto step = [&](Value k, ValueRange acc, Value mask) {
       iv[c.k] = k;
-      auto load = [&](Value memref, AffineMap map) -> Value {
-        if (mask)
-          return vector::MaskedLoadOp::create(b, loc, vecType, memref,
-                                              indices(map), mask, zeros);
-        return vector::LoadOp::create(b, loc, vecType, memref, indices(map));
+      auto load = [&](Value memref, AffineMap map) {
+        return widen(loadVector(memref, indices(map), mask));
       };
       SmallVector<Value> as, bs;
       for (int64_t i = 0; i < mr; ++i) {
@@ -207,13 +238,69 @@ private:
         SmallVector<Value> at = indices(c.mapC);
         Value old = c.initValue ? c.initValue
                     : c.initInput
-                        ? memref::LoadOp::create(b, loc, c.initInput,
-                                                 operandIndices(c.initMap, at))
+                        ? widen(memref::LoadOp::create(
+                              b, loc, c.initInput,
+                              operandIndices(c.initMap, at)))
                         : memref::LoadOp::create(b, loc, c.c, at);
         memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
                                 c.c, at);
       }
     }
+  }
+
+  /// How the broadcast kernel reads a bf16 or f16 A that is contiguous
+  /// along the reduction (splatOfA); other A are read one element per row
+  /// and step, widened and broadcast.
+  enum class ReadOfA { Element, Pair, Quad };
+  ReadOfA readOfA() {
+    Type type = cast<MemRefType>(c.a.getType()).getElementType();
+    if (!isNarrowFloat(type) || !hasUnitInnerStride(c.a) ||
+        cast<AffineDimExpr>(c.mapA.getResults().back()).getPosition() != c.k)
+      return ReadOfA::Element;
+    if (type.isBF16())
+      return ReadOfA::Pair;
+    return t.lanes % 4 == 0 ? ReadOfA::Quad : ReadOfA::Element;
+  }
+
+  /// The f32 splat of A at the current row and step k + `step`, where k is
+  /// iv[c.k]. Element: A[k] loaded, widened and broadcast. Pair (bf16, k >=
+  /// 1): A[k - 1] and A[k] as one 32-bit word broadcast to every lane
+  /// (vpbroadcastd), A[k] in its high half (little endian), which is A[k] in
+  /// f32 once the low half is cleared (vpblendw with zero): one load and
+  /// one op, as many as an f32 A's vbroadcastss. Quad (f16, k a multiple of
+  /// 4): A[k .. k + 4) repeated over the vector, converted (vcvtph2ps), and
+  /// the lanes of A[k + step] selected in each group of four (vpermilps);
+  /// LLVM shares the load and the conversion between the four steps.
+  Value splatOfA(ReadOfA read, int64_t step) {
+    Type type = cast<MemRefType>(c.a.getType()).getElementType();
+    SmallVector<Value> at = indices(c.mapA);
+    if (read == ReadOfA::Element)
+      return vector::BroadcastOp::create(
+          b, loc, vecType, widen(memref::LoadOp::create(b, loc, c.a, at)));
+    if (read == ReadOfA::Pair) {
+      at.back() = sub(at.back(), idx(1));
+      Value pair =
+          vector::LoadOp::create(b, loc, VectorType::get({2}, type), c.a, at);
+      Value word = vector::ExtractOp::create(
+          b, loc,
+          vector::BitCastOp::create(
+              b, loc, VectorType::get({1}, b.getI32Type()), pair),
+          int64_t(0));
+      Value words = vector::BroadcastOp::create(
+          b, loc, vecType.clone(b.getI32Type()), word);
+      return arith::BitcastOp::create(
+          b, loc, vecType,
+          arith::AndIOp::create(b, loc, words, wordSplat(0xFFFF0000)));
+    }
+    Value quad =
+        vector::LoadOp::create(b, loc, VectorType::get({4}, type), c.a, at);
+    SmallVector<int64_t> repeat, select;
+    for (int64_t l = 0; l < t.lanes; ++l) {
+      repeat.push_back(l % 4);
+      select.push_back(l / 4 * 4 + step);
+    }
+    Value wide = widen(vector::ShuffleOp::create(b, loc, quad, quad, repeat));
+    return vector::ShuffleOp::create(b, loc, wide, wide, select);
   }
 
   /// C[m1 + i, n1 + v * lanes + l] += sum_k A[m1 + i, k] B[k, n1 + ...], for
@@ -223,16 +310,11 @@ private:
     Value mask = count ? vector::CreateMaskOp::create(b, loc, maskType,
                                                       ValueRange{count})
                        : Value();
-    Value zeros = arith::ConstantOp::create(
-        b, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
     auto column = [&](int64_t v) {
       iv[c.n] = v == 0 ? n1 : add(n1, idx(v * t.lanes));
     };
-    auto load = [&](Value memref, AffineMap map) -> Value {
-      if (mask)
-        return vector::MaskedLoadOp::create(b, loc, vecType, memref,
-                                            indices(map), mask, zeros);
-      return vector::LoadOp::create(b, loc, vecType, memref, indices(map));
+    auto load = [&](Value memref, AffineMap map) {
+      return widen(loadVector(memref, indices(map), mask));
     };
     // The output tile starts from C: the contraction accumulates into it.
     SmallVector<Value> init;
@@ -244,34 +326,61 @@ private:
         init.push_back(initialTile(mask));
       }
     }
-    auto forOp = scf::ForOp::create(
-        b, loc, idx(0), extent[c.k], idx(1), init,
-        [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(),
-                              nested.getInsertionPoint());
-          iv[c.k] = k;
-          SmallVector<Value> bs;
-          for (int64_t v = 0; v < nv; ++v) {
-            column(v);
-            bs.push_back(load(c.b, c.mapB));
-          }
-          SmallVector<Value> next;
-          for (int64_t i = 0; i < mr; ++i) {
-            setRow(m1, i);
-            Value s = memref::LoadOp::create(b, loc, c.a, indices(c.mapA));
-            Value splat = vector::BroadcastOp::create(b, loc, vecType, s);
-            for (int64_t v = 0; v < nv; ++v)
-              next.push_back(vector::FMAOp::create(b, loc, splat, bs[v],
-                                                   acc[i * nv + v]));
-          }
-          scf::YieldOp::create(b, loc, next);
-        });
+    // The steps of the reduction in [lo, hi), `group` at a time, from the
+    // accumulators `acc`: B's vectors at each step, A's splat (splatOfA) for
+    // each row.
+    auto reduce = [&](Value lo, Value hi, ReadOfA read,
+                      ValueRange acc) -> SmallVector<Value> {
+      int64_t group = read == ReadOfA::Quad ? 4 : 1;
+      auto forOp = scf::ForOp::create(
+          b, loc, lo, hi, idx(group), acc,
+          [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(nested.getInsertionBlock(),
+                                nested.getInsertionPoint());
+            SmallVector<Value> next(acc);
+            for (int64_t step = 0; step < group; ++step) {
+              iv[c.k] = step == 0 ? k : add(k, idx(step));
+              SmallVector<Value> bs;
+              for (int64_t v = 0; v < nv; ++v) {
+                column(v);
+                bs.push_back(load(c.b, c.mapB));
+              }
+              for (int64_t i = 0; i < mr; ++i) {
+                setRow(m1, i);
+                iv[c.k] = k;
+                Value splat = splatOfA(read, step);
+                for (int64_t v = 0; v < nv; ++v)
+                  next[i * nv + v] = vector::FMAOp::create(
+                      b, loc, splat, bs[v], next[i * nv + v]);
+              }
+            }
+            scf::YieldOp::create(b, loc, next);
+          });
+      return forOp.getResults();
+    };
+    // A bf16 A contiguous along the reduction is read in pairs from its
+    // second element on, an f16 one in quads up to the last multiple of 4;
+    // the other steps read one element.
+    ReadOfA read = readOfA();
+    Value kSize = extent[c.k];
+    SmallVector<Value> acc;
+    if (read == ReadOfA::Pair) {
+      Value kFirst = min(kSize, idx(1));
+      acc = reduce(idx(0), kFirst, ReadOfA::Element, init);
+      acc = reduce(kFirst, kSize, ReadOfA::Pair, acc);
+    } else if (read == ReadOfA::Quad) {
+      Value kMain = fullEnd(idx(0), kSize, 4);
+      acc = reduce(idx(0), kMain, ReadOfA::Quad, init);
+      acc = reduce(kMain, kSize, ReadOfA::Element, acc);
+    } else {
+      acc = reduce(idx(0), kSize, ReadOfA::Element, init);
+    }
     for (int64_t i = 0; i < mr; ++i) {
       setRow(m1, i);
       for (int64_t v = 0; v < nv; ++v) {
         column(v);
-        Value value = forOp.getResult(i * nv + v);
+        Value value = acc[i * nv + v];
         Value out = c.c;
         if (c.epilogue) {
           value = applyEpilogue(value, mask);
@@ -288,21 +397,16 @@ private:
 
   /// Loads the vector of `memref` (indexed by `map` in terms of C's
   /// dimensions) at the current C vector, or broadcasts its element when the
-  /// map does not depend on C's last dimension.
+  /// map does not depend on C's last dimension; in the stored type.
   Value loadAlongC(Value memref, AffineMap map, Value mask) {
     SmallVector<Value> at = indices(c.mapC), where;
     for (AffineExpr e : map.getResults())
       where.push_back(at[cast<AffineDimExpr>(e).getPosition()]);
     if (!map.isFunctionOfDim(map.getNumDims() - 1))
       return vector::BroadcastOp::create(
-          b, loc, vecType, memref::LoadOp::create(b, loc, memref, where));
-    if (mask) {
-      Value zeros = arith::ConstantOp::create(
-          b, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
-      return vector::MaskedLoadOp::create(b, loc, vecType, memref, where, mask,
-                                          zeros);
-    }
-    return vector::LoadOp::create(b, loc, vecType, memref, where);
+          b, loc, vectorOf(memref),
+          memref::LoadOp::create(b, loc, memref, where));
+    return loadVector(memref, where, mask);
   }
 
   /// The accumulators' initial value at the current C vector: C itself, or
@@ -311,21 +415,58 @@ private:
     if (c.initValue)
       return vector::BroadcastOp::create(b, loc, vecType, c.initValue);
     if (c.initInput)
-      return loadAlongC(c.initInput, c.initMap, mask);
+      return widen(loadAlongC(c.initInput, c.initMap, mask));
     int64_t rank = c.mapC.getNumResults();
     return loadAlongC(c.c, b.getMultiDimIdentityMap(rank), mask);
   }
 
-  /// The epilogue's body on `value`, the finished C vector.
+  /// `value` (a vector of f32) rounded to bf16 to nearest even, in integer
+  /// ops: without AVX512_BF16, LLVM calls a function per lane for it. NaNs
+  /// stay NaNs (quieted), as in compiler-rt's __truncsfbf2, which the
+  /// reference loops call.
+  Value roundToBF16(Value value) {
+    auto type = cast<VectorType>(value.getType());
+    VectorType i32 = type.clone(b.getI32Type());
+    Value bits = arith::BitcastOp::create(b, loc, i32, value);
+    Value high = arith::ShRUIOp::create(b, loc, bits, wordSplat(16));
+    Value odd = arith::AndIOp::create(b, loc, high, wordSplat(1));
+    Value bias = arith::AddIOp::create(b, loc, odd, wordSplat(0x7FFF));
+    Value rounded = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, bits, bias), wordSplat(16));
+    Value quiet = arith::OrIOp::create(b, loc, high, wordSplat(0x40));
+    Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                      value, value);
+    Value result = arith::SelectOp::create(b, loc, nan, quiet, rounded);
+    Value narrow =
+        arith::TruncIOp::create(b, loc, type.clone(b.getI16Type()), result);
+    return arith::BitcastOp::create(b, loc, type.clone(b.getBF16Type()),
+                                    narrow);
+  }
+
+  /// The epilogue's body on `value`, the finished C vector, with its
+  /// roundings to bf16 in integer ops (roundToBF16).
   Value applyEpilogue(Value value, Value mask) {
     Block *body = c.epilogue.getBlock();
     IRMapping map;
     for (auto [arg, memref, inC] : c.epilogueInputs)
       map.map(arg, memref ? loadAlongC(memref, inC, mask) : value);
     cloneBodyOnVectors(b, loc, *body, t.lanes, map);
+    for (Operation &op : body->without_terminator()) {
+      auto trunc = dyn_cast<arith::TruncFOp>(op);
+      if (!trunc || !trunc.getType().isBF16())
+        continue;
+      Operation *clone = map.lookup(trunc.getResult()).getDefiningOp();
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(clone);
+      Value rounded = roundToBF16(clone->getOperand(0));
+      clone->getResult(0).replaceAllUsesWith(rounded);
+      clone->erase();
+      map.map(trunc.getResult(), rounded);
+    }
     Value result = cast<linalg::YieldOp>(body->getTerminator()).getOperand(0);
     if (result.getParentBlock() != body && !map.contains(result))
-      return vector::BroadcastOp::create(b, loc, vecType, result);
+      return vector::BroadcastOp::create(
+          b, loc, VectorType::get({t.lanes}, result.getType()), result);
     return map.lookupOrDefault(result);
   }
 

@@ -40,7 +40,8 @@ namespace mlir::seq::cpu {
 
 enum class ContractionKernel { Dot, Broadcast };
 
-/// A contraction C[...] += A[...] * B[...] on f32 buffers in the form the
+/// A contraction C[...] += A[...] * B[...] with an f32 C (A and B f32, bf16
+/// or f16, widened to f32 in registers) in the form the
 /// kernels need (matchContraction), with what the kernels absorb from the
 /// ops around it (absorbInitializer, absorbEpilogue, packShortReduction).
 struct ContractionMatch {
