@@ -303,6 +303,61 @@ private:
     return vector::ShuffleOp::create(b, loc, wide, wide, select);
   }
 
+  /// Whether the broadcast kernel reads B two vectors at a time (pairOfB):
+  /// B in bf16, contiguous along the output's columns (or in panels, whose
+  /// width is the tile's), an even number of full vectors.
+  bool pairedB(int64_t nv, Value mask) {
+    if (mask || nv % 2 != 0 ||
+        !cast<MemRefType>(c.b.getType()).getElementType().isBF16() ||
+        !hasUnitInnerStride(c.b))
+      return false;
+    if (c.panel)
+      return c.panel % (2 * t.lanes) == 0;
+    return cast<AffineDimExpr>(c.mapB.getResults().back()).getPosition() ==
+           c.n;
+  }
+
+  /// B's 2 * lanes bf16 elements from the current column, as one vector of
+  /// 32-bit words widened in two: the low halves shifted up are the even
+  /// columns in f32, the words with their low halves cleared the odd ones.
+  /// One load and two ops for two vectors, where widening each vector
+  /// (vpmovzxwd, vpslld) takes two.
+  std::pair<Value, Value> pairOfB() {
+    Type bf16 = b.getBF16Type();
+    Value pair = vector::LoadOp::create(
+        b, loc, VectorType::get({2 * t.lanes}, bf16), c.b, indices(c.mapB));
+    Value words = vector::BitCastOp::create(
+        b, loc, vecType.clone(b.getI32Type()), pair);
+    Value even = arith::ShLIOp::create(b, loc, words, wordSplat(16));
+    Value odd = arith::AndIOp::create(b, loc, words, wordSplat(0xFFFF0000));
+    return {arith::BitcastOp::create(b, loc, vecType, even),
+            arith::BitcastOp::create(b, loc, vecType, odd)};
+  }
+
+  /// The even and the odd lanes of the 2 * lanes lanes of `lo` and `hi`.
+  std::pair<Value, Value> deinterleave(Value lo, Value hi) {
+    SmallVector<int64_t> even, odd;
+    for (int64_t l = 0; l < t.lanes; ++l) {
+      even.push_back(2 * l);
+      odd.push_back(2 * l + 1);
+    }
+    return {vector::ShuffleOp::create(b, loc, lo, hi, even),
+            vector::ShuffleOp::create(b, loc, lo, hi, odd)};
+  }
+
+  /// The inverse of deinterleave: lanes 0 .. lanes and lanes .. 2 * lanes
+  /// of the vector whose even lanes are `even` and odd lanes `odd`.
+  std::pair<Value, Value> interleave(Value even, Value odd) {
+    SmallVector<int64_t> lo, hi;
+    for (int64_t l = 0; l < t.lanes; ++l) {
+      int64_t source = l / 2 + (l % 2 ? t.lanes : 0);
+      lo.push_back(source);
+      hi.push_back(source + t.lanes / 2);
+    }
+    return {vector::ShuffleOp::create(b, loc, even, odd, lo),
+            vector::ShuffleOp::create(b, loc, even, odd, hi)};
+  }
+
   /// C[m1 + i, n1 + v * lanes + l] += sum_k A[m1 + i, k] B[k, n1 + ...], for
   /// i < mr, v < nv; `count` (nv == 1 only) masks the last vector.
   void broadcastKernel(int64_t mr, int64_t nv, Value m1, Value n1,
@@ -316,6 +371,10 @@ private:
     auto load = [&](Value memref, AffineMap map) {
       return widen(loadVector(memref, indices(map), mask));
     };
+    // A bf16 B read two vectors at a time (pairedB): the accumulators of
+    // vectors 2p and 2p + 1 hold the even and the odd columns of their 2 *
+    // lanes, interleaved back when the tile is done.
+    bool paired = pairedB(nv, mask);
     // The output tile starts from C: the contraction accumulates into it.
     SmallVector<Value> init;
     iv[c.k] = idx(0);
@@ -325,6 +384,10 @@ private:
         column(v);
         init.push_back(initialTile(mask));
       }
+      if (paired)
+        for (int64_t v = 0; v < nv; v += 2)
+          std::tie(init[i * nv + v], init[i * nv + v + 1]) =
+              deinterleave(init[i * nv + v], init[i * nv + v + 1]);
     }
     // The steps of the reduction in [lo, hi), `group` at a time, from the
     // accumulators `acc`: B's vectors at each step, A's splat (splatOfA) for
@@ -342,9 +405,14 @@ private:
             for (int64_t step = 0; step < group; ++step) {
               iv[c.k] = step == 0 ? k : add(k, idx(step));
               SmallVector<Value> bs;
-              for (int64_t v = 0; v < nv; ++v) {
+              for (int64_t v = 0; v < nv; v += paired ? 2 : 1) {
                 column(v);
-                bs.push_back(load(c.b, c.mapB));
+                if (!paired) {
+                  bs.push_back(load(c.b, c.mapB));
+                  continue;
+                }
+                auto [even, odd] = pairOfB();
+                bs.append({even, odd});
               }
               for (int64_t i = 0; i < mr; ++i) {
                 setRow(m1, i);
@@ -378,6 +446,10 @@ private:
     }
     for (int64_t i = 0; i < mr; ++i) {
       setRow(m1, i);
+      if (paired)
+        for (int64_t v = 0; v < nv; v += 2)
+          std::tie(acc[i * nv + v], acc[i * nv + v + 1]) =
+              interleave(acc[i * nv + v], acc[i * nv + v + 1]);
       for (int64_t v = 0; v < nv; ++v) {
         column(v);
         Value value = acc[i * nv + v];

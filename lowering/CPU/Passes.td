@@ -235,7 +235,10 @@ def SeqCPUVectorizeContractions
     converted outside the loop nest. The broadcast kernel reads a bf16 A
     contiguous along the reduction as 32-bit words (A[k - 1], A[k]) whose
     low half it clears, and an f16 one four elements at a time, converted
-    once for four steps. An epilogue that rounds
+    once for four steps; it reads a bf16 B two vectors at a time, as 32-bit
+    words whose low halves shifted up are the even columns and whose high
+    halves are the odd ones, and keeps those accumulators de-interleaved
+    until the tile is stored. An epilogue that rounds
     the f32 result to bf16 or f16 (the narrow output of the contraction)
     is applied in the output tile like any other, the bf16 rounding (to
     nearest even) in integer ops.

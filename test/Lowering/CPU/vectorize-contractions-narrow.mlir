@@ -9,10 +9,13 @@
 // accumulator: the kernels load vectors of the stored type and widen them in
 // registers; nothing is copied or converted outside the loop nest.
 
-// x @ W^T with W in bf16 panels: the broadcast kernel widens each step's
-// panel vectors (vector<8xbf16> to vector<8xf32>). A's first element is
-// read alone; from the second on, A[k - 1] and A[k] are one 32-bit word,
-// broadcast, whose high half (A[k]) is kept.
+// x @ W^T with W in bf16 panels: the broadcast kernel reads the two
+// vectors of each step as one vector<16xbf16> of 32-bit words, whose low
+// halves shifted up are the even columns and whose words with the low half
+// cleared are the odd ones; the accumulators start de-interleaved from C and
+// are interleaved back before the store. A's first element is read alone;
+// from the second on, A[k - 1] and A[k] are one 32-bit word, broadcast, whose
+// high half (A[k]) is kept. The masked column edge widens vector<8xbf16>.
 #pa = affine_map<(m, n, k) -> (m, k)>
 #pb = affine_map<(m, n, k) -> (n floordiv 16, k, n mod 16)>
 #pc = affine_map<(m, n, k) -> (m, n)>
@@ -34,21 +37,31 @@ func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
 // CHECK-LABEL: func.func @panels_bf16(
 //   CHECK-NOT:   memref.alloc
 //       CHECK:   scf.parallel
+//       CHECK:       %[[C0:.*]] = vector.load %{{.*}} : memref<?x20xf32>, vector<8xf32>
+//       CHECK:       %[[C1:.*]] = vector.load %{{.*}} : memref<?x20xf32>, vector<8xf32>
+//       CHECK:       vector.shuffle %[[C0]], %[[C1]] [0, 2, 4, 6, 8, 10, 12, 14]
+//       CHECK:       vector.shuffle %[[C0]], %[[C1]] [1, 3, 5, 7, 9, 11, 13, 15]
 // The first step: A[0] alone.
 //       CHECK:       memref.load %{{.*}} : memref<?x32xbf16>
 //       CHECK:       arith.extf %{{.*}} : bf16 to f32
-// The other steps: pairs of A, panels widened in registers.
-//       CHECK:       scf.for %{{.*}} = %c1 to %c32 step %c1 iter_args(
-//       CHECK:         vector.load %{{.*}} : memref<2x32x16xbf16>, vector<8xbf16>
-//       CHECK:         arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
+// The other steps: pairs of A, the panel's row in two.
+//       CHECK:       %[[ACC:.*]]:12 = scf.for %{{.*}} = %c1 to %c32 step %c1 iter_args(
+//       CHECK:         %[[ROW:.*]] = vector.load %{{.*}} : memref<2x32x16xbf16>, vector<16xbf16>
+//       CHECK:         %[[WORDS:.*]] = vector.bitcast %[[ROW]] : vector<16xbf16> to vector<8xi32>
+//       CHECK:         arith.shli %[[WORDS]], %{{.*}} : vector<8xi32>
+//       CHECK:         arith.andi %[[WORDS]], %{{.*}} : vector<8xi32>
 //       CHECK:         vector.load %{{.*}} : memref<?x32xbf16>, vector<2xbf16>
 //       CHECK:         vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 //       CHECK:         vector.broadcast %{{.*}} : i32 to vector<8xi32>
 //       CHECK:         arith.andi %{{.*}}, %{{.*}} : vector<8xi32>
 //       CHECK:         arith.bitcast %{{.*}} : vector<8xi32> to vector<8xf32>
 //       CHECK:         vector.fma
+//       CHECK:       vector.shuffle %[[ACC]]#0, %[[ACC]]#1 [0, 8, 1, 9, 2, 10, 3, 11]
+//       CHECK:       vector.shuffle %[[ACC]]#0, %[[ACC]]#1 [4, 12, 5, 13, 6, 14, 7, 15]
+//       CHECK:       vector.store
 // The column edge in masked vectors, bf16 too.
 //       CHECK:   vector.maskedload %{{.*}} : memref<2x32x16xbf16>, vector<8xi1>, vector<8xbf16> into vector<8xbf16>
+//       CHECK:   arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
 //   CHECK-NOT:   memref.alloc
 
 // -----
