@@ -39,6 +39,31 @@ ContractionTiling mlir::seq::cpu::getContractionTiling(
   return t;
 }
 
+/// Whether the broadcast kernel reads the left operand of `c` four elements
+/// at a time (an f16 A contiguous along the reduction; splatOfA).
+static bool readsQuadsOfA(const ContractionMatch &c, int64_t lanes) {
+  return cast<MemRefType>(c.a.getType()).getElementType().isF16() &&
+         hasUnitInnerStride(c.a) &&
+         cast<AffineDimExpr>(c.mapA.getResults().back()).getPosition() ==
+             c.k &&
+         lanes % 4 == 0;
+}
+
+ContractionTiling
+mlir::seq::cpu::getContractionTiling(const ContractionMatch &c,
+                                     int64_t vectorBits,
+                                     int64_t vectorRegisters) {
+  ContractionTiling t =
+      getContractionTiling(c.kernel, vectorBits, vectorRegisters);
+  // Each row's converted quad of A lives for four steps beside the
+  // accumulators: with 16 registers, 4 rows of 2 vectors leave room for
+  // them where 6 rows would spill.
+  if (c.kernel == ContractionKernel::Broadcast && vectorRegisters < 32 &&
+      readsQuadsOfA(c, t.lanes))
+    t.mr = std::min<int64_t>(t.mr, 4);
+  return t;
+}
+
 namespace {
 
 /// Emits the loop nest of one contraction.
@@ -253,13 +278,13 @@ private:
   /// and step, widened and broadcast.
   enum class ReadOfA { Element, Pair, Quad };
   ReadOfA readOfA() {
-    Type type = cast<MemRefType>(c.a.getType()).getElementType();
-    if (!isNarrowFloat(type) || !hasUnitInnerStride(c.a) ||
-        cast<AffineDimExpr>(c.mapA.getResults().back()).getPosition() != c.k)
-      return ReadOfA::Element;
-    if (type.isBF16())
+    if (readsQuadsOfA(c, t.lanes))
+      return ReadOfA::Quad;
+    if (cast<MemRefType>(c.a.getType()).getElementType().isBF16() &&
+        hasUnitInnerStride(c.a) &&
+        cast<AffineDimExpr>(c.mapA.getResults().back()).getPosition() == c.k)
       return ReadOfA::Pair;
-    return t.lanes % 4 == 0 ? ReadOfA::Quad : ReadOfA::Element;
+    return ReadOfA::Element;
   }
 
   /// The f32 splat of A at the current row and step k + `step`, where k is

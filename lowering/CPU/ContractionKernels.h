@@ -92,6 +92,13 @@ ContractionTiling getContractionTiling(ContractionKernel kernel,
                                        int64_t vectorBits,
                                        int64_t vectorRegisters);
 
+/// The tiling of `c`'s kernel, with fewer rows where its operands need
+/// more registers: a broadcast kernel reading an f16 left operand four
+/// elements at a time keeps 4 rows with 16 registers.
+ContractionTiling getContractionTiling(const ContractionMatch &c,
+                                       int64_t vectorBits,
+                                       int64_t vectorRegisters);
+
 /// Emits at `b`'s insertion point the loop nest computing `c` with `tiling`:
 /// an scf.parallel over the batch loops and blocks of mc x nc, register
 /// tiles inside. Writes C (or the epilogue's output when `c` has one); does

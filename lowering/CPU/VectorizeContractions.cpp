@@ -139,7 +139,7 @@ static void emitKernel(OpBuilder &b, const ContractionMatch &c,
 LogicalResult
 mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
                                      const ContractionOptions &options) {
-  ContractionTiling t = getContractionTiling(c.kernel, options.vectorBits,
+  ContractionTiling t = getContractionTiling(c, options.vectorBits,
                                              options.vectorRegisters);
   if (c.panel && c.panel != t.nr * t.lanes) {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] panels of " << c.panel
@@ -182,7 +182,7 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
   int64_t width = panelWidth(options.vectorBits, options.vectorRegisters);
   auto emitPacked = [&](ContractionMatch pc, OpBuilder &pb) {
     Value packed = packShortReduction(pb, pc, width);
-    ContractionTiling pt = getContractionTiling(pc.kernel, options.vectorBits,
+    ContractionTiling pt = getContractionTiling(pc, options.vectorBits,
                                                 options.vectorRegisters);
     emitKernel(pb, pc, pt, options);
     memref::DeallocOp::create(pb, loc, packed);

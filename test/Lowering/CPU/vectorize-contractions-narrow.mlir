@@ -67,14 +67,15 @@ func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
 // -----
 
 // The same product in f16: A is read four elements at a time, converted once
-// and its lanes selected for each of the four steps; the reduction's last
+// and its lanes selected for each of the four steps (4 rows per tile, so
+// that the rows' converted quads stay in registers); the reduction's last
 // 67 mod 4 = 3 steps read one element.
 #pa = affine_map<(m, n, k) -> (m, k)>
 #pb = affine_map<(m, n, k) -> (n floordiv 16, k, n mod 16)>
 #pc = affine_map<(m, n, k) -> (m, n)>
 func.func @panels_f16(%a: memref<?x67xf16>, %b: memref<2x67x16xf16>,
                       %c: memref<?x32xf32>) {
-  // expected-remark @below {{f16 operands widened to f32 in registers (F16C conversions), f32 accumulators}}
+  // expected-remark @below {{contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, f16 operands widened to f32 in registers (F16C conversions), f32 accumulators}}
   linalg.generic {indexing_maps = [#pa, #pb, #pc],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<?x67xf16>, memref<2x67x16xf16>) outs(%c : memref<?x32xf32>) {
@@ -98,7 +99,7 @@ func.func @panels_f16(%a: memref<?x67xf16>, %b: memref<2x67x16xf16>,
 //       CHECK:     vector.shuffle %{{.*}} [3, 3, 3, 3, 7, 7, 7, 7]
 //       CHECK:   scf.for %{{.*}} = %c64 to %c67 step %c1 iter_args(
 //       CHECK:     memref.load %{{.*}} : memref<?x67xf16>
-// NOF16C: remark: contraction vectorized: broadcast kernel, 6 rows x 2 vectors of 8 lanes, f16 operands widened to f32 in registers (a conversion call per element, the target has no F16C)
+// NOF16C: remark: contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, f16 operands widened to f32 in registers (a conversion call per element, the target has no F16C)
 
 // -----
 
