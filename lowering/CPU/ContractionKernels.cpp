@@ -40,9 +40,9 @@ ContractionTiling mlir::seq::cpu::getContractionTiling(
 }
 
 /// Whether the broadcast kernel reads the left operand of `c` four elements
-/// at a time (an f16 A contiguous along the reduction; splatOfA).
+/// at a time (a bf16 or f16 A contiguous along the reduction; splatOfA).
 static bool readsQuadsOfA(const ContractionMatch &c, int64_t lanes) {
-  return cast<MemRefType>(c.a.getType()).getElementType().isF16() &&
+  return isNarrowFloat(cast<MemRefType>(c.a.getType()).getElementType()) &&
          hasUnitInnerStride(c.a) &&
          cast<AffineDimExpr>(c.mapA.getResults().back()).getPosition() ==
              c.k &&
@@ -55,11 +55,10 @@ mlir::seq::cpu::getContractionTiling(const ContractionMatch &c,
                                      int64_t vectorRegisters) {
   ContractionTiling t =
       getContractionTiling(c.kernel, vectorBits, vectorRegisters);
-  // Each row's converted quad of A lives for four steps beside the
-  // accumulators: with 16 registers, 4 rows of 2 vectors leave room for
-  // them where 6 rows would spill.
-  if (c.kernel == ContractionKernel::Broadcast && vectorRegisters < 32 &&
-      readsQuadsOfA(c, t.lanes))
+  // Each row's widened quad of A lives for four steps beside the
+  // accumulators and B's vectors: 4 rows leave registers for them where 6
+  // would spill (16 registers: 8 accumulators, 2 vectors of B, 4 quads).
+  if (c.kernel == ContractionKernel::Broadcast && readsQuadsOfA(c, t.lanes))
     t.mr = std::min<int64_t>(t.mr, 4);
   return t;
 }
@@ -273,50 +272,26 @@ private:
     }
   }
 
-  /// How the broadcast kernel reads a bf16 or f16 A that is contiguous
-  /// along the reduction (splatOfA); other A are read one element per row
-  /// and step, widened and broadcast.
-  enum class ReadOfA { Element, Pair, Quad };
+  /// How the broadcast kernel reads A: one element per row and step, or
+  /// (a bf16 or f16 A contiguous along the reduction) four (splatOfA).
+  enum class ReadOfA { Element, Quad };
   ReadOfA readOfA() {
-    if (readsQuadsOfA(c, t.lanes))
-      return ReadOfA::Quad;
-    if (cast<MemRefType>(c.a.getType()).getElementType().isBF16() &&
-        hasUnitInnerStride(c.a) &&
-        cast<AffineDimExpr>(c.mapA.getResults().back()).getPosition() == c.k)
-      return ReadOfA::Pair;
-    return ReadOfA::Element;
+    return readsQuadsOfA(c, t.lanes) ? ReadOfA::Quad : ReadOfA::Element;
   }
 
   /// The f32 splat of A at the current row and step k + `step`, where k is
-  /// iv[c.k]. Element: A[k] loaded, widened and broadcast. Pair (bf16, k >=
-  /// 1): A[k - 1] and A[k] as one 32-bit word broadcast to every lane
-  /// (vpbroadcastd), A[k] in its high half (little endian), which is A[k] in
-  /// f32 once the low half is cleared (vpblendw with zero): one load and
-  /// one op, as many as an f32 A's vbroadcastss. Quad (f16, k a multiple of
-  /// 4): A[k .. k + 4) repeated over the vector, converted (vcvtph2ps), and
-  /// the lanes of A[k + step] selected in each group of four (vpermilps);
-  /// LLVM shares the load and the conversion between the four steps.
+  /// iv[c.k]. Element: A[k] loaded, widened and broadcast. Quad (k a
+  /// multiple of 4): A[k .. k + 4) repeated over the vector and widened
+  /// (vcvtph2ps for f16; for bf16 vpmovzxwd and a 16-bit shift), and the
+  /// lanes of A[k + step] selected in each group of four (one in-lane
+  /// shuffle per step); LLVM shares the load and the widening between the
+  /// four steps.
   Value splatOfA(ReadOfA read, int64_t step) {
     Type type = cast<MemRefType>(c.a.getType()).getElementType();
     SmallVector<Value> at = indices(c.mapA);
     if (read == ReadOfA::Element)
       return vector::BroadcastOp::create(
           b, loc, vecType, widen(memref::LoadOp::create(b, loc, c.a, at)));
-    if (read == ReadOfA::Pair) {
-      at.back() = sub(at.back(), idx(1));
-      Value pair =
-          vector::LoadOp::create(b, loc, VectorType::get({2}, type), c.a, at);
-      Value word = vector::ExtractOp::create(
-          b, loc,
-          vector::BitCastOp::create(
-              b, loc, VectorType::get({1}, b.getI32Type()), pair),
-          int64_t(0));
-      Value words = vector::BroadcastOp::create(
-          b, loc, vecType.clone(b.getI32Type()), word);
-      return arith::BitcastOp::create(
-          b, loc, vecType,
-          arith::AndIOp::create(b, loc, words, wordSplat(0xFFFF0000)));
-    }
     Value quad =
         vector::LoadOp::create(b, loc, VectorType::get({4}, type), c.a, at);
     SmallVector<int64_t> repeat, select;
@@ -452,17 +427,11 @@ private:
           });
       return forOp.getResults();
     };
-    // A bf16 A contiguous along the reduction is read in pairs from its
-    // second element on, an f16 one in quads up to the last multiple of 4;
-    // the other steps read one element.
-    ReadOfA read = readOfA();
+    // A narrow A contiguous along the reduction is read in quads up to the
+    // last multiple of 4; the other steps read one element.
     Value kSize = extent[c.k];
     SmallVector<Value> acc;
-    if (read == ReadOfA::Pair) {
-      Value kFirst = min(kSize, idx(1));
-      acc = reduce(idx(0), kFirst, ReadOfA::Element, init);
-      acc = reduce(kFirst, kSize, ReadOfA::Pair, acc);
-    } else if (read == ReadOfA::Quad) {
+    if (readOfA() == ReadOfA::Quad) {
       Value kMain = fullEnd(idx(0), kSize, 4);
       acc = reduce(idx(0), kMain, ReadOfA::Quad, init);
       acc = reduce(kMain, kSize, ReadOfA::Element, acc);

@@ -93,8 +93,8 @@ ContractionTiling getContractionTiling(ContractionKernel kernel,
                                        int64_t vectorRegisters);
 
 /// The tiling of `c`'s kernel, with fewer rows where its operands need
-/// more registers: a broadcast kernel reading an f16 left operand four
-/// elements at a time keeps 4 rows with 16 registers.
+/// more registers: a broadcast kernel reading a bf16 or f16 left operand
+/// four elements at a time keeps 4 rows.
 ContractionTiling getContractionTiling(const ContractionMatch &c,
                                        int64_t vectorBits,
                                        int64_t vectorRegisters);

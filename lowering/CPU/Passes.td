@@ -232,10 +232,10 @@ def SeqCPUVectorizeContractions
     them in registers (a 16-bit shift for bf16, F16C's `vcvtph2ps` for f16;
     `f16c=false` says in the remark that the target converts each element
     by a call instead), then multiply-add in f32; no operand is copied or
-    converted outside the loop nest. The broadcast kernel reads a bf16 A
-    contiguous along the reduction as 32-bit words (A[k - 1], A[k]) whose
-    low half it clears, and an f16 one four elements at a time, converted
-    once for four steps; it reads a bf16 B two vectors at a time, as 32-bit
+    converted outside the loop nest. The broadcast kernel reads a bf16 or
+    f16 A contiguous along the reduction four elements at a time, widened
+    once for four steps (with 4 rows per tile, so that they stay in
+    registers); it reads a bf16 B two vectors at a time, as 32-bit
     words whose low halves shifted up are the even columns and whose high
     halves are the odd ones, and keeps those accumulators de-interleaved
     until the tile is stored. An epilogue that rounds

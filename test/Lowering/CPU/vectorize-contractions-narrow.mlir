@@ -9,19 +9,19 @@
 // accumulator: the kernels load vectors of the stored type and widen them in
 // registers; nothing is copied or converted outside the loop nest.
 
-// x @ W^T with W in bf16 panels: the broadcast kernel reads the two
-// vectors of each step as one vector<16xbf16> of 32-bit words, whose low
-// halves shifted up are the even columns and whose words with the low half
-// cleared are the odd ones; the accumulators start de-interleaved from C and
-// are interleaved back before the store. A's first element is read alone;
-// from the second on, A[k - 1] and A[k] are one 32-bit word, broadcast, whose
-// high half (A[k]) is kept. The masked column edge widens vector<8xbf16>.
+// x @ W^T with W in bf16 panels, 4 rows per tile: the broadcast kernel
+// reads the two vectors of each step as one vector<16xbf16> of 32-bit words,
+// whose low halves shifted up are the even columns and whose words with the
+// low half cleared are the odd ones; the accumulators start de-interleaved
+// from C and are interleaved back before the store. A is read four elements
+// at a time, widened once, and its lanes selected for each of the four
+// steps. The masked column edge widens vector<8xbf16>.
 #pa = affine_map<(m, n, k) -> (m, k)>
 #pb = affine_map<(m, n, k) -> (n floordiv 16, k, n mod 16)>
 #pc = affine_map<(m, n, k) -> (m, n)>
 func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
                        %c: memref<?x20xf32>) {
-  // expected-remark @below {{contraction vectorized: broadcast kernel, 6 rows x 2 vectors of 8 lanes, bf16 operands widened to f32 in registers (16-bit shifts), f32 accumulators, blocks of 48 x 64, right operand in packed panels of 16 columns}}
+  // expected-remark @below {{contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, bf16 operands widened to f32 in registers (16-bit shifts), f32 accumulators, blocks of 48 x 64, right operand in packed panels of 16 columns}}
   linalg.generic {indexing_maps = [#pa, #pb, #pc],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<?x32xbf16>, memref<2x32x16xbf16>) outs(%c : memref<?x20xf32>) {
@@ -37,25 +37,22 @@ func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
 // CHECK-LABEL: func.func @panels_bf16(
 //   CHECK-NOT:   memref.alloc
 //       CHECK:   scf.parallel
+//       CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4 {
 //       CHECK:       %[[C0:.*]] = vector.load %{{.*}} : memref<?x20xf32>, vector<8xf32>
 //       CHECK:       %[[C1:.*]] = vector.load %{{.*}} : memref<?x20xf32>, vector<8xf32>
 //       CHECK:       vector.shuffle %[[C0]], %[[C1]] [0, 2, 4, 6, 8, 10, 12, 14]
 //       CHECK:       vector.shuffle %[[C0]], %[[C1]] [1, 3, 5, 7, 9, 11, 13, 15]
-// The first step: A[0] alone.
-//       CHECK:       memref.load %{{.*}} : memref<?x32xbf16>
-//       CHECK:       arith.extf %{{.*}} : bf16 to f32
-// The other steps: pairs of A, the panel's row in two.
-//       CHECK:       %[[ACC:.*]]:12 = scf.for %{{.*}} = %c1 to %c32 step %c1 iter_args(
+//       CHECK:       %[[ACC:.*]]:8 = scf.for %{{.*}} = %c0 to %c32 step %c4 iter_args(
 //       CHECK:         %[[ROW:.*]] = vector.load %{{.*}} : memref<2x32x16xbf16>, vector<16xbf16>
 //       CHECK:         %[[WORDS:.*]] = vector.bitcast %[[ROW]] : vector<16xbf16> to vector<8xi32>
 //       CHECK:         arith.shli %[[WORDS]], %{{.*}} : vector<8xi32>
 //       CHECK:         arith.andi %[[WORDS]], %{{.*}} : vector<8xi32>
-//       CHECK:         vector.load %{{.*}} : memref<?x32xbf16>, vector<2xbf16>
-//       CHECK:         vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
-//       CHECK:         vector.broadcast %{{.*}} : i32 to vector<8xi32>
-//       CHECK:         arith.andi %{{.*}}, %{{.*}} : vector<8xi32>
-//       CHECK:         arith.bitcast %{{.*}} : vector<8xi32> to vector<8xf32>
+//       CHECK:         %[[QUAD:.*]] = vector.load %{{.*}} : memref<?x32xbf16>, vector<4xbf16>
+//       CHECK:         %[[REP:.*]] = vector.shuffle %[[QUAD]], %[[QUAD]] [0, 1, 2, 3, 0, 1, 2, 3]
+//       CHECK:         %[[WIDE:.*]] = arith.extf %[[REP]] : vector<8xbf16> to vector<8xf32>
+//       CHECK:         vector.shuffle %[[WIDE]], %[[WIDE]] [0, 0, 0, 0, 4, 4, 4, 4]
 //       CHECK:         vector.fma
+//       CHECK:         vector.shuffle %[[WIDE]], %[[WIDE]] [3, 3, 3, 3, 7, 7, 7, 7]
 //       CHECK:       vector.shuffle %[[ACC]]#0, %[[ACC]]#1 [0, 8, 1, 9, 2, 10, 3, 11]
 //       CHECK:       vector.shuffle %[[ACC]]#0, %[[ACC]]#1 [4, 12, 5, 13, 6, 14, 7, 15]
 //       CHECK:       vector.store
