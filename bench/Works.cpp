@@ -113,6 +113,24 @@ std::vector<Work> buildWorks() {
     }
     works.push_back(std::move(w));
   }
+  // The same product with bf16 and f16 weights and activations (f32
+  // accumulation): half the bytes.
+  for (const char *dtype : {"bf16", "f16"}) {
+    Work w{std::string("linear_") + dtype, "matmul",
+           std::string("linear_") + dtype,
+           std::string("x @ W^T in ") + dtype + ", W [1024, 1024]",
+           {{"in_features", "1024"},
+            {"out_features", "1024"},
+            {"dtype", std::string("\"") + dtype + "\""}},
+           {}};
+    for (int64_t m : {128, 512, 2048}) {
+      Size s{"m=" + std::to_string(m), {{"b", 1}, {"m", m}},
+             2.0 * m * 1024 * 1024, 2.0 * (2 * m * 1024 + 1024 * 1024),
+             m == 512};
+      w.sizes.push_back(s);
+    }
+    works.push_back(std::move(w));
+  }
   {
     Work w{"bmm", "matmul", "bmm", "batched a @ b^T, 8 x [n, 64] @ [64, n]",
            {{"kdim", "64"}},

@@ -407,9 +407,11 @@ void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
     bool avx = info->checkFeatures("+avx");
     options.vectorBits = avx512 ? 512 : avx ? 256 : 128;
     options.vectorRegisters = avx512 ? 32 : 16;
+    options.f16c = info->checkFeatures("+f16c");
   } else if (arch == llvm::Triple::aarch64) {
     options.vectorBits = 128; // NEON
     options.vectorRegisters = 32;
+    options.f16c = true; // fcvtl
   }
 }
 

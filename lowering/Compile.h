@@ -129,7 +129,8 @@ LogicalResult lowerModule(ModuleOp module, EmitKind emit,
                           const CompileOptions &options);
 
 /// Sets the vector register width and count of `options` from `machine`'s
-/// features (AVX-512: 512 bits and 32 registers; AVX/AVX2: 256 and 16).
+/// features (AVX-512: 512 bits and 32 registers; AVX/AVX2: 256 and 16), and
+/// whether it converts f16 in vector registers (F16C).
 void setVectorRegisters(const llvm::TargetMachine &machine,
                         SeqPipelineOptions &options);
 

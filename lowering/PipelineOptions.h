@@ -65,6 +65,11 @@ struct SeqPipelineOptions {
   int64_t vectorBits = 256;
   int64_t vectorRegisters = 16;
 
+  /// The target converts f16 to f32 in vector registers (x86's F16C, which
+  /// every AVX2 CPU has; AArch64). seqc derives it from the target machine;
+  /// the CPU's contraction kernels say in their remarks how they widen f16.
+  bool f16c = true;
+
   /// At -O1 and above, outline the loop nests that occur several times (the
   /// kernels of repeated layers) into one function each, called where they
   /// were (seq-cpu-outline-kernels): less code for LLVM to optimize and

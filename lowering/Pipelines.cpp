@@ -73,6 +73,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.emitEntry = emitEntry;
   options.vectorBits = vectorBits;
   options.vectorRegisters = vectorRegisters;
+  options.f16c = f16c;
   options.runtimeAllocator = runtimeAllocator;
   options.remarks = remarks;
   options.outlineKernels = outlineKernels;

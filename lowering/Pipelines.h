@@ -72,6 +72,11 @@ struct SeqLowerToLLVMPipelineOptions
       *this, "vector-registers",
       llvm::cl::desc("Number of vector registers of the target"),
       llvm::cl::init(SeqPipelineOptions().vectorRegisters)};
+  Option<bool> f16c{
+      *this, "f16c",
+      llvm::cl::desc("The target converts f16 to f32 in vector registers "
+                     "(x86 F16C)"),
+      llvm::cl::init(SeqPipelineOptions().f16c)};
   Option<bool> outlineKernels{
       *this, "outline-kernels",
       llvm::cl::desc("Share the loop nests that occur several times as one "

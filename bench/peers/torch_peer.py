@@ -283,6 +283,11 @@ def make(work, dims, mode):
         x = torch.randn(dims["b"], dims["m"], h["in_features"])
         w = torch.randn(h["out_features"], h["in_features"])
         return lambda: F.linear(x, w)
+    if name in ("linear_bf16", "linear_f16"):
+        dtype = torch.bfloat16 if h["dtype"] == "bf16" else torch.float16
+        x = torch.randn(dims["b"], dims["m"], h["in_features"]).to(dtype)
+        w = torch.randn(h["out_features"], h["in_features"]).to(dtype)
+        return lambda: F.linear(x, w)
     if name == "bmm":
         a = torch.randn(dims["g"], dims["m"], h["kdim"])
         bt = torch.randn(dims["g"], dims["n"], h["kdim"])

@@ -96,6 +96,7 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
     SeqCPUVectorizeContractionsOptions vectorize;
     vectorize.vectorBits = options.vectorBits;
     vectorize.vectorRegisters = options.vectorRegisters;
+    vectorize.f16c = options.f16c;
     vectorize.remarks = options.remarks;
     pm.addPass(createSeqCPUVectorizeContractions(vectorize));
     SeqCPUVectorizeRowsOptions rows;

@@ -39,6 +39,30 @@ ContractionTiling mlir::seq::cpu::getContractionTiling(
   return t;
 }
 
+/// Whether the broadcast kernel reads the left operand of `c` four elements
+/// at a time (a bf16 or f16 A contiguous along the reduction; splatOfA).
+static bool readsQuadsOfA(const ContractionMatch &c, int64_t lanes) {
+  return isNarrowFloat(cast<MemRefType>(c.a.getType()).getElementType()) &&
+         hasUnitInnerStride(c.a) &&
+         cast<AffineDimExpr>(c.mapA.getResults().back()).getPosition() ==
+             c.k &&
+         lanes % 4 == 0;
+}
+
+ContractionTiling
+mlir::seq::cpu::getContractionTiling(const ContractionMatch &c,
+                                     int64_t vectorBits,
+                                     int64_t vectorRegisters) {
+  ContractionTiling t =
+      getContractionTiling(c.kernel, vectorBits, vectorRegisters);
+  // Each row's widened quad of A lives for four steps beside the
+  // accumulators and B's vectors: 4 rows leave registers for them where 6
+  // would spill (16 registers: 8 accumulators, 2 vectors of B, 4 quads).
+  if (c.kernel == ContractionKernel::Broadcast && readsQuadsOfA(c, t.lanes))
+    t.mr = std::min<int64_t>(t.mr, 4);
+  return t;
+}
+
 namespace {
 
 /// Emits the loop nest of one contraction.
@@ -95,6 +119,40 @@ private:
   Value fullEnd(Value lo, Value hi, int64_t step) {
     Value count = arith::DivUIOp::create(b, loc, sub(hi, lo), idx(step));
     return add(lo, arith::MulIOp::create(b, loc, count, idx(step)));
+  }
+
+  /// The vector of i32 words (one per f32 lane) equal to `v` in every lane.
+  Value wordSplat(int64_t v) {
+    VectorType i32 = vecType.clone(b.getI32Type());
+    return arith::ConstantOp::create(
+        b, loc, i32, DenseElementsAttr::get(i32, b.getI32IntegerAttr(v)));
+  }
+
+  VectorType vectorOf(Value memref) {
+    return VectorType::get({t.lanes},
+                           cast<MemRefType>(memref.getType()).getElementType());
+  }
+
+  /// `value` (a scalar or a vector) in f32: bf16 and f16 are widened in
+  /// registers (LLVM: a 16-bit shift for bf16, F16C's vcvtph2ps for f16).
+  Value widen(Value value) {
+    Type type = value.getType();
+    if (getElementTypeOrSelf(type).isF32())
+      return value;
+    Type f32 = b.getF32Type();
+    if (auto vector = dyn_cast<VectorType>(type))
+      return arith::ExtFOp::create(b, loc, vector.clone(f32), value);
+    return arith::ExtFOp::create(b, loc, f32, value);
+  }
+
+  /// The vector of `memref` at `at` in its stored type, masked by `mask`
+  /// when it is set: masked-off lanes read as zero.
+  Value loadVector(Value memref, ValueRange at, Value mask) {
+    VectorType type = vectorOf(memref);
+    if (!mask)
+      return vector::LoadOp::create(b, loc, type, memref, at);
+    Value zeros = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+    return vector::MaskedLoadOp::create(b, loc, type, memref, at, mask, zeros);
   }
 
   /// `for (x = lo; x < hi; x += step) body(x)`, with iv bound by `body`.
@@ -162,11 +220,8 @@ private:
     // One step of the reduction at k: full vectors, or masked ones.
     auto step = [&](Value k, ValueRange acc, Value mask) {
       iv[c.k] = k;
-      auto load = [&](Value memref, AffineMap map) -> Value {
-        if (mask)
-          return vector::MaskedLoadOp::create(b, loc, vecType, memref,
-                                              indices(map), mask, zeros);
-        return vector::LoadOp::create(b, loc, vecType, memref, indices(map));
+      auto load = [&](Value memref, AffineMap map) {
+        return widen(loadVector(memref, indices(map), mask));
       };
       SmallVector<Value> as, bs;
       for (int64_t i = 0; i < mr; ++i) {
@@ -207,13 +262,100 @@ private:
         SmallVector<Value> at = indices(c.mapC);
         Value old = c.initValue ? c.initValue
                     : c.initInput
-                        ? memref::LoadOp::create(b, loc, c.initInput,
-                                                 operandIndices(c.initMap, at))
+                        ? widen(memref::LoadOp::create(
+                              b, loc, c.initInput,
+                              operandIndices(c.initMap, at)))
                         : memref::LoadOp::create(b, loc, c.c, at);
         memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
                                 c.c, at);
       }
     }
+  }
+
+  /// How the broadcast kernel reads A: one element per row and step, or
+  /// (a bf16 or f16 A contiguous along the reduction) four (splatOfA).
+  enum class ReadOfA { Element, Quad };
+  ReadOfA readOfA() {
+    return readsQuadsOfA(c, t.lanes) ? ReadOfA::Quad : ReadOfA::Element;
+  }
+
+  /// The f32 splat of A at the current row and step k + `step`, where k is
+  /// iv[c.k]. Element: A[k] loaded, widened and broadcast. Quad (k a
+  /// multiple of 4): A[k .. k + 4) repeated over the vector and widened
+  /// (vcvtph2ps for f16; for bf16 vpmovzxwd and a 16-bit shift), and the
+  /// lanes of A[k + step] selected in each group of four (one in-lane
+  /// shuffle per step); LLVM shares the load and the widening between the
+  /// four steps.
+  Value splatOfA(ReadOfA read, int64_t step) {
+    Type type = cast<MemRefType>(c.a.getType()).getElementType();
+    SmallVector<Value> at = indices(c.mapA);
+    if (read == ReadOfA::Element)
+      return vector::BroadcastOp::create(
+          b, loc, vecType, widen(memref::LoadOp::create(b, loc, c.a, at)));
+    Value quad =
+        vector::LoadOp::create(b, loc, VectorType::get({4}, type), c.a, at);
+    SmallVector<int64_t> repeat, select;
+    for (int64_t l = 0; l < t.lanes; ++l) {
+      repeat.push_back(l % 4);
+      select.push_back(l / 4 * 4 + step);
+    }
+    Value wide = widen(vector::ShuffleOp::create(b, loc, quad, quad, repeat));
+    return vector::ShuffleOp::create(b, loc, wide, wide, select);
+  }
+
+  /// Whether the broadcast kernel reads B two vectors at a time (pairOfB):
+  /// B in bf16, contiguous along the output's columns (or in panels, whose
+  /// width is the tile's), an even number of full vectors.
+  bool pairedB(int64_t nv, Value mask) {
+    if (mask || nv % 2 != 0 ||
+        !cast<MemRefType>(c.b.getType()).getElementType().isBF16() ||
+        !hasUnitInnerStride(c.b))
+      return false;
+    if (c.panel)
+      return c.panel % (2 * t.lanes) == 0;
+    return cast<AffineDimExpr>(c.mapB.getResults().back()).getPosition() ==
+           c.n;
+  }
+
+  /// B's 2 * lanes bf16 elements from the current column, as one vector of
+  /// 32-bit words widened in two: the low halves shifted up are the even
+  /// columns in f32, the words with their low halves cleared the odd ones.
+  /// One load and two ops for two vectors, where widening each vector
+  /// (vpmovzxwd, vpslld) takes two.
+  std::pair<Value, Value> pairOfB() {
+    Type bf16 = b.getBF16Type();
+    Value pair = vector::LoadOp::create(
+        b, loc, VectorType::get({2 * t.lanes}, bf16), c.b, indices(c.mapB));
+    Value words = vector::BitCastOp::create(
+        b, loc, vecType.clone(b.getI32Type()), pair);
+    Value even = arith::ShLIOp::create(b, loc, words, wordSplat(16));
+    Value odd = arith::AndIOp::create(b, loc, words, wordSplat(0xFFFF0000));
+    return {arith::BitcastOp::create(b, loc, vecType, even),
+            arith::BitcastOp::create(b, loc, vecType, odd)};
+  }
+
+  /// The even and the odd lanes of the 2 * lanes lanes of `lo` and `hi`.
+  std::pair<Value, Value> deinterleave(Value lo, Value hi) {
+    SmallVector<int64_t> even, odd;
+    for (int64_t l = 0; l < t.lanes; ++l) {
+      even.push_back(2 * l);
+      odd.push_back(2 * l + 1);
+    }
+    return {vector::ShuffleOp::create(b, loc, lo, hi, even),
+            vector::ShuffleOp::create(b, loc, lo, hi, odd)};
+  }
+
+  /// The inverse of deinterleave: lanes 0 .. lanes and lanes .. 2 * lanes
+  /// of the vector whose even lanes are `even` and odd lanes `odd`.
+  std::pair<Value, Value> interleave(Value even, Value odd) {
+    SmallVector<int64_t> lo, hi;
+    for (int64_t l = 0; l < t.lanes; ++l) {
+      int64_t source = l / 2 + (l % 2 ? t.lanes : 0);
+      lo.push_back(source);
+      hi.push_back(source + t.lanes / 2);
+    }
+    return {vector::ShuffleOp::create(b, loc, even, odd, lo),
+            vector::ShuffleOp::create(b, loc, even, odd, hi)};
   }
 
   /// C[m1 + i, n1 + v * lanes + l] += sum_k A[m1 + i, k] B[k, n1 + ...], for
@@ -223,17 +365,16 @@ private:
     Value mask = count ? vector::CreateMaskOp::create(b, loc, maskType,
                                                       ValueRange{count})
                        : Value();
-    Value zeros = arith::ConstantOp::create(
-        b, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
     auto column = [&](int64_t v) {
       iv[c.n] = v == 0 ? n1 : add(n1, idx(v * t.lanes));
     };
-    auto load = [&](Value memref, AffineMap map) -> Value {
-      if (mask)
-        return vector::MaskedLoadOp::create(b, loc, vecType, memref,
-                                            indices(map), mask, zeros);
-      return vector::LoadOp::create(b, loc, vecType, memref, indices(map));
+    auto load = [&](Value memref, AffineMap map) {
+      return widen(loadVector(memref, indices(map), mask));
     };
+    // A bf16 B read two vectors at a time (pairedB): the accumulators of
+    // vectors 2p and 2p + 1 hold the even and the odd columns of their 2 *
+    // lanes, interleaved back when the tile is done.
+    bool paired = pairedB(nv, mask);
     // The output tile starts from C: the contraction accumulates into it.
     SmallVector<Value> init;
     iv[c.k] = idx(0);
@@ -243,35 +384,69 @@ private:
         column(v);
         init.push_back(initialTile(mask));
       }
+      if (paired)
+        for (int64_t v = 0; v < nv; v += 2)
+          std::tie(init[i * nv + v], init[i * nv + v + 1]) =
+              deinterleave(init[i * nv + v], init[i * nv + v + 1]);
     }
-    auto forOp = scf::ForOp::create(
-        b, loc, idx(0), extent[c.k], idx(1), init,
-        [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(),
-                              nested.getInsertionPoint());
-          iv[c.k] = k;
-          SmallVector<Value> bs;
-          for (int64_t v = 0; v < nv; ++v) {
-            column(v);
-            bs.push_back(load(c.b, c.mapB));
-          }
-          SmallVector<Value> next;
-          for (int64_t i = 0; i < mr; ++i) {
-            setRow(m1, i);
-            Value s = memref::LoadOp::create(b, loc, c.a, indices(c.mapA));
-            Value splat = vector::BroadcastOp::create(b, loc, vecType, s);
-            for (int64_t v = 0; v < nv; ++v)
-              next.push_back(vector::FMAOp::create(b, loc, splat, bs[v],
-                                                   acc[i * nv + v]));
-          }
-          scf::YieldOp::create(b, loc, next);
-        });
+    // The steps of the reduction in [lo, hi), `group` at a time, from the
+    // accumulators `acc`: B's vectors at each step, A's splat (splatOfA) for
+    // each row.
+    auto reduce = [&](Value lo, Value hi, ReadOfA read,
+                      ValueRange acc) -> SmallVector<Value> {
+      int64_t group = read == ReadOfA::Quad ? 4 : 1;
+      auto forOp = scf::ForOp::create(
+          b, loc, lo, hi, idx(group), acc,
+          [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(nested.getInsertionBlock(),
+                                nested.getInsertionPoint());
+            SmallVector<Value> next(acc);
+            for (int64_t step = 0; step < group; ++step) {
+              iv[c.k] = step == 0 ? k : add(k, idx(step));
+              SmallVector<Value> bs;
+              for (int64_t v = 0; v < nv; v += paired ? 2 : 1) {
+                column(v);
+                if (!paired) {
+                  bs.push_back(load(c.b, c.mapB));
+                  continue;
+                }
+                auto [even, odd] = pairOfB();
+                bs.append({even, odd});
+              }
+              for (int64_t i = 0; i < mr; ++i) {
+                setRow(m1, i);
+                iv[c.k] = k;
+                Value splat = splatOfA(read, step);
+                for (int64_t v = 0; v < nv; ++v)
+                  next[i * nv + v] = vector::FMAOp::create(
+                      b, loc, splat, bs[v], next[i * nv + v]);
+              }
+            }
+            scf::YieldOp::create(b, loc, next);
+          });
+      return forOp.getResults();
+    };
+    // A narrow A contiguous along the reduction is read in quads up to the
+    // last multiple of 4; the other steps read one element.
+    Value kSize = extent[c.k];
+    SmallVector<Value> acc;
+    if (readOfA() == ReadOfA::Quad) {
+      Value kMain = fullEnd(idx(0), kSize, 4);
+      acc = reduce(idx(0), kMain, ReadOfA::Quad, init);
+      acc = reduce(kMain, kSize, ReadOfA::Element, acc);
+    } else {
+      acc = reduce(idx(0), kSize, ReadOfA::Element, init);
+    }
     for (int64_t i = 0; i < mr; ++i) {
       setRow(m1, i);
+      if (paired)
+        for (int64_t v = 0; v < nv; v += 2)
+          std::tie(acc[i * nv + v], acc[i * nv + v + 1]) =
+              interleave(acc[i * nv + v], acc[i * nv + v + 1]);
       for (int64_t v = 0; v < nv; ++v) {
         column(v);
-        Value value = forOp.getResult(i * nv + v);
+        Value value = acc[i * nv + v];
         Value out = c.c;
         if (c.epilogue) {
           value = applyEpilogue(value, mask);
@@ -288,21 +463,16 @@ private:
 
   /// Loads the vector of `memref` (indexed by `map` in terms of C's
   /// dimensions) at the current C vector, or broadcasts its element when the
-  /// map does not depend on C's last dimension.
+  /// map does not depend on C's last dimension; in the stored type.
   Value loadAlongC(Value memref, AffineMap map, Value mask) {
     SmallVector<Value> at = indices(c.mapC), where;
     for (AffineExpr e : map.getResults())
       where.push_back(at[cast<AffineDimExpr>(e).getPosition()]);
     if (!map.isFunctionOfDim(map.getNumDims() - 1))
       return vector::BroadcastOp::create(
-          b, loc, vecType, memref::LoadOp::create(b, loc, memref, where));
-    if (mask) {
-      Value zeros = arith::ConstantOp::create(
-          b, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
-      return vector::MaskedLoadOp::create(b, loc, vecType, memref, where, mask,
-                                          zeros);
-    }
-    return vector::LoadOp::create(b, loc, vecType, memref, where);
+          b, loc, vectorOf(memref),
+          memref::LoadOp::create(b, loc, memref, where));
+    return loadVector(memref, where, mask);
   }
 
   /// The accumulators' initial value at the current C vector: C itself, or
@@ -311,21 +481,58 @@ private:
     if (c.initValue)
       return vector::BroadcastOp::create(b, loc, vecType, c.initValue);
     if (c.initInput)
-      return loadAlongC(c.initInput, c.initMap, mask);
+      return widen(loadAlongC(c.initInput, c.initMap, mask));
     int64_t rank = c.mapC.getNumResults();
     return loadAlongC(c.c, b.getMultiDimIdentityMap(rank), mask);
   }
 
-  /// The epilogue's body on `value`, the finished C vector.
+  /// `value` (a vector of f32) rounded to bf16 to nearest even, in integer
+  /// ops: without AVX512_BF16, LLVM calls a function per lane for it. NaNs
+  /// stay NaNs (quieted), as in compiler-rt's __truncsfbf2, which the
+  /// reference loops call.
+  Value roundToBF16(Value value) {
+    auto type = cast<VectorType>(value.getType());
+    VectorType i32 = type.clone(b.getI32Type());
+    Value bits = arith::BitcastOp::create(b, loc, i32, value);
+    Value high = arith::ShRUIOp::create(b, loc, bits, wordSplat(16));
+    Value odd = arith::AndIOp::create(b, loc, high, wordSplat(1));
+    Value bias = arith::AddIOp::create(b, loc, odd, wordSplat(0x7FFF));
+    Value rounded = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, bits, bias), wordSplat(16));
+    Value quiet = arith::OrIOp::create(b, loc, high, wordSplat(0x40));
+    Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                      value, value);
+    Value result = arith::SelectOp::create(b, loc, nan, quiet, rounded);
+    Value narrow =
+        arith::TruncIOp::create(b, loc, type.clone(b.getI16Type()), result);
+    return arith::BitcastOp::create(b, loc, type.clone(b.getBF16Type()),
+                                    narrow);
+  }
+
+  /// The epilogue's body on `value`, the finished C vector, with its
+  /// roundings to bf16 in integer ops (roundToBF16).
   Value applyEpilogue(Value value, Value mask) {
     Block *body = c.epilogue.getBlock();
     IRMapping map;
     for (auto [arg, memref, inC] : c.epilogueInputs)
       map.map(arg, memref ? loadAlongC(memref, inC, mask) : value);
     cloneBodyOnVectors(b, loc, *body, t.lanes, map);
+    for (Operation &op : body->without_terminator()) {
+      auto trunc = dyn_cast<arith::TruncFOp>(op);
+      if (!trunc || !trunc.getType().isBF16())
+        continue;
+      Operation *clone = map.lookup(trunc.getResult()).getDefiningOp();
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(clone);
+      Value rounded = roundToBF16(clone->getOperand(0));
+      clone->getResult(0).replaceAllUsesWith(rounded);
+      clone->erase();
+      map.map(trunc.getResult(), rounded);
+    }
     Value result = cast<linalg::YieldOp>(body->getTerminator()).getOperand(0);
     if (result.getParentBlock() != body && !map.contains(result))
-      return vector::BroadcastOp::create(b, loc, vecType, result);
+      return vector::BroadcastOp::create(
+          b, loc, VectorType::get({t.lanes}, result.getType()), result);
     return map.lookupOrDefault(result);
   }
 

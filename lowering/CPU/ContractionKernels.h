@@ -40,7 +40,8 @@ namespace mlir::seq::cpu {
 
 enum class ContractionKernel { Dot, Broadcast };
 
-/// A contraction C[...] += A[...] * B[...] on f32 buffers in the form the
+/// A contraction C[...] += A[...] * B[...] with an f32 C (A and B f32, bf16
+/// or f16, widened to f32 in registers) in the form the
 /// kernels need (matchContraction), with what the kernels absorb from the
 /// ops around it (absorbInitializer, absorbEpilogue, packShortReduction).
 struct ContractionMatch {
@@ -88,6 +89,13 @@ struct ContractionTiling {
 /// `vectorBits` bits: the accumulators plus one row of operands fit in the
 /// registers.
 ContractionTiling getContractionTiling(ContractionKernel kernel,
+                                       int64_t vectorBits,
+                                       int64_t vectorRegisters);
+
+/// The tiling of `c`'s kernel, with fewer rows where its operands need
+/// more registers: a broadcast kernel reading a bf16 or f16 left operand
+/// four elements at a time keeps 4 rows.
+ContractionTiling getContractionTiling(const ContractionMatch &c,
                                        int64_t vectorBits,
                                        int64_t vectorRegisters);
 

@@ -213,9 +213,15 @@ LogicalResult mlir::seq::cpu::absorbInitializer(RewriterBase &rewriter,
   if (!isElementwiseOnC(copy, c) || copy.getDpsInitOperand(0)->get() != c.c ||
       copy.getNumDpsInputs() != 1)
     return failure();
+  // It yields its input, or its input widened from bf16 or f16.
   auto yield = cast<linalg::YieldOp>(copy.getBlock()->getTerminator());
-  if (yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != copy.getBlock()->getArgument(0))
+  if (yield.getNumOperands() != 1)
+    return failure();
+  Value yielded = yield.getOperand(0);
+  if (auto ext = yielded.getDefiningOp<arith::ExtFOp>();
+      ext && isNarrowFloat(ext.getIn().getType()))
+    yielded = ext.getIn();
+  if (yielded != copy.getBlock()->getArgument(0))
     return failure();
   OpOperand *input = copy.getDpsInputOperand(0);
   AffineMap map = copy.getMatchingIndexingMap(input);
@@ -233,6 +239,20 @@ LogicalResult mlir::seq::cpu::absorbInitializer(RewriterBase &rewriter,
                              "into the output starts the accumulators, map "
                           << map << "\n");
   return success();
+}
+
+/// Ops an epilogue may contain: those of a vectorizable body, and the
+/// conversions of bf16 and f16 inputs to f32 and of f32 results to bf16 or
+/// f16 (to nearest even: the rounding of a contraction's narrow output).
+static bool isEpilogueOp(Operation &op) {
+  if (isVectorizableBodyOp(op))
+    return true;
+  if (auto ext = dyn_cast<arith::ExtFOp>(op))
+    return isNarrowFloat(ext.getIn().getType()) && ext.getType().isF32();
+  if (auto trunc = dyn_cast<arith::TruncFOp>(op))
+    return trunc.getIn().getType().isF32() && isNarrowFloat(trunc.getType()) &&
+           !trunc.getRoundingmodeAttr();
+  return false;
 }
 
 /// Whether the contents of `root` are never read after `op`: the next op
@@ -288,8 +308,9 @@ LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b,
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
     return notAbsorbed("the next op is not an elementwise generic");
   Block *body = op.getBlock();
-  if (!isF32Body(body) || !body->getArguments().back().use_empty() ||
-      !llvm::all_of(body->without_terminator(), isVectorizableBodyOp))
+  if (!llvm::all_of(body->getArgumentTypes(), isKernelElementType) ||
+      !body->getArguments().back().use_empty() ||
+      !llvm::all_of(body->without_terminator(), isEpilogueOp))
     return notAbsorbed("its body reads its output or does not vectorize");
   // The view of C the epilogue reads: C, or an expand_shape of it.
   unsigned rankC = c.mapC.getNumResults(), loops = op.getNumLoops();

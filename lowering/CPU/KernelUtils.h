@@ -99,18 +99,30 @@ inline void cloneBodyOnVectors(OpBuilder &b, Location loc, Block &body,
   }
 }
 
-/// Checks that the body of `op` is `out + a * b` (in any operand order) over
-/// f32: the contraction the vector kernels compute.
+/// Whether the contraction kernels read operands of element type `t`: f32,
+/// and bf16 and f16, which they widen to f32 in registers.
+inline bool isKernelElementType(Type t) {
+  return t.isF32() || t.isBF16() || t.isF16();
+}
+
+/// Whether `t` is bf16 or f16 (vectors of them included): a float the
+/// kernels widen to f32 in registers.
+inline bool isNarrowFloat(Type t) {
+  Type element = getElementTypeOrSelf(t);
+  return element.isBF16() || element.isF16();
+}
+
+/// Checks that the body of `op` is `out + a * b` (in any operand order) with
+/// an f32 `out`, where `a` and `b` are each f32 or a bf16 or f16 argument
+/// widened to f32 by an arith.extf: the contraction the vector kernels
+/// compute.
 inline bool isMulAddBody(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   if (!body || body->getNumArguments() != 3 ||
-      !llvm::all_of(body->getArgumentTypes(),
-                    [](Type t) { return t.isF32(); }))
+      !body->getArgument(2).getType().isF32())
     return false;
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  // mulf, addf, yield.
-  if (!yield || yield.getNumOperands() != 1 ||
-      std::distance(body->begin(), body->end()) != 3)
+  if (!yield || yield.getNumOperands() != 1)
     return false;
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
   if (!add)
@@ -122,9 +134,23 @@ inline bool isMulAddBody(linalg::LinalgOp op) {
   auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
   if (!mul)
     return false;
+  // The argument a factor reads: directly in f32, or widened from bf16/f16.
+  int64_t widened = 0;
+  auto argumentOf = [&](Value factor) -> Value {
+    if (factor.getType().isF32() && isa<BlockArgument>(factor))
+      return factor;
+    auto ext = factor.getDefiningOp<arith::ExtFOp>();
+    if (!ext || !factor.getType().isF32() || !isNarrowFloat(ext.getIn().getType()))
+      return Value();
+    ++widened;
+    return ext.getIn();
+  };
   Value x = body->getArgument(0), y = body->getArgument(1);
-  return (mul.getLhs() == x && mul.getRhs() == y) ||
-         (mul.getLhs() == y && mul.getRhs() == x);
+  Value lhs = argumentOf(mul.getLhs()), rhs = argumentOf(mul.getRhs());
+  // mulf, addf, yield and the extf ops.
+  if (std::distance(body->begin(), body->end()) != 3 + widened)
+    return false;
+  return (lhs == x && rhs == y) || (lhs == y && rhs == x);
 }
 
 /// Rows and vectors of the broadcast kernel's register tile (an mr x nv tile

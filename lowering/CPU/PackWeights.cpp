@@ -139,8 +139,8 @@ LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
                      "the reduction, or the other input not by the rows and "
                      "the reduction alone");
   auto inputType = dyn_cast<RankedTensorType>(other->get().getType());
-  if (!inputType || !inputType.getElementType().isF32())
-    return notPacked("the other input is not an f32 tensor");
+  if (!inputType || !seq::cpu::isKernelElementType(inputType.getElementType()))
+    return notPacked("the other input is not an f32, bf16 or f16 tensor");
   // Narrower than one panel, the weight would only be padded: the kernels
   // read it as it is.
   auto weightType = cast<RankedTensorType>(weight.get().getType());

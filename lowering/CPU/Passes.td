@@ -166,7 +166,8 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
   let description = [{
     Runs on linalg on tensors, before elementwise fusion and
     `seq-hoist-preparation`. In the model function (`seqc.entry`), every
-    f32 contraction `C += A * W` whose right operand W is a 2-D parameter
+    contraction `C += A * W` (f32, bf16 or f16 operands, an f32 C) whose
+    right operand W is a 2-D parameter
     (`seqc.num_inputs`, `seqc.num_params`) laid out [n, k] (`x @ W^T`, a
     Linear) or [k, n] (`x @ W`) reads instead
 
@@ -176,7 +177,9 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
 
     through the indexing map `(n floordiv w, k, n mod w)`, where w is the
     broadcast kernel's tile width for `vector-bits` and `vector-registers`
-    (64 columns on AVX-512, 16 on AVX2). `seq-cpu-vectorize-contractions`
+    (64 columns on AVX-512, 16 on AVX2). P keeps W's element type: a bf16
+    weight stays bf16, half the bytes of an f32 copy.
+    `seq-cpu-vectorize-contractions`
     recognizes the map and runs its broadcast kernel on whole panels; the
     pack depends on the parameter alone, so `seq-hoist-preparation` computes
     it once per set of weights. Without the entry attributes the pass does
@@ -197,13 +200,13 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
 
 def SeqCPUVectorizeContractions
     : Pass<"seq-cpu-vectorize-contractions"> {
-  let summary = "Rewrites f32 contractions on buffers into cache-blocked, "
-                "register-tiled vector FMA kernels";
+  let summary = "Rewrites f32, bf16 and f16 contractions on buffers into "
+                "cache-blocked, register-tiled vector FMA kernels";
   let description = [{
-    Every `linalg` contraction on buffers of the form `C += A * B` over f32
-    (one reduction loop, operands indexed by loop indices: matmul, batched
-    matmul, `x @ W^T`, attention's `Q K^T` and `P V`) becomes a loop nest
-    generated for the target's vector registers:
+    Every `linalg` contraction on buffers of the form `C += A * B` with an
+    f32 C (one reduction loop, operands indexed by loop indices: matmul,
+    batched matmul, `x @ W^T`, attention's `Q K^T` and `P V`) becomes a loop
+    nest generated for the target's vector registers:
 
     - an `scf.parallel` over the batch loops and over blocks of `mc` rows and
       `nc` columns of the output (the unit of work of the thread team);
@@ -224,6 +227,22 @@ def SeqCPUVectorizeContractions
     operands stay in registers. Sums are reassociated (lanes of the dot
     kernel): results differ from the `-O0` loops by rounding only.
 
+    A and B may each be f32, bf16 or f16 (the body widens them with
+    `arith.extf`): the kernels load vectors of the stored type and widen
+    them in registers (a 16-bit shift for bf16, F16C's `vcvtph2ps` for f16;
+    `f16c=false` says in the remark that the target converts each element
+    by a call instead), then multiply-add in f32; no operand is copied or
+    converted outside the loop nest. The broadcast kernel reads a bf16 or
+    f16 A contiguous along the reduction four elements at a time, widened
+    once for four steps (with 4 rows per tile, so that they stay in
+    registers); it reads a bf16 B two vectors at a time, as 32-bit
+    words whose low halves shifted up are the even columns and whose high
+    halves are the odd ones, and keeps those accumulators de-interleaved
+    until the tile is stored. An epilogue that rounds
+    the f32 result to bf16 or f16 (the narrow output of the contraction)
+    is applied in the output tile like any other, the bf16 rounding (to
+    nearest even) in integer ops.
+
     Contractions whose layout neither kernel handles keep the scalar loops;
     with `remarks`, each says why at its location.
   }];
@@ -232,6 +251,8 @@ def SeqCPUVectorizeContractions
            "Width of the target's vector registers in bits">,
     Option<"vectorRegisters", "vector-registers", "int64_t",
            /*default=*/"16", "Number of vector registers of the target">,
+    Option<"f16c", "f16c", "bool", /*default=*/"true",
+           "The target converts f16 to f32 in vector registers (x86 F16C)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark on every contraction left to the scalar loops">
   ];

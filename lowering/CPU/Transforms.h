@@ -21,7 +21,8 @@
 
 namespace mlir::seq::cpu {
 
-/// Matches a contraction `C += A * B` on f32 buffers with one reduction loop
+/// Matches a contraction `C += A * B` with an f32 C and f32, bf16 or f16 A
+/// and B (widened to f32 in the body) with one reduction loop
 /// and operands indexed by loop indices (or B in packed panels) that one of
 /// the kernels takes, and chooses the kernel. On failure, sets `*reason` (for
 /// the remark) when `op` is a product the kernels could have been expected
@@ -68,6 +69,9 @@ Value packShortReduction(OpBuilder &b, ContractionMatch &c, int64_t width);
 struct ContractionOptions {
   int64_t vectorBits = 256;
   int64_t vectorRegisters = 16;
+  /// The target converts f16 to f32 in vector registers (x86's F16C); the
+  /// remark says how f16 operands are widened.
+  bool f16c = true;
   /// Emit a remark on what each contraction became (or why it did not).
   bool remarks = false;
 };

@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Replaces f32 contractions on buffers (matmul, batched matmul, `x @ W^T`
-// and every linalg.generic of the same shape) by cache-blocked loop nests
-// whose inner kernels keep a register tile of accumulators in vector
-// registers and update it with FMAs. See the pass description in Passes.td;
+// Replaces contractions on buffers with f32 accumulators (matmul, batched
+// matmul, `x @ W^T` and every linalg.generic of the same shape; f32, bf16
+// or f16 operands) by cache-blocked loop nests whose inner kernels keep a
+// register tile of accumulators in vector registers and update it with
+// FMAs. See the pass description in Passes.td;
 // the matching and absorption are in Contractions.cpp, the kernels in
 // ContractionKernels.cpp.
 //
@@ -35,8 +36,51 @@ using namespace mlir::seq::cpu;
 /// B would cost more than the lanes the dot kernel sums.
 static constexpr int64_t kMinPackedRows = 8;
 
+static Type elementTypeOf(Value memref) {
+  return cast<MemRefType>(memref.getType()).getElementType();
+}
+
+/// How the kernels read the bf16 and f16 operands of `c` (empty when both
+/// are f32), for the remark and the trace.
+static std::string describeWidening(const ContractionMatch &c, bool f16c) {
+  Type a = elementTypeOf(c.a), b = elementTypeOf(c.b);
+  if (!isNarrowFloat(a) && !isNarrowFloat(b))
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (a == b)
+    os << a << " operands";
+  else if (isNarrowFloat(a) && isNarrowFloat(b))
+    os << a << " and " << b << " operands";
+  else
+    os << (isNarrowFloat(a) ? "the left operand (" : "the right operand (")
+       << (isNarrowFloat(a) ? a : b) << ")";
+  os << " widened to f32 in registers (";
+  bool bf16 = a.isBF16() || b.isBF16(), f16 = a.isF16() || b.isF16();
+  if (bf16)
+    os << (f16 ? "bf16: " : "") << "16-bit shifts";
+  if (bf16 && f16)
+    os << "; ";
+  if (f16)
+    os << (bf16 ? "f16: " : "")
+       << (f16c ? "F16C conversions"
+                : "a conversion call per element, the target has no F16C");
+  os << "), f32 accumulators";
+  return text;
+}
+
+/// The narrow type the epilogue of `c` rounds the output to ("bf16"), or
+/// an empty string.
+static std::string roundedOutput(const ContractionMatch &c) {
+  std::string text;
+  if (c.epilogue && isNarrowFloat(elementTypeOf(c.epilogueOut)))
+    llvm::raw_string_ostream(text) << elementTypeOf(c.epilogueOut);
+  return text;
+}
+
 /// What the contraction became, for --remarks.
-static void remarkOn(ContractionMatch c, const ContractionTiling &t) {
+static void remarkOn(ContractionMatch c, const ContractionTiling &t,
+                     bool f16c) {
   InFlightDiagnostic remark = c.op.emitRemark("contraction vectorized: ");
   if (c.kernel == ContractionKernel::Dot)
     remark << "dot kernel, " << t.mr << " x " << t.nr << " tiles of " << t.lanes
@@ -44,6 +88,9 @@ static void remarkOn(ContractionMatch c, const ContractionTiling &t) {
   else
     remark << "broadcast kernel, " << t.mr << " rows x " << t.nr
            << " vectors of " << t.lanes << " lanes";
+  std::string widening = describeWidening(c, f16c);
+  if (!widening.empty())
+    remark << ", " << widening;
   remark << ", blocks of " << t.mc << " x " << t.nc;
   if (c.panel)
     remark << ", right operand in packed panels of " << c.panel << " columns";
@@ -58,31 +105,41 @@ static void remarkOn(ContractionMatch c, const ContractionTiling &t) {
       if (!isa<arith::ConstantOp>(op))
         remark << " " << op.getName().stripDialect();
   }
+  std::string rounded = roundedOutput(c);
+  if (!rounded.empty())
+    remark << ", the output rounded to " << rounded << " once, in registers";
 }
 
 /// Emits the kernels of `c` at `b`'s insertion point, with a remark.
 static void emitKernel(OpBuilder &b, const ContractionMatch &c,
-                       const ContractionTiling &t, bool remarks) {
+                       const ContractionTiling &t,
+                       const ContractionOptions &options) {
   LLVM_DEBUG({
     llvm::dbgs() << "[" DEBUG_TYPE "] "
                  << (c.kernel == ContractionKernel::Dot ? "dot" : "broadcast")
                  << " kernel, " << t.mr << " x " << t.nr << " tiles of "
                  << t.lanes << " lanes, blocks of " << t.mc << " x " << t.nc;
+    std::string widening = describeWidening(c, options.f16c);
+    if (!widening.empty())
+      llvm::dbgs() << ", " << widening;
     if (c.panel)
       llvm::dbgs() << ", panels of " << c.panel;
     if (c.epilogue)
       llvm::dbgs() << ", with its epilogue";
+    std::string rounded = roundedOutput(c);
+    if (!rounded.empty())
+      llvm::dbgs() << ", rounded to " << rounded;
     llvm::dbgs() << ": " << c.op->getName() << " at " << c.op->getLoc() << "\n";
   });
   emitContractionKernel(b, c, t);
-  if (remarks)
-    remarkOn(c, t);
+  if (options.remarks)
+    remarkOn(c, t, options.f16c);
 }
 
 LogicalResult
 mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
                                      const ContractionOptions &options) {
-  ContractionTiling t = getContractionTiling(c.kernel, options.vectorBits,
+  ContractionTiling t = getContractionTiling(c, options.vectorBits,
                                              options.vectorRegisters);
   if (c.panel && c.panel != t.nr * t.lanes) {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] panels of " << c.panel
@@ -125,9 +182,9 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
   int64_t width = panelWidth(options.vectorBits, options.vectorRegisters);
   auto emitPacked = [&](ContractionMatch pc, OpBuilder &pb) {
     Value packed = packShortReduction(pb, pc, width);
-    ContractionTiling pt = getContractionTiling(pc.kernel, options.vectorBits,
+    ContractionTiling pt = getContractionTiling(pc, options.vectorBits,
                                                 options.vectorRegisters);
-    emitKernel(pb, pc, pt, options.remarks);
+    emitKernel(pb, pc, pt, options);
     memref::DeallocOp::create(pb, loc, packed);
   };
   if (pack && rows) {
@@ -138,7 +195,7 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
     OpBuilder thenBuilder = branch.getThenBodyBuilder(rewriter.getListener());
     emitPacked(c, thenBuilder);
     OpBuilder elseBuilder = branch.getElseBodyBuilder(rewriter.getListener());
-    emitKernel(elseBuilder, c, t, options.remarks);
+    emitKernel(elseBuilder, c, t, options);
   } else if (pack) {
     emitPacked(c, rewriter);
   } else {
@@ -147,7 +204,7 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
     if (c.kernel == ContractionKernel::Broadcast &&
         succeeded(absorbEpilogue(rewriter, c)))
       rewriter.setInsertionPoint(c.epilogue);
-    emitKernel(rewriter, c, t, options.remarks);
+    emitKernel(rewriter, c, t, options);
     if (c.epilogue)
       rewriter.eraseOp(c.epilogue);
   }
@@ -182,7 +239,7 @@ struct SeqCPUVectorizeContractionsPass
         op.emitRemark("contraction left to the scalar loops: ") << reason;
     });
     IRRewriter rewriter(&getContext());
-    ContractionOptions options{vectorBits, vectorRegisters, remarks};
+    ContractionOptions options{vectorBits, vectorRegisters, f16c, remarks};
     // A contraction that fails keeps its scalar loops (and says why).
     for (const ContractionMatch &c : found)
       (void)vectorizeContraction(rewriter, c, options);
