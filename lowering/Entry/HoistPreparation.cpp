@@ -29,10 +29,12 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #define DEBUG_TYPE "seq-hoist-preparation"
 
@@ -73,6 +75,18 @@ bool computesData(Operation *op) {
     return llvm::any_of(op->getResultTypes(),
                         [](Type t) { return isa<RankedTensorType>(t); });
   return false;
+}
+
+/// Ops that every preparation function using them may clone: scalar and
+/// splat constants and static empty tensors, which compute nothing.
+bool isFreeToClone(Operation *op) {
+  if (isa<tensor::EmptyOp>(op))
+    return op->getNumOperands() == 0;
+  Attribute value;
+  if (!matchPattern(op, m_Constant(&value)))
+    return false;
+  auto elements = dyn_cast<ElementsAttr>(value);
+  return !elements || elements.isSplat();
 }
 
 struct SeqHoistPreparationPass
@@ -180,45 +194,192 @@ void SeqHoistPreparationPass::runOnOperation() {
     return;
   }
 
-  // @__seqc_prepare(parameters) -> (prepared values): the backward slices
-  // of the prepared values, cloned in program order.
-  DenseSet<Operation *> slice;
-  std::function<void(Value)> collect = [&](Value v) {
-    Operation *def = v.getDefiningOp();
-    if (def && slice.insert(def).second)
-      for (Value used : usedValues(def))
-        collect(used);
-  };
-  for (Value v : prepared)
+  // Each prepared value's backward slice, in program order.
+  DenseMap<Operation *, unsigned> position;
+  for (auto [index, op] : llvm::enumerate(body))
+    position[&op] = index;
+  SmallVector<SmallVector<Operation *>> slices;
+  DenseMap<Operation *, unsigned> numSlices;
+  for (Value v : prepared) {
+    DenseSet<Operation *> slice;
+    std::function<void(Value)> collect = [&](Value used) {
+      Operation *def = used.getDefiningOp();
+      if (def && slice.insert(def).second)
+        for (Value operand : usedValues(def))
+          collect(operand);
+    };
     collect(v);
+    SmallVector<Operation *> ops(slice.begin(), slice.end());
+    llvm::sort(ops, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    for (Operation *op : ops)
+      ++numSlices[op];
+    slices.push_back(std::move(ops));
+  }
+
+  // A prepared value whose slice shares no computation with another one and
+  // reads parameters is a function of those parameters alone: values for
+  // which that function is the same (the same weight packed in every
+  // layer) share one preparation function, which seqc_prepare calls for
+  // each of them from a table of their parameters (seq-emit-invoke), so
+  // that its code does not grow with the number of layers.
+  OpBuilder detached(&getContext());
+  // Values whose functions print alike compute alike: classes in order of
+  // first member.
+  llvm::StringMap<unsigned> classOf;
+  SmallVector<SmallVector<unsigned>> classes;
+  SmallVector<func::FuncOp> candidates(prepared.size());
+  SmallVector<SmallVector<int64_t>> candidateParams(prepared.size());
+  for (auto [index, v] : llvm::enumerate(prepared)) {
+    ArrayRef<Operation *> ops = slices[index];
+    if (!llvm::all_of(ops, [&](Operation *op) {
+          return numSlices[op] == 1 || isFreeToClone(op);
+        })) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] prepared value " << index
+                              << " shares ops with another prepared value: "
+                                 "computed by @"
+                              << kPrepareFunctionName << "\n");
+      continue;
+    }
+    SetVector<Value> reads;
+    for (Operation *op : ops)
+      for (Value used : usedValues(op))
+        if (isa<BlockArgument>(used))
+          reads.insert(used);
+    if (reads.empty()) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] prepared value " << index
+                              << " reads no parameter: computed by @"
+                              << kPrepareFunctionName << "\n");
+      continue;
+    }
+    SmallVector<Type> types;
+    for (Value read : reads) {
+      types.push_back(read.getType());
+      candidateParams[index].push_back(
+          cast<BlockArgument>(read).getArgNumber() - params->first);
+    }
+    auto function = func::FuncOp::create(
+        detached, v.getLoc(), kPrepareFunctionName,
+        detached.getFunctionType(types, {v.getType()}));
+    Block *entryBlock = function.addEntryBlock();
+    IRMapping mapping;
+    for (auto [read, arg] : llvm::zip_equal(reads, entryBlock->getArguments()))
+      mapping.map(read, arg);
+    OpBuilder::InsertionGuard guard(detached);
+    detached.setInsertionPointToStart(entryBlock);
+    for (Operation *op : ops)
+      detached.clone(*op, mapping);
+    func::ReturnOp::create(detached, v.getLoc(), mapping.lookup(v));
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    function->print(os, OpPrintingFlags().printGenericOpForm());
+    auto [it, inserted] = classOf.try_emplace(text, classes.size());
+    if (inserted)
+      classes.emplace_back();
+    classes[it->second].push_back(index);
+    candidates[index] = function;
+  }
+
+  // The groups of two values or more get their function; every other value
+  // is computed by @__seqc_prepare, which takes the parameters they read.
+  SmallVector<bool> grouped(prepared.size(), false);
+  SmallVector<Attribute> groups;
   OpBuilder builder(model);
-  SmallVector<Type> paramTypes, preparedTypes;
-  for (unsigned i = params->first; i < params->second; ++i)
-    paramTypes.push_back(body.getArgument(i).getType());
-  for (Value v : prepared)
-    preparedTypes.push_back(v.getType());
-  auto prepare = func::FuncOp::create(
-      builder, model.getLoc(), kPrepareFunctionName,
-      builder.getFunctionType(paramTypes, preparedTypes));
-  prepare->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                   builder.getUnitAttr());
-  Block *prepareBody = prepare.addEntryBlock();
-  IRMapping mapping;
-  for (unsigned i = params->first; i < params->second; ++i)
-    mapping.map(body.getArgument(i),
-                prepareBody->getArgument(i - params->first));
-  builder.setInsertionPointToStart(prepareBody);
-  for (Operation &op : body)
-    if (slice.contains(&op))
-      builder.clone(op, mapping);
-  SmallVector<Value> results;
-  for (Value v : prepared)
-    results.push_back(mapping.lookup(v));
-  func::ReturnOp::create(builder, model.getLoc(), results);
-  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << kPrepareFunctionName
-                          << " takes " << paramTypes.size()
-                          << " parameters and computes " << prepared.size()
-                          << " values with " << slice.size() << " ops\n");
+  for (ArrayRef<unsigned> members : classes) {
+    if (members.size() < 2)
+      continue;
+    std::string name =
+        (kPrepareFunctionName + "_" + Twine(groups.size())).str();
+    if (module.lookupSymbol(name)) {
+      module.emitError() << "the symbol '" << name
+                         << "' is reserved for a preparation function";
+      return signalPassFailure();
+    }
+    func::FuncOp function = candidates[members.front()];
+    candidates[members.front()] = nullptr;
+    function.setSymName(name);
+    function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                      builder.getUnitAttr());
+    builder.insert(function);
+    SmallVector<int64_t> groupParams, groupValues;
+    for (unsigned member : members) {
+      grouped[member] = true;
+      llvm::append_range(groupParams, candidateParams[member]);
+      groupValues.push_back(member);
+    }
+    LLVM_DEBUG({
+      llvm::dbgs() << "[" DEBUG_TYPE "] @" << name << " computes prepared values";
+      for (int64_t member : groupValues)
+        llvm::dbgs() << " " << member;
+      llvm::dbgs() << " from " << function.getNumArguments()
+                   << " parameters each\n";
+    });
+    groups.push_back(builder.getDictionaryAttr(
+        {builder.getNamedAttr("function",
+                              FlatSymbolRefAttr::get(function.getSymNameAttr())),
+         builder.getNamedAttr("params",
+                              builder.getDenseI64ArrayAttr(groupParams)),
+         builder.getNamedAttr("values",
+                              builder.getDenseI64ArrayAttr(groupValues))}));
+  }
+  for (func::FuncOp candidate : candidates)
+    if (candidate)
+      candidate->destroy();
+
+  // @__seqc_prepare(parameters it reads) -> (the other prepared values):
+  // their backward slices, cloned in program order.
+  SmallVector<int64_t> restValues;
+  DenseSet<Operation *> slice;
+  for (auto [index, ops] : llvm::enumerate(slices)) {
+    if (grouped[index])
+      continue;
+    restValues.push_back(index);
+    slice.insert(ops.begin(), ops.end());
+  }
+  SmallVector<int64_t> restParams;
+  if (!restValues.empty()) {
+    SetVector<unsigned> reads;
+    for (Operation *op : slice)
+      for (Value used : usedValues(op))
+        if (auto arg = dyn_cast<BlockArgument>(used))
+          reads.insert(arg.getArgNumber());
+    SmallVector<Type> paramTypes, preparedTypes;
+    for (unsigned i = params->first; i < params->second; ++i) {
+      if (!reads.contains(i))
+        continue;
+      restParams.push_back(i - params->first);
+      paramTypes.push_back(body.getArgument(i).getType());
+    }
+    for (int64_t index : restValues)
+      preparedTypes.push_back(prepared[index].getType());
+    auto prepare = func::FuncOp::create(
+        builder, model.getLoc(), kPrepareFunctionName,
+        builder.getFunctionType(paramTypes, preparedTypes));
+    prepare->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                     builder.getUnitAttr());
+    Block *prepareBody = prepare.addEntryBlock();
+    IRMapping mapping;
+    for (auto [param, arg] :
+         llvm::zip_equal(restParams, prepareBody->getArguments()))
+      mapping.map(body.getArgument(params->first + param), arg);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(prepareBody);
+    for (Operation &op : body)
+      if (slice.contains(&op))
+        builder.clone(op, mapping);
+    SmallVector<Value> results;
+    for (int64_t index : restValues)
+      results.push_back(mapping.lookup(prepared[index]));
+    func::ReturnOp::create(builder, model.getLoc(), results);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << kPrepareFunctionName
+                            << " takes " << paramTypes.size()
+                            << " parameters and computes " << results.size()
+                            << " values with " << slice.size() << " ops\n");
+  }
+  module->setAttr(kPrepareParamsAttr, builder.getDenseI64ArrayAttr(restParams));
+  module->setAttr(kPrepareValuesAttr, builder.getDenseI64ArrayAttr(restValues));
+  module->setAttr(kPrepareGroupsAttr, builder.getArrayAttr(groups));
 
   // The model function takes them after its parameters; the ops on the way
   // to its results keep computing from the originals.
