@@ -123,7 +123,8 @@ void SeqEmitInvokePass::runOnOperation() {
   // every parameter.
   struct PrepareGroup {
     LLVM::LLVMFuncOp ciface;
-    unsigned numArgs;
+    /// Its parameters and values per call, and the number of calls.
+    unsigned numArgs, numResults, numCalls;
     ArrayRef<int64_t> params, values;
   };
   SmallVector<PrepareGroup> groups;
@@ -154,18 +155,22 @@ void SeqEmitInvokePass::runOnOperation() {
             function ? lookupCiface(function.getValue()) : nullptr;
         unsigned numArgs =
             groupCiface ? groupCiface.getNumArguments() - 1 : 0;
-        if (!groupCiface || !groupParams || !groupValues ||
-            groupValues.empty() ||
-            groupParams.size() != groupValues.size() * numArgs) {
-          module.emitError() << "expected each group of '" << kPrepareGroupsAttr
-                             << "' to name a defined preparation function "
-                                "with a C interface (function), its values "
-                                "and their parameters (params: as many for "
-                                "each value as the function takes)";
+        unsigned numCalls =
+            numArgs && groupParams ? groupParams.size() / numArgs : 0;
+        if (!numCalls || !groupValues ||
+            groupParams.size() != numCalls * numArgs ||
+            groupValues.size() % numCalls) {
+          module.emitError()
+              << "expected each group of '" << kPrepareGroupsAttr
+              << "' to name a defined preparation function with a C "
+                 "interface and parameters (function), the parameters of "
+                 "each call (params) and the values each call computes "
+                 "(values)";
           return signalPassFailure();
         }
-        groups.push_back({groupCiface, numArgs, groupParams.asArrayRef(),
-                          groupValues.asArrayRef()});
+        groups.push_back({groupCiface, numArgs,
+                          unsigned(groupValues.size() / numCalls), numCalls,
+                          groupParams.asArrayRef(), groupValues.asArrayRef()});
       }
     } else if (params || values || groupsAttr) {
       module.emitError() << "expected the module attributes '"
@@ -206,18 +211,20 @@ void SeqEmitInvokePass::runOnOperation() {
                  llvm::all_of(restParams, validParam) &&
                  (!prepareCiface ||
                   prepareCiface.getNumArguments() == restParams.size() + 1);
-    for (const PrepareGroup &group : groups)
+    for (const PrepareGroup &group : groups) {
       valid = valid && llvm::all_of(group.values, validValue) &&
-              llvm::all_of(group.params, validParam) &&
-              llvm::all_equal(llvm::map_range(group.values, [&](int64_t v) {
-                return preparedRanks[v];
-              }));
+              llvm::all_of(group.params, validParam);
+      for (auto [index, value] : llvm::enumerate(group.values))
+        valid = valid && preparedRanks[value] ==
+                             preparedRanks[group.values[index %
+                                                        group.numResults]];
+    }
     if (!valid || llvm::is_contained(computed, 0u)) {
       module.emitError() << "expected the preparation functions to compute "
                             "each of the "
                          << numPrepared
-                         << " prepared values once, values of one rank per "
-                            "group, from parameters among the "
+                         << " prepared values once, of the same ranks at every "
+                            "call of a function, from parameters among the "
                          << numParams << " of the model";
       return signalPassFailure();
     }
@@ -362,7 +369,8 @@ void SeqEmitInvokePass::runOnOperation() {
       }
       // Each group's function, called in a loop over a table of its
       // parameters' indices, so that the code does not grow with the
-      // number of values it computes:
+      // number of calls: the r-th call writes its values' descriptors at
+      // `base + r * bytes` in the state.
       //   for r < m: f(state + base + r * bytes,
       //                params[table[r*k]], ..., params[table[r*k + k-1]])
       for (auto [index, group] : llvm::enumerate(groups)) {
@@ -371,12 +379,14 @@ void SeqEmitInvokePass::runOnOperation() {
           return reserved(existing, name), signalPassFailure();
         LLVM::GlobalOp table = createTable(name, group.params);
         int64_t base = offsets[group.values.front()];
-        int64_t bytes = descriptorBytes(group.values.front());
+        int64_t bytes = 0;
+        for (int64_t value : group.values.take_front(group.numResults))
+          bytes += descriptorBytes(value);
         LLVM_DEBUG(llvm::dbgs()
                    << "[" DEBUG_TYPE "] seqc_prepare calls @"
-                   << group.ciface.getName() << " for " << group.values.size()
-                   << " prepared values, from @" << name << " ("
-                   << group.numArgs << " parameters each), into the state at "
+                   << group.ciface.getName() << " " << group.numCalls
+                   << " times, on the parameters of @" << name << " ("
+                   << group.numArgs << " per call), into the state at "
                    << base << " + " << bytes << " r\n");
         Block *header = prepare.addBlock(), *call = prepare.addBlock(),
               *after = prepare.addBlock();
@@ -386,7 +396,7 @@ void SeqEmitInvokePass::runOnOperation() {
         LLVM::CondBrOp::create(
             builder, loc,
             LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ult, r,
-                                 i64Constant(group.values.size())),
+                                 i64Constant(group.numCalls)),
             call, after);
         builder.setInsertionPointToStart(call);
         Value offset = LLVM::AddOp::create(

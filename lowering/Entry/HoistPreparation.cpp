@@ -9,7 +9,11 @@
 // discretization, tables of position encodings at static lengths) into a
 // preparation function that the runtime calls once after binding the
 // weights (docs/abi.md). Their results become arguments of the model
-// function, after its parameters.
+// function, after its parameters. Values computed alike from parameters of
+// their own (a weight packed alike in every layer) share one preparation
+// function, which seqc_prepare calls once for each from a table of their
+// parameters (seq-emit-invoke), so that the preparation's code does not
+// grow with the number of layers.
 //
 // The values moved are those a run consumes that are produced by an op that
 // computes data (a linalg op other than a fill, a pad, a concatenation...):
@@ -33,6 +37,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -194,14 +199,23 @@ void SeqHoistPreparationPass::runOnOperation() {
     return;
   }
 
-  // Each prepared value's backward slice, in program order.
+  // Each prepared value's backward slice, and the components of the values
+  // whose slices share an op that computes something (scalar constants and
+  // empty tensors do not count: every function may clone them).
   DenseMap<Operation *, unsigned> position;
   for (auto [index, op] : llvm::enumerate(body))
     position[&op] = index;
-  SmallVector<SmallVector<Operation *>> slices;
-  DenseMap<Operation *, unsigned> numSlices;
-  for (Value v : prepared) {
-    DenseSet<Operation *> slice;
+  SmallVector<DenseSet<Operation *>> slices(prepared.size());
+  SmallVector<unsigned> parent =
+      llvm::to_vector(llvm::seq<unsigned>(0, prepared.size()));
+  auto leader = [&](unsigned index) {
+    while (parent[index] != index)
+      index = parent[index] = parent[parent[index]];
+    return index;
+  };
+  DenseMap<Operation *, unsigned> owner;
+  for (auto [index, v] : llvm::enumerate(prepared)) {
+    DenseSet<Operation *> &slice = slices[index];
     std::function<void(Value)> collect = [&](Value used) {
       Operation *def = used.getDefiningOp();
       if (def && slice.insert(def).second)
@@ -209,59 +223,63 @@ void SeqHoistPreparationPass::runOnOperation() {
           collect(operand);
     };
     collect(v);
-    SmallVector<Operation *> ops(slice.begin(), slice.end());
+    for (Operation *op : slice) {
+      if (isFreeToClone(op))
+        continue;
+      auto [it, inserted] = owner.try_emplace(op, index);
+      if (!inserted)
+        parent[leader(index)] = leader(it->second);
+    }
+  }
+  llvm::MapVector<unsigned, SmallVector<unsigned>> components;
+  for (unsigned index = 0, e = prepared.size(); index < e; ++index)
+    components[leader(index)].push_back(index);
+
+  // A component that reads parameters is a function of them alone:
+  // components for which that function is the same (a weight packed alike
+  // in every layer) share one preparation function, which seqc_prepare
+  // calls for each of them from a table of their parameters
+  // (seq-emit-invoke), so that its code does not grow with the number of
+  // layers. Functions that print alike compute alike: classes of
+  // components in order of their first values.
+  OpBuilder detached(&getContext());
+  llvm::StringMap<unsigned> classOf;
+  SmallVector<SmallVector<unsigned>> classes;
+  SmallVector<func::FuncOp> candidates(components.size());
+  SmallVector<SmallVector<int64_t>> candidateParams(components.size());
+  for (auto [number, component] : llvm::enumerate(components)) {
+    ArrayRef<unsigned> members = component.second;
+    SetVector<Operation *> unionSlice;
+    for (unsigned member : members)
+      unionSlice.insert(slices[member].begin(), slices[member].end());
+    SmallVector<Operation *> ops = unionSlice.takeVector();
     llvm::sort(ops, [&](Operation *a, Operation *b) {
       return position[a] < position[b];
     });
-    for (Operation *op : ops)
-      ++numSlices[op];
-    slices.push_back(std::move(ops));
-  }
-
-  // A prepared value whose slice shares no computation with another one and
-  // reads parameters is a function of those parameters alone: values for
-  // which that function is the same (the same weight packed in every
-  // layer) share one preparation function, which seqc_prepare calls for
-  // each of them from a table of their parameters (seq-emit-invoke), so
-  // that its code does not grow with the number of layers.
-  OpBuilder detached(&getContext());
-  // Values whose functions print alike compute alike: classes in order of
-  // first member.
-  llvm::StringMap<unsigned> classOf;
-  SmallVector<SmallVector<unsigned>> classes;
-  SmallVector<func::FuncOp> candidates(prepared.size());
-  SmallVector<SmallVector<int64_t>> candidateParams(prepared.size());
-  for (auto [index, v] : llvm::enumerate(prepared)) {
-    ArrayRef<Operation *> ops = slices[index];
-    if (!llvm::all_of(ops, [&](Operation *op) {
-          return numSlices[op] == 1 || isFreeToClone(op);
-        })) {
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] prepared value " << index
-                              << " shares ops with another prepared value: "
-                                 "computed by @"
-                              << kPrepareFunctionName << "\n");
-      continue;
-    }
     SetVector<Value> reads;
     for (Operation *op : ops)
       for (Value used : usedValues(op))
         if (isa<BlockArgument>(used))
           reads.insert(used);
     if (reads.empty()) {
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] prepared value " << index
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] prepared value "
+                              << members.front()
                               << " reads no parameter: computed by @"
                               << kPrepareFunctionName << "\n");
       continue;
     }
-    SmallVector<Type> types;
+    SmallVector<Type> types, resultTypes;
     for (Value read : reads) {
       types.push_back(read.getType());
-      candidateParams[index].push_back(
+      candidateParams[number].push_back(
           cast<BlockArgument>(read).getArgNumber() - params->first);
     }
-    auto function = func::FuncOp::create(
-        detached, v.getLoc(), kPrepareFunctionName,
-        detached.getFunctionType(types, {v.getType()}));
+    for (unsigned member : members)
+      resultTypes.push_back(prepared[member].getType());
+    Location loc = prepared[members.front()].getLoc();
+    auto function =
+        func::FuncOp::create(detached, loc, kPrepareFunctionName,
+                             detached.getFunctionType(types, resultTypes));
     Block *entryBlock = function.addEntryBlock();
     IRMapping mapping;
     for (auto [read, arg] : llvm::zip_equal(reads, entryBlock->getArguments()))
@@ -270,25 +288,35 @@ void SeqHoistPreparationPass::runOnOperation() {
     detached.setInsertionPointToStart(entryBlock);
     for (Operation *op : ops)
       detached.clone(*op, mapping);
-    func::ReturnOp::create(detached, v.getLoc(), mapping.lookup(v));
+    SmallVector<Value> results;
+    for (unsigned member : members)
+      results.push_back(mapping.lookup(prepared[member]));
+    func::ReturnOp::create(detached, loc, results);
     std::string text;
     llvm::raw_string_ostream os(text);
     function->print(os, OpPrintingFlags().printGenericOpForm());
     auto [it, inserted] = classOf.try_emplace(text, classes.size());
     if (inserted)
       classes.emplace_back();
-    classes[it->second].push_back(index);
-    candidates[index] = function;
+    classes[it->second].push_back(number);
+    candidates[number] = function;
   }
 
-  // The groups of two values or more get their function; every other value
-  // is computed by @__seqc_prepare, which takes the parameters they read.
+  // The classes of two components or more get their function; every other
+  // value is computed by @__seqc_prepare, which takes the parameters they
+  // read.
   SmallVector<bool> grouped(prepared.size(), false);
   SmallVector<Attribute> groups;
   OpBuilder builder(model);
   for (ArrayRef<unsigned> members : classes) {
-    if (members.size() < 2)
+    if (members.size() < 2) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] prepared value "
+                 << components.begin()[members.front()].second.front()
+                 << " is computed like no other: computed by @"
+                 << kPrepareFunctionName << "\n");
       continue;
+    }
     std::string name =
         (kPrepareFunctionName + "_" + Twine(groups.size())).str();
     if (module.lookupSymbol(name)) {
@@ -304,16 +332,20 @@ void SeqHoistPreparationPass::runOnOperation() {
     builder.insert(function);
     SmallVector<int64_t> groupParams, groupValues;
     for (unsigned member : members) {
-      grouped[member] = true;
       llvm::append_range(groupParams, candidateParams[member]);
-      groupValues.push_back(member);
+      for (unsigned value : components.begin()[member].second) {
+        grouped[value] = true;
+        groupValues.push_back(value);
+      }
     }
     LLVM_DEBUG({
-      llvm::dbgs() << "[" DEBUG_TYPE "] @" << name << " computes prepared values";
-      for (int64_t member : groupValues)
-        llvm::dbgs() << " " << member;
-      llvm::dbgs() << " from " << function.getNumArguments()
-                   << " parameters each\n";
+      llvm::dbgs() << "[" DEBUG_TYPE "] @" << name << " computes "
+                   << function.getNumResults() << " prepared value(s) from "
+                   << function.getNumArguments() << " parameter(s), "
+                   << members.size() << " times: prepared values";
+      for (int64_t value : groupValues)
+        llvm::dbgs() << " " << value;
+      llvm::dbgs() << "\n";
     });
     groups.push_back(builder.getDictionaryAttr(
         {builder.getNamedAttr("function",
@@ -331,11 +363,11 @@ void SeqHoistPreparationPass::runOnOperation() {
   // their backward slices, cloned in program order.
   SmallVector<int64_t> restValues;
   DenseSet<Operation *> slice;
-  for (auto [index, ops] : llvm::enumerate(slices)) {
+  for (auto [index, valueSlice] : llvm::enumerate(slices)) {
     if (grouped[index])
       continue;
     restValues.push_back(index);
-    slice.insert(ops.begin(), ops.end());
+    slice.insert(valueSlice.begin(), valueSlice.end());
   }
   SmallVector<int64_t> restParams;
   if (!restValues.empty()) {
