@@ -118,9 +118,9 @@ void SeqEmitInvokePass::runOnOperation() {
 
   // Which preparation function computes each prepared value
   // (seq-hoist-preparation): @__seqc_prepare those of `restValues` from the
-  // parameters of `restParams`, and each group's function one value per
-  // call. Without the attributes, @__seqc_prepare computes all of them from
-  // every parameter.
+  // parameters of `restParams`, and each group's function the values of
+  // one component per call. Without the attributes, @__seqc_prepare
+  // computes all of them from every parameter.
   struct PrepareGroup {
     LLVM::LLVMFuncOp ciface;
     /// Its parameters and values per call, and the number of calls.
