@@ -1,4 +1,6 @@
 // RUN: seq-opt %s --seq-hoist-preparation=remarks -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: seq-opt %s --seq-hoist-preparation=remarks -split-input-file -verify-diagnostics \
+// RUN:   -debug-only=seq-hoist-preparation -o /dev/null 2>&1 | FileCheck %s --check-prefix=DEBUG
 
 // Computations on parameters alone move into @__seqc_prepare; the model
 // function takes their values after its parameters. What depends on an
@@ -140,6 +142,13 @@ module {
 // computed like no other (the square root of %w4) or from constants alone
 // (the exponential of %table) stays in @__seqc_prepare, which takes only
 // the parameters it reads.
+
+// The trace says which function computes each value, and why.
+// DEBUG:      [seq-hoist-preparation] prepared value 7 reads no parameter: computed by @__seqc_prepare
+// DEBUG-NEXT: [seq-hoist-preparation] @__seqc_prepare_0 computes 1 prepared value(s) from 1 parameter(s), 2 times: prepared values 0 1
+// DEBUG-NEXT: [seq-hoist-preparation] @__seqc_prepare_1 computes 2 prepared value(s) from 1 parameter(s), 2 times: prepared values 2 3 4 5
+// DEBUG-NEXT: [seq-hoist-preparation] prepared value 6 is computed like no other: computed by @__seqc_prepare
+// DEBUG-NEXT: [seq-hoist-preparation] @__seqc_prepare takes 1 parameters and computes 2 values with 4 ops
 
 // CHECK-LABEL: module attributes
 // CHECK-SAME:    seqc.prepare_groups = [{function = @__seqc_prepare_0, params = array<i64: 0, 1>, values = array<i64: 0, 1>}, {function = @__seqc_prepare_1, params = array<i64: 2, 3>, values = array<i64: 2, 3, 4, 5>}]

@@ -2,6 +2,8 @@
 // RUN: seq-opt %s --seq-lower-to-llvm -split-input-file \
 // RUN:   | awk '/^  llvm.func @seqc_(prepare|release)\(/ {name = $2; sub(/[(].*/, "", name); n = 0} name {n++} name && /^  }$/ {print name, n; name = ""}' \
 // RUN:   | FileCheck %s --check-prefix=SIZE
+// RUN: seq-opt %s --seq-lower-to-llvm -split-input-file -debug-only=seq-emit-invoke -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEBUG
 
 // The entry code is of constant size in the number of parameters: a model of
 // two layers and one of five, each packing its layers' weights, get
@@ -54,6 +56,9 @@
 // CHECK-NOT:     llvm.call @free(%[[P]])
 // CHECK:         llvm.br ^[[LOOP]]
 // CHECK-LABEL: llvm.func @seqc_invoke(
+
+// DEBUG:       [seq-emit-invoke] state of 160 bytes: prepared descriptors at offsets 0 72; arena at offset 144
+// DEBUG-NEXT:  [seq-emit-invoke] seqc_prepare calls @_mlir_ciface___seqc_prepare_0 2 times, on the parameters of @__seqc_prepare_params_0 (1 per call), into the state at 0 + 72 r
 
 // SIZE:        @seqc_prepare [[PREPARE:[0-9]+]]
 // SIZE-NEXT:   @seqc_release [[RELEASE:[0-9]+]]
@@ -119,6 +124,9 @@ module attributes {seq.model = "two_layers"} {
 // CHECK-NOT:     llvm.call @free(%[[P]])
 // CHECK:         llvm.br ^[[LOOP]]
 // CHECK-LABEL: llvm.func @seqc_invoke(
+
+// DEBUG:       [seq-emit-invoke] state of 376 bytes: prepared descriptors at offsets 0 72 144 216 288; arena at offset 360
+// DEBUG-NEXT:  [seq-emit-invoke] seqc_prepare calls @_mlir_ciface___seqc_prepare_0 5 times, on the parameters of @__seqc_prepare_params_0 (1 per call), into the state at 0 + 72 r
 
 // SIZE:        @seqc_prepare [[PREPARE]]
 // SIZE-NEXT:   @seqc_release [[RELEASE]]
