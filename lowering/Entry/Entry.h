@@ -42,6 +42,24 @@ constexpr llvm::StringLiteral kPrepareSymbol = "seqc_prepare";
 constexpr llvm::StringLiteral kReleaseSymbol = "seqc_release";
 constexpr llvm::StringLiteral kPrepareFunctionName = "__seqc_prepare";
 constexpr llvm::StringLiteral kPreparedRanksAttr = "seqc.prepared_ranks";
+/// Which prepared values which preparation functions compute (module
+/// attributes of seq-hoist-preparation, read by seq-emit-invoke):
+/// `@__seqc_prepare` takes the parameters of `seqc.prepare_params` (dense
+/// i64 array of indices in manifest order) and returns the prepared values
+/// of `seqc.prepare_values` (indices in argument order). Each dictionary of
+/// the array `seqc.prepare_groups` names a function (`function`) computing
+/// one prepared value from `k` parameters, once for each of its `values`
+/// (m indices) from the parameters `params[r*k, r*k+k)` (m*k indices).
+constexpr llvm::StringLiteral kPrepareParamsAttr = "seqc.prepare_params";
+constexpr llvm::StringLiteral kPrepareValuesAttr = "seqc.prepare_values";
+constexpr llvm::StringLiteral kPrepareGroupsAttr = "seqc.prepare_groups";
+/// The constant tables seq-emit-invoke creates: the prepared descriptors'
+/// byte offsets in the state, which seqc_release walks, and, for the n-th
+/// group of `seqc.prepare_groups`, its parameters' indices, which
+/// seqc_prepare walks (`__seqc_prepare_params_<n>`).
+constexpr llvm::StringLiteral kPreparedOffsetsSymbol =
+    "__seqc_prepared_offsets";
+constexpr llvm::StringLiteral kPrepareParamsSymbol = "__seqc_prepare_params";
 /// seq-plan-memory: the module attribute (i64: the arena's alignment)
 /// saying that the model function takes the arena as its last argument, the
 /// function computing the arena's size for a call, and the module attribute

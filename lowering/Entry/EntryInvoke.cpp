@@ -115,14 +115,117 @@ void SeqEmitInvokePass::runOnOperation() {
     return signalPassFailure();
   }
   unsigned numSlots = cifaceType.getNumParams() - numPrepared - hasArena;
-  LLVM::LLVMFuncOp prepareCiface;
+
+  // Which preparation function computes each prepared value
+  // (seq-hoist-preparation): @__seqc_prepare those of `restValues` from the
+  // parameters of `restParams`, and each group's function the values of
+  // one component per call. Without the attributes, @__seqc_prepare
+  // computes all of them from every parameter.
+  struct PrepareGroup {
+    LLVM::LLVMFuncOp ciface;
+    /// Its parameters and values per call, and the number of calls.
+    unsigned numArgs, numResults, numCalls;
+    ArrayRef<int64_t> params, values;
+  };
+  SmallVector<PrepareGroup> groups;
+  SmallVector<int64_t> restParams, restValues;
+  auto numParamsAttr = module->getAttrOfType<IntegerAttr>(kNumParamsAttr);
+  unsigned numParams = numParamsAttr ? numParamsAttr.getInt() : 0;
+  auto lookupCiface = [&](StringRef function) {
+    std::string name = ("_mlir_ciface_" + function).str();
+    auto found = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    return found && !found.isExternal() ? found : LLVM::LLVMFuncOp();
+  };
   if (numPrepared) {
-    std::string name = ("_mlir_ciface_" + kPrepareFunctionName).str();
-    prepareCiface = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
-    if (!prepareCiface || prepareCiface.isExternal()) {
-      module.emitError() << "expected the C interface '" << name
-                         << "' of the preparation function for the "
-                         << numPrepared << " prepared values";
+    auto params = module->getAttrOfType<DenseI64ArrayAttr>(kPrepareParamsAttr);
+    auto values = module->getAttrOfType<DenseI64ArrayAttr>(kPrepareValuesAttr);
+    auto groupsAttr = module->getAttrOfType<ArrayAttr>(kPrepareGroupsAttr);
+    if (params && values && groupsAttr && numParamsAttr) {
+      llvm::append_range(restParams, params.asArrayRef());
+      llvm::append_range(restValues, values.asArrayRef());
+      for (Attribute attr : groupsAttr) {
+        auto dict = dyn_cast<DictionaryAttr>(attr);
+        auto function =
+            dict ? dict.getAs<FlatSymbolRefAttr>("function") : nullptr;
+        auto groupParams =
+            dict ? dict.getAs<DenseI64ArrayAttr>("params") : nullptr;
+        auto groupValues =
+            dict ? dict.getAs<DenseI64ArrayAttr>("values") : nullptr;
+        LLVM::LLVMFuncOp groupCiface =
+            function ? lookupCiface(function.getValue()) : nullptr;
+        unsigned numArgs =
+            groupCiface ? groupCiface.getNumArguments() - 1 : 0;
+        unsigned numCalls =
+            numArgs && groupParams ? groupParams.size() / numArgs : 0;
+        if (!numCalls || !groupValues ||
+            groupParams.size() != numCalls * numArgs ||
+            groupValues.size() % numCalls) {
+          module.emitError()
+              << "expected each group of '" << kPrepareGroupsAttr
+              << "' to name a defined preparation function with a C "
+                 "interface and parameters (function), the parameters of "
+                 "each call (params) and the values each call computes "
+                 "(values)";
+          return signalPassFailure();
+        }
+        groups.push_back({groupCiface, numArgs,
+                          unsigned(groupValues.size() / numCalls), numCalls,
+                          groupParams.asArrayRef(), groupValues.asArrayRef()});
+      }
+    } else if (params || values || groupsAttr) {
+      module.emitError() << "expected the module attributes '"
+                         << kPrepareParamsAttr << "', '" << kPrepareValuesAttr
+                         << "', '" << kPrepareGroupsAttr << "' and '"
+                         << kNumParamsAttr << "' together";
+      return signalPassFailure();
+    } else {
+      restValues = llvm::to_vector(llvm::seq<int64_t>(0, numPrepared));
+    }
+  }
+  LLVM::LLVMFuncOp prepareCiface;
+  if (!restValues.empty()) {
+    prepareCiface = lookupCiface(kPrepareFunctionName);
+    if (!prepareCiface) {
+      module.emitError() << "expected the C interface '_mlir_ciface_"
+                         << kPrepareFunctionName
+                         << "' of the preparation function for "
+                         << restValues.size() << " prepared values";
+      return signalPassFailure();
+    }
+    if (!module->hasAttr(kPrepareParamsAttr)) {
+      numParams = prepareCiface.getNumArguments() - 1;
+      restParams = llvm::to_vector(llvm::seq<int64_t>(0, numParams));
+    }
+  }
+  // Every prepared value is computed once, and every parameter a
+  // preparation function takes is one of the model's.
+  {
+    SmallVector<unsigned> computed(numPrepared, 0);
+    auto validValue = [&](int64_t value) {
+      return value >= 0 && value < int64_t(numPrepared) && !computed[value]++;
+    };
+    auto validParam = [&](int64_t param) {
+      return param >= 0 && param < int64_t(numParams);
+    };
+    bool valid = llvm::all_of(restValues, validValue) &&
+                 llvm::all_of(restParams, validParam) &&
+                 (!prepareCiface ||
+                  prepareCiface.getNumArguments() == restParams.size() + 1);
+    for (const PrepareGroup &group : groups) {
+      valid = valid && llvm::all_of(group.values, validValue) &&
+              llvm::all_of(group.params, validParam);
+      for (auto [index, value] : llvm::enumerate(group.values))
+        valid = valid && preparedRanks[value] ==
+                             preparedRanks[group.values[index %
+                                                        group.numResults]];
+    }
+    if (!valid || llvm::is_contained(computed, 0u)) {
+      module.emitError() << "expected the preparation functions to compute "
+                            "each of the "
+                         << numPrepared
+                         << " prepared values once, of the same ranks at every "
+                            "call of a function, from parameters among the "
+                         << numParams << " of the model";
       return signalPassFailure();
     }
   }
@@ -154,14 +257,24 @@ void SeqEmitInvokePass::runOnOperation() {
                                      LLVM::GEPNoWrapFlags::inbounds);
     return LLVM::LoadOp::create(builder, loc, ptrType, slot);
   };
-  // Byte offsets of the prepared descriptors in the state, which is the
-  // preparation function's result area: {ptr, ptr, i64, i64[r], i64[r]}
-  // each, back to back. The arena follows: {ptr base, i64 capacity}.
-  SmallVector<int64_t> offsets;
+  // Byte offsets of the prepared descriptors in the state: {ptr, ptr, i64,
+  // i64[r], i64[r]} each, back to back, first those @__seqc_prepare
+  // computes (its result area), then those of each group in turn. The
+  // arena follows: {ptr base, i64 capacity}.
+  auto descriptorBytes = [&](int64_t value) {
+    return 8 * (3 + 2 * preparedRanks[value]);
+  };
+  SmallVector<int64_t> offsets(numPrepared);
   int64_t stateBytes = 0;
-  for (int64_t rank : preparedRanks) {
-    offsets.push_back(stateBytes);
-    stateBytes += 8 * (3 + 2 * rank);
+  for (int64_t value : restValues) {
+    offsets[value] = stateBytes;
+    stateBytes += descriptorBytes(value);
+  }
+  for (const PrepareGroup &group : groups) {
+    for (int64_t value : group.values) {
+      offsets[value] = stateBytes;
+      stateBytes += descriptorBytes(value);
+    }
   }
   int64_t arenaOffset = stateBytes;
   if (hasArena)
@@ -202,6 +315,17 @@ void SeqEmitInvokePass::runOnOperation() {
     return LLVM::ConstantOp::create(builder, loc, i64Type,
                                     builder.getI64IntegerAttr(value));
   };
+  // A constant internal global array of i64.
+  auto createTable = [&](StringRef name, ArrayRef<int64_t> values) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    return LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(i64Type, values.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal, name,
+        DenseIntElementsAttr::get(
+            RankedTensorType::get({int64_t(values.size())}, i64Type),
+            values));
+  };
   auto declare = [&](StringRef name, Type result, ArrayRef<Type> params) {
     if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
       return existing;
@@ -236,12 +360,72 @@ void SeqEmitInvokePass::runOnOperation() {
         LLVM::StoreOp::create(builder, loc, i64Constant(0),
                               atOffset(state, arenaOffset + 8));
       }
-      if (numPrepared) {
+      Value params = prepare.getArgument(0);
+      if (prepareCiface) {
         SmallVector<Value> operands{state};
-        Value params = prepare.getArgument(0);
-        for (unsigned k = 1, e = prepareCiface.getNumArguments(); k < e; ++k)
-          operands.push_back(loadPointer(params, k - 1));
+        for (int64_t param : restParams)
+          operands.push_back(loadPointer(params, param));
         LLVM::CallOp::create(builder, loc, prepareCiface, operands);
+      }
+      // Each group's function, called in a loop over a table of its
+      // parameters' indices, so that the code does not grow with the
+      // number of calls: the r-th call writes its values' descriptors at
+      // `base + r * bytes` in the state.
+      //   for r < m: f(state + base + r * bytes,
+      //                params[table[r*k]], ..., params[table[r*k + k-1]])
+      for (auto [index, group] : llvm::enumerate(groups)) {
+        std::string name = (kPrepareParamsSymbol + "_" + Twine(index)).str();
+        if (Operation *existing = module.lookupSymbol(name))
+          return reserved(existing, name), signalPassFailure();
+        LLVM::GlobalOp table = createTable(name, group.params);
+        int64_t base = offsets[group.values.front()];
+        int64_t bytes = 0;
+        for (int64_t value : group.values.take_front(group.numResults))
+          bytes += descriptorBytes(value);
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] seqc_prepare calls @"
+                   << group.ciface.getName() << " " << group.numCalls
+                   << " times, on the parameters of @" << name << " ("
+                   << group.numArgs << " per call), into the state at "
+                   << base << " + " << bytes << " r\n");
+        Block *header = prepare.addBlock(), *call = prepare.addBlock(),
+              *after = prepare.addBlock();
+        Value r = header->addArgument(i64Type, loc);
+        LLVM::BrOp::create(builder, loc, ValueRange{i64Constant(0)}, header);
+        builder.setInsertionPointToStart(header);
+        LLVM::CondBrOp::create(
+            builder, loc,
+            LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ult, r,
+                                 i64Constant(group.numCalls)),
+            call, after);
+        builder.setInsertionPointToStart(call);
+        Value offset = LLVM::AddOp::create(
+            builder, loc, i64Constant(base),
+            LLVM::MulOp::create(builder, loc, r, i64Constant(bytes)));
+        SmallVector<Value> operands{LLVM::GEPOp::create(
+            builder, loc, ptrType, i8Type, state, ValueRange{offset},
+            LLVM::GEPNoWrapFlags::inbounds)};
+        Value row = LLVM::MulOp::create(builder, loc, r,
+                                        i64Constant(group.numArgs));
+        Value tableBase = LLVM::AddressOfOp::create(builder, loc, table);
+        for (unsigned k = 0; k < group.numArgs; ++k) {
+          Value at = LLVM::AddOp::create(builder, loc, row, i64Constant(k));
+          Value slot = LLVM::GEPOp::create(builder, loc, ptrType, i64Type,
+                                           tableBase, ValueRange{at},
+                                           LLVM::GEPNoWrapFlags::inbounds);
+          Value param = LLVM::LoadOp::create(builder, loc, i64Type, slot);
+          Value paramSlot = LLVM::GEPOp::create(
+              builder, loc, ptrType, ptrType, params, ValueRange{param},
+              LLVM::GEPNoWrapFlags::inbounds);
+          operands.push_back(
+              LLVM::LoadOp::create(builder, loc, ptrType, paramSlot));
+        }
+        LLVM::CallOp::create(builder, loc, group.ciface, operands);
+        LLVM::BrOp::create(
+            builder, loc,
+            ValueRange{LLVM::AddOp::create(builder, loc, r, i64Constant(1))},
+            header);
+        builder.setInsertionPointToStart(after);
       }
       LLVM::ReturnOp::create(builder, loc, state);
     }
@@ -278,31 +462,75 @@ void SeqEmitInvokePass::runOnOperation() {
       LLVM::CondBrOp::create(builder, loc, isNull, done, body);
       builder.setInsertionPointToStart(body);
       if (numPrepared) {
+        // A loop over the table of the prepared descriptors' offsets, so
+        // that the function's size does not grow with their number:
+        //   for i: p = state[offsets[i]].allocated
+        //     if p is no constant's marker and no earlier p: free(p)
+        // Two prepared values may share a buffer (CSE merged their
+        // computations), so each buffer is freed at its first occurrence.
+        if (Operation *existing = module.lookupSymbol(kPreparedOffsetsSymbol))
+          return reserved(existing, kPreparedOffsetsSymbol),
+                 signalPassFailure();
+        LLVM::GlobalOp table = createTable(kPreparedOffsetsSymbol, offsets);
         // memref.get_global marks constant buffers with this pointer.
         Value marker = i64Constant(0xdeadbeef);
-        // Two prepared values may share a buffer (CSE merged their
-        // computations): each buffer is freed once.
-        SmallVector<Value> earlier;
-        for (int64_t offset : offsets) {
-          Value allocated = LLVM::LoadOp::create(builder, loc, ptrType,
-                                                 atOffset(state, offset));
-          Value bits =
-              LLVM::PtrToIntOp::create(builder, loc, i64Type, allocated);
-          Value owned = LLVM::ICmpOp::create(
-              builder, loc, LLVM::ICmpPredicate::ne, bits, marker);
-          for (Value other : earlier)
-            owned = LLVM::AndOp::create(
-                builder, loc, owned,
-                LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ne,
-                                     bits, other));
-          earlier.push_back(bits);
-          Block *freeIt = release.addBlock(), *next = release.addBlock();
-          LLVM::CondBrOp::create(builder, loc, owned, freeIt, next);
-          builder.setInsertionPointToStart(freeIt);
-          LLVM::CallOp::create(builder, loc, free, ValueRange{allocated});
-          LLVM::BrOp::create(builder, loc, next);
-          builder.setInsertionPointToStart(next);
-        }
+        Value count = i64Constant(numPrepared);
+        Value tableBase = LLVM::AddressOfOp::create(builder, loc, table);
+        // The allocated pointer of the descriptor at table[index].
+        auto allocatedAt = [&](Value index) -> Value {
+          Value slot = LLVM::GEPOp::create(builder, loc, ptrType, i64Type,
+                                           tableBase, ValueRange{index},
+                                           LLVM::GEPNoWrapFlags::inbounds);
+          Value offset = LLVM::LoadOp::create(builder, loc, i64Type, slot);
+          Value at = LLVM::GEPOp::create(builder, loc, ptrType, i8Type, state,
+                                         ValueRange{offset},
+                                         LLVM::GEPNoWrapFlags::inbounds);
+          return LLVM::LoadOp::create(builder, loc, ptrType, at);
+        };
+        Block *header = release.addBlock(), *check = release.addBlock(),
+              *scan = release.addBlock(), *compare = release.addBlock(),
+              *freeIt = release.addBlock(), *next = release.addBlock(),
+              *after = release.addBlock();
+        Value i = header->addArgument(i64Type, loc);
+        Value j = scan->addArgument(i64Type, loc);
+        LLVM::BrOp::create(builder, loc, ValueRange{i64Constant(0)}, header);
+        builder.setInsertionPointToStart(header);
+        LLVM::CondBrOp::create(
+            builder, loc,
+            LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ult, i,
+                                 count),
+            check, after);
+        builder.setInsertionPointToStart(check);
+        Value allocated = allocatedAt(i);
+        Value bits = LLVM::PtrToIntOp::create(builder, loc, i64Type, allocated);
+        LLVM::CondBrOp::create(
+            builder, loc,
+            LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ne, bits,
+                                 marker),
+            scan, ValueRange{i64Constant(0)}, next, ValueRange());
+        builder.setInsertionPointToStart(scan);
+        LLVM::CondBrOp::create(
+            builder, loc,
+            LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ult, j, i),
+            compare, freeIt);
+        builder.setInsertionPointToStart(compare);
+        Value earlier =
+            LLVM::PtrToIntOp::create(builder, loc, i64Type, allocatedAt(j));
+        Value nextJ = LLVM::AddOp::create(builder, loc, j, i64Constant(1));
+        LLVM::CondBrOp::create(
+            builder, loc,
+            LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq,
+                                 earlier, bits),
+            next, ValueRange(), scan, ValueRange{nextJ});
+        builder.setInsertionPointToStart(freeIt);
+        LLVM::CallOp::create(builder, loc, free, ValueRange{allocated});
+        LLVM::BrOp::create(builder, loc, next);
+        builder.setInsertionPointToStart(next);
+        LLVM::BrOp::create(
+            builder, loc,
+            ValueRange{LLVM::AddOp::create(builder, loc, i, i64Constant(1))},
+            header);
+        builder.setInsertionPointToStart(after);
       }
       if (hasArena) {
         // The arena comes from aligned_alloc or the runtime's allocator
@@ -347,12 +575,6 @@ void SeqEmitInvokePass::runOnOperation() {
   } else {
     // A null state (a host that never called seqc_prepare) prepares for
     // this call alone.
-    unsigned numParams =
-        module->getAttrOfType<IntegerAttr>(kNumParamsAttr)
-            ? module->getAttrOfType<IntegerAttr>(kNumParamsAttr).getInt()
-            : 0;
-    if (numPrepared)
-      numParams = prepareCiface.getNumArguments() - 1;
     Value given = loadPointer(args, numSlots);
     Value null = LLVM::ZeroOp::create(builder, loc, ptrType);
     Value isNull = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq,

@@ -9,7 +9,11 @@
 // discretization, tables of position encodings at static lengths) into a
 // preparation function that the runtime calls once after binding the
 // weights (docs/abi.md). Their results become arguments of the model
-// function, after its parameters.
+// function, after its parameters. Values computed alike from parameters of
+// their own (a weight packed alike in every layer) share one preparation
+// function, which seqc_prepare calls once for each from a table of their
+// parameters (seq-emit-invoke), so that the preparation's code does not
+// grow with the number of layers.
 //
 // The values moved are those a run consumes that are produced by an op that
 // computes data (a linalg op other than a fill, a pad, a concatenation...):
@@ -29,10 +33,13 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #define DEBUG_TYPE "seq-hoist-preparation"
 
@@ -73,6 +80,18 @@ bool computesData(Operation *op) {
     return llvm::any_of(op->getResultTypes(),
                         [](Type t) { return isa<RankedTensorType>(t); });
   return false;
+}
+
+/// Ops that every preparation function using them may clone: scalar and
+/// splat constants and static empty tensors, which compute nothing.
+bool isFreeToClone(Operation *op) {
+  if (isa<tensor::EmptyOp>(op))
+    return op->getNumOperands() == 0;
+  Attribute value;
+  if (!matchPattern(op, m_Constant(&value)))
+    return false;
+  auto elements = dyn_cast<ElementsAttr>(value);
+  return !elements || elements.isSplat();
 }
 
 struct SeqHoistPreparationPass
@@ -180,45 +199,219 @@ void SeqHoistPreparationPass::runOnOperation() {
     return;
   }
 
-  // @__seqc_prepare(parameters) -> (prepared values): the backward slices
-  // of the prepared values, cloned in program order.
-  DenseSet<Operation *> slice;
-  std::function<void(Value)> collect = [&](Value v) {
-    Operation *def = v.getDefiningOp();
-    if (def && slice.insert(def).second)
-      for (Value used : usedValues(def))
-        collect(used);
+  // Each prepared value's backward slice, and the components of the values
+  // whose slices share an op that computes something (scalar constants and
+  // empty tensors do not count: every function may clone them).
+  DenseMap<Operation *, unsigned> position;
+  for (auto [index, op] : llvm::enumerate(body))
+    position[&op] = index;
+  SmallVector<DenseSet<Operation *>> slices(prepared.size());
+  SmallVector<unsigned> parent =
+      llvm::to_vector(llvm::seq<unsigned>(0, prepared.size()));
+  auto leader = [&](unsigned index) {
+    while (parent[index] != index)
+      index = parent[index] = parent[parent[index]];
+    return index;
   };
-  for (Value v : prepared)
+  DenseMap<Operation *, unsigned> owner;
+  for (auto [index, v] : llvm::enumerate(prepared)) {
+    DenseSet<Operation *> &slice = slices[index];
+    std::function<void(Value)> collect = [&](Value used) {
+      Operation *def = used.getDefiningOp();
+      if (def && slice.insert(def).second)
+        for (Value operand : usedValues(def))
+          collect(operand);
+    };
     collect(v);
+    for (Operation *op : slice) {
+      if (isFreeToClone(op))
+        continue;
+      auto [it, inserted] = owner.try_emplace(op, index);
+      if (!inserted)
+        parent[leader(index)] = leader(it->second);
+    }
+  }
+  llvm::MapVector<unsigned, SmallVector<unsigned>> components;
+  for (unsigned index = 0, e = prepared.size(); index < e; ++index)
+    components[leader(index)].push_back(index);
+
+  // A component that reads parameters is a function of them alone:
+  // components for which that function is the same (a weight packed alike
+  // in every layer) share one preparation function, which seqc_prepare
+  // calls for each of them from a table of their parameters
+  // (seq-emit-invoke), so that its code does not grow with the number of
+  // layers. Functions that print alike compute alike: classes of
+  // components in order of their first values.
+  OpBuilder detached(&getContext());
+  llvm::StringMap<unsigned> classOf;
+  SmallVector<SmallVector<unsigned>> classes;
+  SmallVector<func::FuncOp> candidates(components.size());
+  SmallVector<SmallVector<int64_t>> candidateParams(components.size());
+  for (auto [number, component] : llvm::enumerate(components)) {
+    ArrayRef<unsigned> members = component.second;
+    SetVector<Operation *> unionSlice;
+    for (unsigned member : members)
+      unionSlice.insert(slices[member].begin(), slices[member].end());
+    SmallVector<Operation *> ops = unionSlice.takeVector();
+    llvm::sort(ops, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    SetVector<Value> reads;
+    for (Operation *op : ops)
+      for (Value used : usedValues(op))
+        if (isa<BlockArgument>(used))
+          reads.insert(used);
+    if (reads.empty()) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] prepared value "
+                              << members.front()
+                              << " reads no parameter: computed by @"
+                              << kPrepareFunctionName << "\n");
+      continue;
+    }
+    SmallVector<Type> types, resultTypes;
+    for (Value read : reads) {
+      types.push_back(read.getType());
+      candidateParams[number].push_back(
+          cast<BlockArgument>(read).getArgNumber() - params->first);
+    }
+    for (unsigned member : members)
+      resultTypes.push_back(prepared[member].getType());
+    Location loc = prepared[members.front()].getLoc();
+    auto function =
+        func::FuncOp::create(detached, loc, kPrepareFunctionName,
+                             detached.getFunctionType(types, resultTypes));
+    Block *entryBlock = function.addEntryBlock();
+    IRMapping mapping;
+    for (auto [read, arg] : llvm::zip_equal(reads, entryBlock->getArguments()))
+      mapping.map(read, arg);
+    OpBuilder::InsertionGuard guard(detached);
+    detached.setInsertionPointToStart(entryBlock);
+    for (Operation *op : ops)
+      detached.clone(*op, mapping);
+    SmallVector<Value> results;
+    for (unsigned member : members)
+      results.push_back(mapping.lookup(prepared[member]));
+    func::ReturnOp::create(detached, loc, results);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    function->print(os, OpPrintingFlags().printGenericOpForm());
+    auto [it, inserted] = classOf.try_emplace(text, classes.size());
+    if (inserted)
+      classes.emplace_back();
+    classes[it->second].push_back(number);
+    candidates[number] = function;
+  }
+
+  // The classes of two components or more get their function; every other
+  // value is computed by @__seqc_prepare, which takes the parameters they
+  // read.
+  SmallVector<bool> grouped(prepared.size(), false);
+  SmallVector<Attribute> groups;
   OpBuilder builder(model);
-  SmallVector<Type> paramTypes, preparedTypes;
-  for (unsigned i = params->first; i < params->second; ++i)
-    paramTypes.push_back(body.getArgument(i).getType());
-  for (Value v : prepared)
-    preparedTypes.push_back(v.getType());
-  auto prepare = func::FuncOp::create(
-      builder, model.getLoc(), kPrepareFunctionName,
-      builder.getFunctionType(paramTypes, preparedTypes));
-  prepare->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                   builder.getUnitAttr());
-  Block *prepareBody = prepare.addEntryBlock();
-  IRMapping mapping;
-  for (unsigned i = params->first; i < params->second; ++i)
-    mapping.map(body.getArgument(i),
-                prepareBody->getArgument(i - params->first));
-  builder.setInsertionPointToStart(prepareBody);
-  for (Operation &op : body)
-    if (slice.contains(&op))
-      builder.clone(op, mapping);
-  SmallVector<Value> results;
-  for (Value v : prepared)
-    results.push_back(mapping.lookup(v));
-  func::ReturnOp::create(builder, model.getLoc(), results);
-  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << kPrepareFunctionName
-                          << " takes " << paramTypes.size()
-                          << " parameters and computes " << prepared.size()
-                          << " values with " << slice.size() << " ops\n");
+  for (ArrayRef<unsigned> members : classes) {
+    if (members.size() < 2) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] prepared value "
+                 << components.begin()[members.front()].second.front()
+                 << " is computed like no other: computed by @"
+                 << kPrepareFunctionName << "\n");
+      continue;
+    }
+    std::string name =
+        (kPrepareFunctionName + "_" + Twine(groups.size())).str();
+    if (module.lookupSymbol(name)) {
+      module.emitError() << "the symbol '" << name
+                         << "' is reserved for a preparation function";
+      return signalPassFailure();
+    }
+    func::FuncOp function = candidates[members.front()];
+    candidates[members.front()] = nullptr;
+    function.setSymName(name);
+    function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                      builder.getUnitAttr());
+    builder.insert(function);
+    SmallVector<int64_t> groupParams, groupValues;
+    for (unsigned member : members) {
+      llvm::append_range(groupParams, candidateParams[member]);
+      for (unsigned value : components.begin()[member].second) {
+        grouped[value] = true;
+        groupValues.push_back(value);
+      }
+    }
+    LLVM_DEBUG({
+      llvm::dbgs() << "[" DEBUG_TYPE "] @" << name << " computes "
+                   << function.getNumResults() << " prepared value(s) from "
+                   << function.getNumArguments() << " parameter(s), "
+                   << members.size() << " times: prepared values";
+      for (int64_t value : groupValues)
+        llvm::dbgs() << " " << value;
+      llvm::dbgs() << "\n";
+    });
+    groups.push_back(builder.getDictionaryAttr(
+        {builder.getNamedAttr("function",
+                              FlatSymbolRefAttr::get(function.getSymNameAttr())),
+         builder.getNamedAttr("params",
+                              builder.getDenseI64ArrayAttr(groupParams)),
+         builder.getNamedAttr("values",
+                              builder.getDenseI64ArrayAttr(groupValues))}));
+  }
+  for (func::FuncOp candidate : candidates)
+    if (candidate)
+      candidate->destroy();
+
+  // @__seqc_prepare(parameters it reads) -> (the other prepared values):
+  // their backward slices, cloned in program order.
+  SmallVector<int64_t> restValues;
+  DenseSet<Operation *> slice;
+  for (auto [index, valueSlice] : llvm::enumerate(slices)) {
+    if (grouped[index])
+      continue;
+    restValues.push_back(index);
+    slice.insert(valueSlice.begin(), valueSlice.end());
+  }
+  SmallVector<int64_t> restParams;
+  if (!restValues.empty()) {
+    SetVector<unsigned> reads;
+    for (Operation *op : slice)
+      for (Value used : usedValues(op))
+        if (auto arg = dyn_cast<BlockArgument>(used))
+          reads.insert(arg.getArgNumber());
+    SmallVector<Type> paramTypes, preparedTypes;
+    for (unsigned i = params->first; i < params->second; ++i) {
+      if (!reads.contains(i))
+        continue;
+      restParams.push_back(i - params->first);
+      paramTypes.push_back(body.getArgument(i).getType());
+    }
+    for (int64_t index : restValues)
+      preparedTypes.push_back(prepared[index].getType());
+    auto prepare = func::FuncOp::create(
+        builder, model.getLoc(), kPrepareFunctionName,
+        builder.getFunctionType(paramTypes, preparedTypes));
+    prepare->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                     builder.getUnitAttr());
+    Block *prepareBody = prepare.addEntryBlock();
+    IRMapping mapping;
+    for (auto [param, arg] :
+         llvm::zip_equal(restParams, prepareBody->getArguments()))
+      mapping.map(body.getArgument(params->first + param), arg);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(prepareBody);
+    for (Operation &op : body)
+      if (slice.contains(&op))
+        builder.clone(op, mapping);
+    SmallVector<Value> results;
+    for (int64_t index : restValues)
+      results.push_back(mapping.lookup(prepared[index]));
+    func::ReturnOp::create(builder, model.getLoc(), results);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << kPrepareFunctionName
+                            << " takes " << paramTypes.size()
+                            << " parameters and computes " << results.size()
+                            << " values with " << slice.size() << " ops\n");
+  }
+  module->setAttr(kPrepareParamsAttr, builder.getDenseI64ArrayAttr(restParams));
+  module->setAttr(kPrepareValuesAttr, builder.getDenseI64ArrayAttr(restValues));
+  module->setAttr(kPrepareGroupsAttr, builder.getArrayAttr(groups));
 
   // The model function takes them after its parameters; the ops on the way
   // to its results keep computing from the originals.

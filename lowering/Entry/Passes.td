@@ -69,10 +69,16 @@ def SeqEmitInvoke : Pass<"seq-emit-invoke", "::mlir::ModuleOp"> {
     descriptor of argument i, as docs/abi.md specifies.
 
     It also defines `seqc_prepare(void **params) -> void *`, which calls the
-    C interface of `@__seqc_prepare` (`seq-hoist-preparation`) into a
-    malloc'ed state holding the prepared descriptors (ranks from
-    `seqc.prepared_ranks`), and `seqc_release(void *)`, which frees their
-    buffers once each (not constant globals) and the state. With prepared
+    preparation functions of `seq-hoist-preparation` into a malloc'ed state
+    holding the prepared descriptors (ranks from `seqc.prepared_ranks`):
+    the C interface of `@__seqc_prepare` once, with the parameters of
+    `seqc.prepare_params`, and that of each function of
+    `seqc.prepare_groups` in a loop over a constant table of its
+    parameters' indices (`@__seqc_prepare_params_<n>`), one call per value;
+    and `seqc_release(void *)`, which walks a constant table of the
+    descriptors' offsets in the state (`@__seqc_prepared_offsets`), freeing
+    each buffer once (not constant globals), and frees the state. Both are
+    of constant size in the number of parameters. With prepared
     values, `seqc_invoke` passes the state's descriptors, taken from the
     slot after the parameters, as the C interface's last parameters, and
     prepares for the call alone when that slot is null. Without them,
@@ -102,7 +108,18 @@ def SeqHoistPreparation : Pass<"seq-hoist-preparation", "::mlir::ModuleOp"> {
     ```
 
     and the model function takes their values as new arguments after its
-    parameters. `seq-emit-invoke` then exports `seqc_prepare` and
+    parameters. Prepared values whose computations share ops (but scalar
+    constants and empty tensors) form one component; a component that
+    reads parameters is a function of them, and the components of which
+    that function is the same (a weight packed alike in every layer) share
+    it, as `@__seqc_prepare_<n>(%params of one component) -> (%values of
+    one component)`. The module attribute `seqc.prepare_groups` lists, for
+    each such function, the parameters and values of its components:
+    `seqc_prepare` calls it once for each, in a loop, so that its code does
+    not grow with the number of layers.
+    `@__seqc_prepare` computes the other values, listed in
+    `seqc.prepare_values`, from the parameters they read, listed in
+    `seqc.prepare_params`. `seq-emit-invoke` then exports `seqc_prepare` and
     `seqc_release`: the runtime calls them when the weights are bound and
     when they are replaced or the model is freed, and passes the prepared
     values to every `seqc_invoke` (docs/abi.md). Packed weight layouts
