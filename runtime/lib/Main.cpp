@@ -281,9 +281,10 @@ void printHelp(const char *argv0, const seqc_model *model) {
       "                          more than SIZE (bytes, or 512M, 4G; default\n"
       "                          $SEQC_MAX_MEMORY, else no limit)\n"
       "  --help                  show this help\n\n"
-      "  %s generate [options]   continue token prompts with the model\n"
+      "commands:\n"
+      "  generate [options]      continue token prompts with the model\n"
       "                          (see '%s generate --help')\n",
-      program, seqc_model_name(model), program, program);
+      program, seqc_model_name(model), program);
   static const char *const kTitles[3] = {"inputs", "outputs", "parameters"};
   for (int kind = 0; kind < 3; ++kind) {
     std::vector<seqc_value_info> infos =
