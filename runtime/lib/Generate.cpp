@@ -221,8 +221,9 @@ public:
 
   seqc_status *run(seqc_generate_stats *stats) {
     for (int64_t step = 0; step < options.max_new_tokens; ++step) {
-      // The rows this call computes logits for, and how many tokens of
-      // each it passes (from `start`).
+      // The rows this call passes: every row when the batch size must not
+      // change (the cache holds a row per batch index, or the model's batch
+      // is static), else the unfinished ones.
       std::vector<size_t> batch;
       for (size_t r = 0; r < rows.size(); ++r)
         if (!rows[r].done || iface.cached || iface.staticBatch >= 0)
