@@ -106,13 +106,17 @@ seqc_status *Sampler::next(float *logits, int64_t vocab, const int32_t *history,
   for (int64_t v = 0; v < vocab; ++v)
     if (logits[v] > -infinity)
       candidates.emplace_back(logits[v], static_cast<int32_t>(v));
-  if (config.topK > 0 && static_cast<size_t>(config.topK) < candidates.size()) {
+  // The draw walks the candidates in this order: by id, or most likely
+  // first once top-k or top-p selected some.
+  bool truncated =
+      config.topK > 0 && static_cast<size_t>(config.topK) < candidates.size();
+  if (truncated) {
     std::nth_element(candidates.begin(), candidates.begin() + config.topK,
                      candidates.end(), moreLikely);
     candidates.resize(static_cast<size_t>(config.topK));
   }
   bool nucleus = config.topP < 1;
-  if (nucleus)
+  if (truncated || nucleus)
     std::sort(candidates.begin(), candidates.end(), moreLikely);
 
   // Unnormalized probabilities: exp((logit - max) / T) is at most 1 and
