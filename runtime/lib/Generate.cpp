@@ -67,6 +67,8 @@ seqc_status *readState(const seqc_model *model, bool *hasState,
   const JsonValue *state = root.isObject() ? root.find("state") : nullptr;
   if (!state || !state->isArray())
     return nullptr;
+  int64_t cacheLength = -1;
+  std::string cacheName;
   for (const JsonValue &entry : state->items) {
     *hasState = true;
     const JsonValue *name = entry.isObject() ? entry.find("name") : nullptr;
@@ -84,10 +86,16 @@ seqc_status *readState(const seqc_model *model, bool *hasState,
     if (!endsWith("k_cache") && !endsWith("v_cache"))
       continue;
     int64_t maxLen = shape->items[2].integer;
-    if (iface->context < 0 || maxLen < iface->context) {
-      iface->context = maxLen;
-      iface->contextSource = "the length of its cache '" + text + "'";
+    if (cacheLength < 0 || maxLen < cacheLength) {
+      cacheLength = maxLen;
+      cacheName = text;
     }
+  }
+  // The cache names the limit when `pos`'s range gives the same.
+  if (cacheLength >= 0 &&
+      (iface->context < 0 || cacheLength <= iface->context)) {
+    iface->context = cacheLength;
+    iface->contextSource = "the length of its cache '" + cacheName + "'";
   }
   return nullptr;
 }
