@@ -7,7 +7,9 @@
 #
 # What it shows, in order: the model's parameters, the compilation (seq ->
 # linalg -> LLVM -> object -> link with the runtime) and its time, then the
-# executable's run: five timed runs after a warm-up, and what it computed.
+# executable's run: five timed runs after a warm-up, and what it computed;
+# then the executable generating tokens, greedy and sampled, with its
+# prefill and decode speeds.
 # Everything is written under a temporary directory that is removed on exit.
 set -euo pipefail
 
@@ -50,3 +52,14 @@ section "run: ./gpt --random-weights 1 --random-inputs 2 ${dims[*]} --bench 5"
 echo "(logits of every position over the 256-symbol vocabulary;" \
   "$(nproc) core(s), OpenMP)"
 "$work/gpt" --random-weights 1 --random-inputs 2 "${dims[@]}" --bench 5
+
+prompt=1,2,3,4,5,6,7,8
+section "generate: ./gpt generate --random-weights 1 --prompt-ids $prompt --max-new-tokens 32"
+echo "(greedy decoding; the weights are random, so the ids mean nothing)"
+"$work/gpt" generate --random-weights 1 --prompt-ids "$prompt" \
+  --max-new-tokens 32
+
+sampling=(--temperature 0.8 --top-k 40 --top-p 0.95 --seed 7)
+section "generate: a batch of two prompts, sampled (${sampling[*]})"
+"$work/gpt" generate --random-weights 1 --prompt-ids "$prompt" \
+  --prompt-ids 42,7 --max-new-tokens 32 "${sampling[@]}"

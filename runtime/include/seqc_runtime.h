@@ -381,6 +381,90 @@ void seqc_set_memory_limit(uint64_t bytes);
 uint64_t seqc_memory_limit(void);
 
 /*===----------------------------------------------------------------------===*
+ * Generation
+ *===----------------------------------------------------------------------===*/
+
+/// Called once per generated token, in row order within a step: `row` is
+/// the prompt's index, `token` the new id. Returning nonzero stops that row
+/// after this token (which is kept); the other rows go on.
+typedef int (*seqc_token_callback)(int64_t row, int32_t token, void *user_data);
+
+/// How seqc_generate chooses tokens; seqc_generate_options_init sets the
+/// defaults given here. The sampler applies, in Hugging Face's order, the
+/// repetition penalty, the temperature, top-k and top-p (docs/runtime.md).
+typedef struct seqc_generate_options {
+  /// Tokens to generate per prompt, >= 0 (default 16).
+  int64_t max_new_tokens;
+  /// 0 (default) is greedy decoding: the argmax, ties to the lowest id.
+  /// > 0 samples from softmax(logits / temperature).
+  double temperature;
+  /// When sampling, only the top_k most likely tokens; 0 (default) is all.
+  int64_t top_k;
+  /// When sampling, only the smallest set of most likely tokens whose
+  /// probability reaches top_p, in (0, 1]; 1 (default) is all.
+  double top_p;
+  /// > 0; a logit of a token already in the row (prompt included) is
+  /// divided by it when positive, multiplied by it otherwise. 1 (default)
+  /// changes nothing.
+  double repetition_penalty;
+  /// The random stream of row r is that of (seed, r): the same seed, model,
+  /// weights and prompts give the same tokens (default 0).
+  uint64_t seed;
+  /// A row stops after generating any of these ids (kept in its output).
+  const int32_t *stop_ids;
+  size_t num_stop_ids;
+  /// Streaming: called for every token as it is chosen; NULL for none.
+  seqc_token_callback callback;
+  void *user_data;
+} seqc_generate_options;
+
+/// Sets `options` to the defaults above.
+void seqc_generate_options_init(seqc_generate_options *options);
+
+/// What a seqc_generate call measured.
+typedef struct seqc_generate_stats {
+  /// 1 when the model decodes incrementally (a `pos` input and state): one
+  /// prefill call, then one call per token. 0 when every step runs the
+  /// whole prefix again (O(n^2) per sequence).
+  int32_t cached;
+  /// The first model call, over the prompts, which chooses every row's
+  /// first token: the prompt tokens (without padding) and its seconds.
+  int64_t prefill_tokens;
+  double prefill_seconds;
+  /// The steps after it: the tokens they chose and their seconds.
+  int64_t decode_tokens;
+  double decode_seconds;
+} seqc_generate_stats;
+
+/// Continues each of `batch` prompts with up to options->max_new_tokens
+/// tokens of the model (a NULL `options` takes the defaults).
+/// The model must map an input `tokens` (i32 [b, n]) to an output `logits`
+/// (float [b, n, V]), with weights bound. With an input `pos` (i32 [b], the
+/// position of each row's first token in the call) and state in its
+/// manifest, it prefills the prompts (right-padded) once and then calls the
+/// model with one token per row; without them, each step runs every
+/// unfinished row's whole prefix again.
+///   prompts[r][0..prompt_lengths[r]) is prompt r; every prompt must hold at
+///   least one token, each within the range of `tokens`, and (with a cache)
+///   prompt and new tokens must fit its length.
+///   out_tokens (batch * max_new_tokens ids, row-major) receives row r's
+///   tokens at [r * max_new_tokens, ...), out_lengths[r] their count (less
+///   than max_new_tokens when a stop id or the callback stopped the row);
+///   out_stats, if not NULL, the timings. All three are written only on
+///   success.
+/// Errors: INVALID_ARGUMENT for a bad prompt or option (the message names
+/// it), NOT_FOUND / INVALID_ARGUMENT for a model without a suitable
+/// `tokens` or `logits`, and whatever a run fails with, annotated with the
+/// step. The instance stays usable after any error. It replaces the bound
+/// inputs and the dimensions fixed with seqc_model_set_dim.
+seqc_status *seqc_generate(seqc_model *model, int64_t batch,
+                           const int32_t *const *prompts,
+                           const int64_t *prompt_lengths,
+                           const seqc_generate_options *options,
+                           int32_t *out_tokens, int64_t *out_lengths,
+                           seqc_generate_stats *out_stats);
+
+/*===----------------------------------------------------------------------===*
  * .npy files
  *===----------------------------------------------------------------------===*/
 

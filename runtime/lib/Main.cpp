@@ -9,6 +9,7 @@
 //
 //   ./model --weights w.safetensors --input tokens=in.npy --output logits=o.npy
 //   ./model --random-weights 0 --random-inputs 0 --dim n=128 --bench 10
+//   ./model generate --weights w.safetensors --prompt-ids 1,2,3
 //
 // It uses only the public C API, so it doubles as an example of it. Every
 // user error ends in one "error: ..." line on stderr and exit status 1.
@@ -19,6 +20,7 @@
 #include "seqc_runtime.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -278,8 +280,11 @@ void printHelp(const char *argv0, const seqc_model *model) {
       "  --max-memory SIZE       fail the run rather than let the model hold\n"
       "                          more than SIZE (bytes, or 512M, 4G; default\n"
       "                          $SEQC_MAX_MEMORY, else no limit)\n"
-      "  --help                  show this help\n",
-      program, seqc_model_name(model));
+      "  --help                  show this help\n\n"
+      "commands:\n"
+      "  generate [options]      continue token prompts with the model\n"
+      "                          (see '%s generate --help')\n",
+      program, seqc_model_name(model), program);
   static const char *const kTitles[3] = {"inputs", "outputs", "parameters"};
   for (int kind = 0; kind < 3; ++kind) {
     std::vector<seqc_value_info> infos =
@@ -429,11 +434,359 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+//===----------------------------------------------------------------------===//
+// The generate command
+//===----------------------------------------------------------------------===//
+
+/// Bounds of the command line, so that the output buffer of
+/// batch * max_new_tokens ids (at most 2^36 bytes) can be allocated.
+constexpr int64_t kMaxNewTokens = int64_t(1) << 24;
+constexpr int64_t kMaxPrompts = int64_t(1) << 10;
+
+struct GenerateOptions {
+  const char *weights = nullptr;
+  bool randomWeights = false;
+  uint64_t weightSeed = 0;
+  std::vector<std::vector<int32_t>> prompts;
+  std::vector<int32_t> stopIds;
+  seqc_generate_options generate;
+  int32_t threads = 0;
+  bool maxMemory = false;
+  uint64_t maxMemoryBytes = 0;
+};
+
+/// Parses a signed decimal integer in [min, max].
+bool parseSigned(const char *text, int64_t min, int64_t max, int64_t *out) {
+  bool negative = *text == '-';
+  uint64_t magnitude;
+  if (!parseUnsigned(text + negative, uint64_t(INT64_MAX) + negative,
+                     &magnitude))
+    return false;
+  int64_t value = negative ? static_cast<int64_t>(0 - magnitude)
+                           : static_cast<int64_t>(magnitude);
+  if (value < min || value > max)
+    return false;
+  *out = value;
+  return true;
+}
+
+/// Parses a number as strtod does ("0.8", "1e-3", "nan", "inf"); the whole
+/// text must be the number.
+bool parseNumber(const char *text, double *out) {
+  if (!*text || std::isspace(static_cast<unsigned char>(*text)))
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  double value = std::strtod(text, &end);
+  if (*end || errno == ERANGE)
+    return false;
+  *out = value;
+  return true;
+}
+
+/// Parses "1,2,3" into 32-bit ids ("" is the empty list); on failure sets
+/// *bad to the offending element.
+bool parseIdList(const char *text, std::vector<int32_t> *ids,
+                 std::string *bad) {
+  ids->clear();
+  if (!*text)
+    return true;
+  const char *p = text;
+  while (true) {
+    const char *comma = std::strchr(p, ',');
+    std::string element =
+        comma ? std::string(p, static_cast<size_t>(comma - p)) : std::string(p);
+    int64_t id;
+    if (!parseSigned(element.c_str(), INT32_MIN, INT32_MAX, &id)) {
+      *bad = element;
+      return false;
+    }
+    ids->push_back(static_cast<int32_t>(id));
+    if (!comma)
+      return true;
+    p = comma + 1;
+  }
+}
+
+void printGenerateHelp(const char *argv0, const seqc_model *model) {
+  const char *slash = std::strrchr(argv0, '/');
+  const char *program = slash ? slash + 1 : argv0;
+  std::printf(
+      "usage: %s generate --prompt-ids IDS [options]\n\n"
+      "Continues token prompts with the model '%s' compiled by seqc and\n"
+      "prints the new ids, one line per prompt, on standard output; on\n"
+      "standard error, the prefill and decode speeds in tokens per second.\n"
+      "The model maps tokens: i32[b, n] to logits: f32[b, n, V]; with an\n"
+      "input pos: i32[b] and a cache it decodes one token per call, else\n"
+      "each step runs the whole prefix again.\n\n"
+      "options:\n"
+      "  --weights FILE              load the parameters (safetensors)\n"
+      "  --random-weights SEED       deterministic random parameters\n"
+      "  --prompt-ids 1,2,3          a prompt of token ids; repeat it for a\n"
+      "                              batch of prompts (of any lengths)\n"
+      "  --max-new-tokens N          tokens to generate per prompt (16)\n"
+      "  --temperature T             0 (default) is greedy decoding, the\n"
+      "                              argmax; T > 0 samples\n"
+      "  --top-k K                   sample from the K most likely (0: all)\n"
+      "  --top-p P                   sample from the smallest set of most\n"
+      "                              likely tokens of probability P, in\n"
+      "                              (0, 1] (1: all)\n"
+      "  --repetition-penalty R      divide a positive logit of a token\n"
+      "                              already seen by R, multiply a negative\n"
+      "                              one (1: off)\n"
+      "  --seed S                    the random seed of sampling (0)\n"
+      "  --stop-ids 2,3              stop a row after any of these ids\n"
+      "  --threads T                 number of OpenMP threads\n"
+      "  --max-memory SIZE           fail rather than hold more than SIZE\n"
+      "  --help                      show this help\n",
+      program, seqc_model_name(model));
+}
+
+int parseGenerateArgs(int argc, char **argv, GenerateOptions &opts) {
+  static const char *const kFlags[] = {"--weights",     "--random-weights",
+                                       "--prompt-ids",  "--max-new-tokens",
+                                       "--temperature", "--top-k",
+                                       "--top-p",       "--repetition-penalty",
+                                       "--seed",        "--stop-ids",
+                                       "--threads",     "--max-memory"};
+  bool seen[std::size(kFlags)] = {};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0)
+      return error("generate: unexpected argument '%s' (see generate --help)",
+                   argv[i]);
+    std::string flag = arg;
+    const char *value = nullptr;
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      flag = arg.substr(0, eq);
+      value = argv[i] + eq + 1;
+    }
+    size_t which = std::size(kFlags);
+    for (size_t f = 0; f < std::size(kFlags); ++f)
+      if (flag == kFlags[f])
+        which = f;
+    if (which == std::size(kFlags))
+      return error("generate: unknown option '%s' (see generate --help)",
+                   flag.c_str());
+    if (!value) {
+      if (i + 1 >= argc)
+        return error("%s needs a value (see generate --help)", flag.c_str());
+      value = argv[++i];
+    }
+    if (seen[which] && flag != "--prompt-ids")
+      return error("%s is given more than once", flag.c_str());
+    seen[which] = true;
+
+    uint64_t number;
+    int64_t integer;
+    double real;
+    std::string bad;
+    if (flag == "--weights") {
+      opts.weights = value;
+    } else if (flag == "--random-weights") {
+      if (!parseUnsigned(value, UINT64_MAX, &number))
+        return error("--random-weights: '%s' is not a seed (a non-negative "
+                     "integer below 2^64)",
+                     value);
+      opts.randomWeights = true;
+      opts.weightSeed = number;
+    } else if (flag == "--seed") {
+      if (!parseUnsigned(value, UINT64_MAX, &number))
+        return error("--seed: '%s' is not a seed (a non-negative integer "
+                     "below 2^64)",
+                     value);
+      opts.generate.seed = number;
+    } else if (flag == "--prompt-ids" || flag == "--stop-ids") {
+      std::vector<int32_t> ids;
+      if (!parseIdList(value, &ids, &bad))
+        return error("%s: '%s' is not a token id (a 32-bit integer) in '%s'",
+                     flag.c_str(), bad.c_str(), value);
+      if (flag == "--prompt-ids")
+        opts.prompts.push_back(std::move(ids));
+      else
+        opts.stopIds = std::move(ids);
+    } else if (flag == "--max-new-tokens" || flag == "--top-k") {
+      if (!parseSigned(value, INT64_MIN, INT64_MAX, &integer))
+        return error("%s: '%s' is not an integer", flag.c_str(), value);
+      // The output holds max_new_tokens ids per prompt.
+      if (flag == "--max-new-tokens" && integer > kMaxNewTokens)
+        return error("--max-new-tokens: %" PRId64 " is more than %" PRId64,
+                     integer, kMaxNewTokens);
+      (flag == "--top-k" ? opts.generate.top_k : opts.generate.max_new_tokens) =
+          integer;
+    } else if (flag == "--temperature" || flag == "--top-p" ||
+               flag == "--repetition-penalty") {
+      if (!parseNumber(value, &real))
+        return error("%s: '%s' is not a number", flag.c_str(), value);
+      (flag == "--temperature" ? opts.generate.temperature
+       : flag == "--top-p"     ? opts.generate.top_p
+                               : opts.generate.repetition_penalty) = real;
+    } else if (flag == "--threads") {
+      if (!parseUnsigned(value, 1 << 20, &number) || number == 0)
+        return error("--threads: '%s' is not a positive thread count", value);
+      opts.threads = static_cast<int32_t>(number);
+    } else if (flag == "--max-memory") {
+      if (!parseByteSize(value, &number) || number == 0)
+        return error("--max-memory: '%s' is not a size (bytes, or a number "
+                     "with a suffix K, M, G or T: 512M, 4G)",
+                     value);
+      opts.maxMemory = true;
+      opts.maxMemoryBytes = number;
+    }
+  }
+  if (opts.weights && opts.randomWeights)
+    return error("--weights and --random-weights are mutually exclusive");
+  if (static_cast<int64_t>(opts.prompts.size()) > kMaxPrompts)
+    return error("generate: %zu prompts are more than %" PRId64,
+                 opts.prompts.size(), kMaxPrompts);
+  if (opts.prompts.empty())
+    return error("generate: no prompt: pass --prompt-ids 1,2,3 (repeat it "
+                 "for a batch)");
+  bool sampling = opts.generate.temperature > 0;
+  if (!sampling && (seen[5] || seen[6]))
+    warning("--top-k and --top-p apply only when sampling (--temperature "
+            "above 0); decoding is greedy");
+  return 0;
+}
+
+/// Streams a single prompt's tokens to standard output as they come.
+int printToken(int64_t, int32_t token, void *user_data) {
+  bool *first = static_cast<bool *>(user_data);
+  std::printf("%s%" PRId32, *first ? "" : " ", token);
+  *first = false;
+  std::fflush(stdout);
+  return 0;
+}
+
+/// "31 tokens in 12.345 ms (2511.1 tokens/s)".
+std::string describeRate(int64_t tokens, double seconds) {
+  char text[128];
+  const char *noun = tokens == 1 ? "token" : "tokens";
+  if (seconds > 0)
+    std::snprintf(text, sizeof(text),
+                  "%" PRId64 " %s in %.3f ms (%.1f tokens/s)", tokens, noun,
+                  seconds * 1e3, static_cast<double>(tokens) / seconds);
+  else
+    std::snprintf(text, sizeof(text), "%" PRId64 " %s", tokens, noun);
+  return text;
+}
+
+int runGenerate(const char *program, int argc, char **argv,
+                int64_t environmentThreads) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 ||
+        std::strcmp(argv[i], "-h") == 0) {
+      seqc_model *raw = nullptr;
+      if (seqc_status *status = seqc_model_load(&raw))
+        return statusError("", status);
+      ModelPtr model(raw);
+      printGenerateHelp(program, model.get());
+      return 0;
+    }
+  }
+  GenerateOptions opts;
+  seqc_generate_options_init(&opts.generate);
+  if (int code = parseGenerateArgs(argc, argv, opts))
+    return code;
+
+  seqc_model *raw = nullptr;
+  if (seqc_status *status = seqc_model_load(&raw))
+    return statusError("", status);
+  ModelPtr model(raw);
+  seqc_model *m = model.get();
+  if (int code = setThreadCount(opts.threads, environmentThreads))
+    return code;
+  if (opts.maxMemory)
+    seqc_set_memory_limit(opts.maxMemoryBytes);
+  if (opts.weights) {
+    if (seqc_status *status = seqc_model_load_weights(m, opts.weights))
+      return statusError("--weights", status);
+  } else if (opts.randomWeights) {
+    if (seqc_status *status = seqc_model_random_weights(m, opts.weightSeed))
+      return statusError("--random-weights", status);
+  } else if (seqc_model_count(m, SEQC_VALUE_PARAM) > 0) {
+    return error("the model needs weights: pass --weights FILE or "
+                 "--random-weights SEED");
+  }
+
+  int64_t batch = static_cast<int64_t>(opts.prompts.size());
+  std::vector<const int32_t *> prompts;
+  std::vector<int64_t> lengths;
+  for (const std::vector<int32_t> &prompt : opts.prompts) {
+    prompts.push_back(prompt.data());
+    lengths.push_back(static_cast<int64_t>(prompt.size()));
+  }
+  opts.generate.stop_ids = opts.stopIds.data();
+  opts.generate.num_stop_ids = opts.stopIds.size();
+  // A warm-up on each prompt's first token, so that the timings below
+  // leave out what the first run alone does (preparing the weights, first
+  // touching the buffers). Its errors are the timed call's to report.
+  bool warm = opts.generate.max_new_tokens > 0;
+  for (int64_t length : lengths)
+    warm &= length > 0;
+  if (warm) {
+    seqc_generate_options warmUp;
+    seqc_generate_options_init(&warmUp);
+    warmUp.max_new_tokens = 1;
+    std::vector<int64_t> ones(static_cast<size_t>(batch), 1);
+    std::vector<int32_t> unusedTokens(static_cast<size_t>(batch));
+    std::vector<int64_t> unusedCounts(static_cast<size_t>(batch));
+    seqc_status_free(seqc_generate(m, batch, prompts.data(), ones.data(),
+                                   &warmUp, unusedTokens.data(),
+                                   unusedCounts.data(), nullptr));
+  }
+
+  // A single prompt streams its tokens; a batch prints its rows at the end.
+  bool first = true;
+  if (batch == 1) {
+    opts.generate.callback = printToken;
+    opts.generate.user_data = &first;
+  }
+  int64_t maxNew = std::max<int64_t>(opts.generate.max_new_tokens, 0);
+  std::vector<int32_t> tokens(static_cast<size_t>(batch * maxNew));
+  std::vector<int64_t> counts(static_cast<size_t>(batch));
+  seqc_generate_stats stats = {};
+  seqc_status *status =
+      seqc_generate(m, batch, prompts.data(), lengths.data(), &opts.generate,
+                    tokens.data(), counts.data(), &stats);
+  if (status) {
+    if (!first) // End the streamed line before the error.
+      std::printf("\n");
+    std::fflush(stdout);
+    return statusError("generate", status);
+  }
+  if (batch == 1) {
+    std::printf("\n");
+  } else {
+    for (int64_t r = 0; r < batch; ++r) {
+      for (int64_t i = 0; i < counts[static_cast<size_t>(r)]; ++i)
+        std::printf("%s%" PRId32, i ? " " : "",
+                    tokens[static_cast<size_t>(r * maxNew + i)]);
+      std::printf("\n");
+    }
+  }
+  if (std::fflush(stdout) != 0)
+    return error("cannot write to standard output: %s", std::strerror(errno));
+  if (!stats.cached)
+    std::fprintf(stderr,
+                 "note: the model has no KV cache (no input 'pos' and no "
+                 "state): each step runs the whole prefix again, O(n^2) work "
+                 "per sequence\n");
+  std::fprintf(
+      stderr, "prefill: %s\ndecode: %s\n",
+      describeRate(stats.prefill_tokens, stats.prefill_seconds).c_str(),
+      describeRate(stats.decode_tokens, stats.decode_seconds).c_str());
+  return 0;
+}
+
 int runMain(int argc, char **argv) {
   // Outputs may go to pipes: one whose reader is gone is a write error
   // (EPIPE) that names the output, not a signal.
   std::signal(SIGPIPE, SIG_IGN);
   int64_t environmentThreads = checkThreadEnvironment();
+  if (argc >= 2 && std::strcmp(argv[1], "generate") == 0)
+    return runGenerate(argv[0], argc - 1, argv + 1, environmentThreads);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 ||
         std::strcmp(argv[i], "-h") == 0) {

@@ -46,6 +46,15 @@ const char *const kManifests[] = {
     R"( [-9223372036854775808, "vocab"]}], "outputs": [{"name": "y", "dtype":)"
     R"( "bf16", "shape": ["n", "m"]}, {"name": "s", "dtype": "f64", "shape":)"
     R"( []}], "params": [{"name": "w", "dtype": "f64", "shape": [4, 1]}]})",
+    // A decoder with a KV cache (docs/abi.md): pos and state, which
+    // seqc_generate reads.
+    R"({"model": "gpt", "inputs": [{"name": "tokens", "dtype": "i32",)"
+    R"( "shape": ["b", "n"], "range": [0, 15]}, {"name": "pos", "dtype":)"
+    R"( "i32", "shape": ["b"], "range": [0, 31]}], "outputs": [{"name":)"
+    R"( "logits", "dtype": "f32", "shape": ["b", "n", 16]}], "params": [],)"
+    R"( "state": [{"name": "layers.0.attn.k_cache", "dtype": "f32",)"
+    R"( "shape": ["b", 2, 32, 4]}, {"name": "layers.0.attn.v_cache",)"
+    R"( "dtype": "f32", "shape": ["b", 2, 32, 4]}]})",
 };
 
 void makeDir(const std::string &path) {

@@ -7,11 +7,11 @@
 // Loads arbitrary bytes as a model manifest (the JSON parser, then the
 // manifest's structure), then uses the model the way the CLI does:
 // introspection, every symbolic dimension set to 2, random weights and
-// inputs when they are small, and a run of an entry point that computes
-// nothing. Any crash or sanitizer report is a bug, and so are an error
-// without a message, a failure to generate weights for a manifest the
-// runtime accepted, and random inputs that the range checks then reject
-// (they are drawn from those ranges).
+// inputs when they are small, a run of an entry point that computes
+// nothing, and seqc_generate over it. Any crash or sanitizer report is a
+// bug, and so are an error without a message, a failure to generate
+// weights for a manifest the runtime accepted, and random inputs that the
+// range checks then reject (they are drawn from those ranges).
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +75,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
     }
     checkStatus(status);
+    // Generation reads the manifest again (tokens, pos, logits, state):
+    // it may refuse the model, with a message, but must not crash.
+    const int32_t first[] = {0, 1}, second[] = {1};
+    const int32_t *prompts[] = {first, second};
+    const int64_t lengths[] = {2, 1};
+    seqc_generate_options options;
+    seqc_generate_options_init(&options);
+    options.max_new_tokens = 2;
+    int32_t tokens[4];
+    int64_t counts[2];
+    checkStatus(seqc_generate(model, 2, prompts, lengths, &options, tokens,
+                              counts, nullptr));
   }
   seqc_model_free(model);
   return 0;

@@ -430,6 +430,25 @@ TEST_F(Cli, HandlesWeightlessModelsAndRareDtypes) {
   std::free(t.data);
 }
 
+TEST_F(Cli, GenerateNeedsALanguageModel) {
+  // The add and misc models map no tokens to logits: the generate command
+  // says what generation needs (generate.test runs it on a compiled gpt).
+  EXPECT_TRUE(
+      failsWith({"generate", "--random-weights", "0", "--prompt-ids", "1,2"},
+                "error: generate: generation needs an input 'tokens' "
+                "(i32 [b, n]): the model has no input 'tokens' "
+                "(inputs: x, y)"));
+  EXPECT_TRUE(failsWith({"generate", "--prompt-ids", "1"},
+                        "generation needs an input 'tokens'",
+                        SEQC_FAKE_MISC_CLI));
+  Result help = run({"generate", "--help"});
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_NE(help.out.find("usage: seqc_fake_model_cli generate --prompt-ids "
+                          "IDS [options]"),
+            std::string::npos)
+      << help.out;
+}
+
 TEST_F(Cli, ReportsModelErrors) {
   std::vector<float> v = {-1000, 1, 2};
   std::string path = writeNpy("v.npy", SEQC_DTYPE_F32, {3}, v.data());

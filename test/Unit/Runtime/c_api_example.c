@@ -5,8 +5,9 @@
 |*===----------------------------------------------------------------------===*|
 |*                                                                            *|
 |* A C program that embeds a model: bind weights and inputs, run, read the    *|
-|* outputs, save and reload the weights, and handle errors. Run as a test     *|
-|* with a scratch directory as its argument; exits 0 when every check holds.  *|
+|* outputs, save and reload the weights, handle errors, and generate tokens   *|
+|* with a second (language) model. Run as a test with a scratch directory     *|
+|* as its argument; exits 0 when every check holds.                           *|
 |*                                                                            *|
 |* In a real program seqc_manifest and seqc_invoke come from the object file  *|
 |* seqc compiles (link: model.o libseqc_runtime.a -lomp -lstdc++ -lm). Here   *|
@@ -58,6 +59,60 @@ void seqc_invoke(void **args) {
   y->sizes[1] = 3;
   y->strides[0] = 3;
   y->strides[1] = 1;
+}
+
+/* A second model, loaded with seqc_model_load_from: a bigram language model
+   whose logits at each position are the row of `table` of its token,
+   tokens: i32 [b, n] in [0, 7] -> logits: f32 [b, n, 8]. seqc_generate
+   works with any model of that form (a compiled examples/gpt.seq). */
+static const char kBigramManifest[] =
+    "{\"model\": \"bigram\","
+    " \"inputs\": [{\"name\": \"tokens\", \"dtype\": \"i32\", \"shape\": "
+    "[\"b\", \"n\"], \"range\": [0, 7]}],"
+    " \"outputs\": [{\"name\": \"logits\", \"dtype\": \"f32\", \"shape\": "
+    "[\"b\", \"n\", 8]}],"
+    " \"params\": [{\"name\": \"table\", \"dtype\": \"f32\", \"shape\": "
+    "[8, 8]}]}";
+
+typedef struct {
+  int32_t *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} MemRef2I;
+typedef struct {
+  float *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} MemRef3;
+
+static void bigramInvoke(void **args) {
+  MemRef3 *logits = (MemRef3 *)args[0];
+  const MemRef2I *tokens = (const MemRef2I *)args[1];
+  const MemRef2 *table = (const MemRef2 *)args[2];
+  int64_t b = tokens->sizes[0], n = tokens->sizes[1];
+  float *out = (float *)malloc(sizeof(float) * (size_t)(b * n * 8 + 1));
+  for (int64_t r = 0; r < b; ++r)
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t token = tokens->aligned[tokens->offset + r * tokens->strides[0] +
+                                      i * tokens->strides[1]];
+      for (int64_t v = 0; v < 8; ++v)
+        out[(r * n + i) * 8 + v] =
+            table->aligned[table->offset + token * table->strides[0] +
+                           v * table->strides[1]];
+    }
+  logits->allocated = logits->aligned = out;
+  logits->offset = 0;
+  logits->sizes[0] = b;
+  logits->sizes[1] = n;
+  logits->sizes[2] = 8;
+  logits->strides[0] = n * 8;
+  logits->strides[1] = 8;
+  logits->strides[2] = 1;
+}
+
+/* Streams generated tokens: "row 0: 4", ... */
+static int printToken(int64_t row, int32_t token, void *count) {
+  printf("  row %lld: %d\n", (long long)row, (int)token);
+  ++*(int *)count;
+  return 0;
 }
 
 /* Reports a failed call with its message and bails out. */
@@ -125,7 +180,7 @@ int main(int argc, char **argv) {
            argv[1]);
   snprintf(npyPath, sizeof(npyPath), "%s/c_api_example_y.npy", argv[1]);
 
-  seqc_model *model = NULL;
+  seqc_model *model = NULL, *lm = NULL;
   seqc_tensor read = {0};
   CHECK(seqc_model_load(&model));
   printf("model '%s'\n", seqc_model_name(model));
@@ -181,12 +236,50 @@ int main(int argc, char **argv) {
   CHECK(seqc_model_run(model));
   EXPECT(checkY(model, expected));
 
+  /* Generation: each token's most likely successor is the next id, mod 8. */
+  CHECK(seqc_model_load_from(kBigramManifest, bigramInvoke, &lm));
+  float table[64];
+  for (int i = 0; i < 64; ++i)
+    table[i] = (i % 8 == (i / 8 + 1) % 8) ? 2.0f : 0.0f;
+  seqc_tensor tt = {SEQC_DTYPE_F32, 2, {8, 8}, table};
+  CHECK(seqc_model_set_param(lm, "table", &tt));
+  seqc_generate_options options;
+  seqc_generate_options_init(&options); /* greedy */
+  options.max_new_tokens = 6;
+  int32_t stop = 0, streamed = 0;
+  options.stop_ids = &stop;
+  options.num_stop_ids = 1;
+  options.callback = printToken;
+  options.user_data = &streamed;
+  const int32_t first[] = {1, 5}, second[] = {2};
+  const int32_t *prompts[] = {first, second};
+  const int64_t lengths[] = {2, 1};
+  int32_t generated[2 * 6];
+  int64_t counts[2];
+  printf("generate:\n");
+  CHECK(seqc_generate(lm, 2, prompts, lengths, &options, generated, counts,
+                      NULL));
+  /* Row 0 continues 5 with 6, 7 and stops at 0; row 1 runs to 6 tokens. */
+  const int32_t row0[] = {6, 7, 0}, row1[] = {3, 4, 5, 6, 7, 0};
+  EXPECT(counts[0] == 3 && memcmp(generated, row0, sizeof(row0)) == 0);
+  EXPECT(counts[1] == 6 && memcmp(generated + 6, row1, sizeof(row1)) == 0);
+  EXPECT(streamed == 9);
+  /* Out-of-range options are errors too, and the model stays usable. */
+  options.top_p = 0;
+  status =
+      seqc_generate(lm, 2, prompts, lengths, &options, generated, counts, NULL);
+  EXPECT(seqc_status_get_code(status) == SEQC_STATUS_INVALID_ARGUMENT);
+  printf("expected error: %s\n", seqc_status_message(status));
+  seqc_status_free(status);
+
+  seqc_model_free(lm);
   seqc_model_free(model);
   printf("ok\n");
   return 0;
 
 fail:
   free(read.data);
+  seqc_model_free(lm);
   seqc_model_free(model);
   return 1;
 }

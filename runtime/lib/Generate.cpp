@@ -1,0 +1,487 @@
+//===- Generate.cpp - Token generation over a compiled decoder ------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// seqc_generate: continues a batch of prompts with a model that maps
+// `tokens: i32[b, n]` to `logits: f[b, n, V]`, through the public binding
+// and running calls (so that CPU and GPU models generate alike).
+//
+// Two ways to step, chosen from the manifest:
+//   - cached: the model has an input `pos: i32[b]` and state (a KV cache,
+//     docs/abi.md). One prefill call over the prompts, right-padded to the
+//     longest with pos = 0, reads row r's next-token logits at its own last
+//     prompt position; then each step calls the model with one token per row
+//     at pos[r] = the row's length so far. A padded position of a short row
+//     is overwritten by its next token before any query attends to it, so
+//     the padding never reaches a row's logits.
+//   - prefix: every step runs the whole prefix of every unfinished row again
+//     (right-padded to the longest), O(n^2) work per sequence.
+// Right padding is invisible to a causal model: the logits at a row's last
+// real position depend on its real tokens only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Json.h"
+#include "Model.h"
+#include "Sampler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace seqc;
+
+namespace {
+
+/// What the generation loop binds and reads, found in the manifest.
+struct Interface {
+  /// The index of input `pos`, when the model has one.
+  bool hasPos = false;
+  /// Cached stepping: `pos` and state.
+  bool cached = false;
+  /// The static batch size of `tokens`, or -1 when `b` is symbolic.
+  int64_t staticBatch = -1;
+  /// The constant range of `tokens` when it has one.
+  bool tokenRange = false;
+  int64_t tokenLo = 0, tokenHi = 0;
+  /// The most tokens a row may hold (prompt and generated), or -1 for no
+  /// limit, and what sets it.
+  int64_t context = -1;
+  std::string contextSource;
+};
+
+/// Reads the manifest's "state" entries (absent or [] for a model without
+/// state): whether there are any, and the smallest static length of a KV
+/// cache (a rank-4 state named "...k_cache" or "...v_cache", shape
+/// [b, kv_heads, max_len, head_dim]).
+seqc_status *readState(const seqc_model *model, bool *hasState,
+                       Interface *iface) {
+  JsonValue root;
+  SEQC_RETURN_IF_ERROR(
+      parseJson(model->manifestText, &root, SEQC_STATUS_INVALID_MANIFEST));
+  *hasState = false;
+  const JsonValue *state = root.isObject() ? root.find("state") : nullptr;
+  if (!state || !state->isArray())
+    return nullptr;
+  int64_t cacheLength = -1;
+  std::string cacheName;
+  for (const JsonValue &entry : state->items) {
+    *hasState = true;
+    const JsonValue *name = entry.isObject() ? entry.find("name") : nullptr;
+    const JsonValue *shape = entry.isObject() ? entry.find("shape") : nullptr;
+    if (!name || !name->isString() || !shape || !shape->isArray() ||
+        shape->items.size() != 4 || !shape->items[2].isNumber() ||
+        !shape->items[2].isInteger)
+      continue;
+    const std::string &text = name->string;
+    auto endsWith = [&](const char *suffix) {
+      size_t length = std::strlen(suffix);
+      return text.size() >= length &&
+             text.compare(text.size() - length, length, suffix) == 0;
+    };
+    if (!endsWith("k_cache") && !endsWith("v_cache"))
+      continue;
+    int64_t maxLen = shape->items[2].integer;
+    if (cacheLength < 0 || maxLen < cacheLength) {
+      cacheLength = maxLen;
+      cacheName = text;
+    }
+  }
+  // The cache names the limit when `pos`'s range gives the same.
+  if (cacheLength >= 0 &&
+      (iface->context < 0 || cacheLength <= iface->context)) {
+    iface->context = cacheLength;
+    iface->contextSource = "the length of its cache '" + cacheName + "'";
+  }
+  return nullptr;
+}
+
+/// Finds `tokens`, `pos`, `logits` and the state, or says what is missing.
+seqc_status *findInterface(const seqc_model *model, Interface *iface) {
+  const Manifest &manifest = model->manifest;
+  size_t index;
+  const ValueSpec *tokens =
+      manifest.find(SEQC_VALUE_INPUT, std::string("tokens"), &index);
+  if (!tokens)
+    return annotate(manifest.notFound(SEQC_VALUE_INPUT, "tokens"),
+                    "generation needs an input 'tokens' (i32 [b, n])");
+  if (tokens->dtype != SEQC_DTYPE_I32 || tokens->rank != 2 ||
+      tokens->shape[1] >= 0)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "generation needs an input 'tokens' of type i32 [b, n] "
+                      "(n symbolic); the model's is %s %s",
+                      seqc_dtype_name(tokens->dtype),
+                      tokens->shapeText().c_str());
+  iface->staticBatch = tokens->shape[0];
+  if (tokens->hasRange && tokens->range[0].symbol.empty() &&
+      tokens->range[1].symbol.empty()) {
+    iface->tokenRange = true;
+    iface->tokenLo = tokens->range[0].value;
+    iface->tokenHi = tokens->range[1].value;
+  }
+
+  const ValueSpec *pos =
+      manifest.find(SEQC_VALUE_INPUT, std::string("pos"), &index);
+  if (pos) {
+    bool sameBatch =
+        tokens->shape[0] < 0
+            ? pos->shape[0] < 0 && pos->dimNames[0] == tokens->dimNames[0]
+            : pos->shape[0] == tokens->shape[0];
+    if (pos->dtype != SEQC_DTYPE_I32 || pos->rank != 1 || !sameBatch)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "generation needs an input 'pos' of type i32 [%s] "
+                        "(the batch dimension of 'tokens'), or none; the "
+                        "model's is %s %s",
+                        tokens->shape[0] < 0
+                            ? tokens->dimNames[0].c_str()
+                            : std::to_string(tokens->shape[0]).c_str(),
+                        seqc_dtype_name(pos->dtype), pos->shapeText().c_str());
+    iface->hasPos = true;
+    if (pos->hasRange && pos->range[1].symbol.empty() &&
+        (iface->context < 0 || pos->range[1].value + 1 < iface->context)) {
+      iface->context = pos->range[1].value + 1;
+      iface->contextSource =
+          "the range " + pos->rangeText() + " of input 'pos'";
+    }
+  }
+  for (const ValueSpec &spec : manifest.values[SEQC_VALUE_INPUT])
+    if (spec.name != "tokens" && spec.name != "pos")
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "generation binds only the inputs 'tokens' and 'pos'; "
+                        "the model also has input '%s' (%s %s)",
+                        spec.name.c_str(), seqc_dtype_name(spec.dtype),
+                        spec.shapeText().c_str());
+
+  const ValueSpec *logits =
+      manifest.find(SEQC_VALUE_OUTPUT, std::string("logits"), &index);
+  if (!logits)
+    return annotate(manifest.notFound(SEQC_VALUE_OUTPUT, "logits"),
+                    "generation needs an output 'logits' (f32 [b, n, V])");
+  if (!isFloatDType(logits->dtype) || logits->rank != 3)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "generation needs an output 'logits' of type f32 "
+                      "[b, n, V]; the model's is %s %s",
+                      seqc_dtype_name(logits->dtype),
+                      logits->shapeText().c_str());
+
+  bool hasState = false;
+  Interface withState = *iface;
+  SEQC_RETURN_IF_ERROR(readState(model, &hasState, &withState));
+  if (hasState && !iface->hasPos)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "the model has state but no input 'pos' (i32 [b]): "
+                      "generation cannot tell it where each row's tokens go");
+  if (hasState) {
+    *iface = withState;
+    iface->cached = true;
+  }
+  return nullptr;
+}
+
+seqc_status *checkOptions(const seqc_generate_options &options) {
+  if (options.max_new_tokens < 0)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "max_new_tokens must be >= 0, got %lld",
+                      static_cast<long long>(options.max_new_tokens));
+  if (options.num_stop_ids && !options.stop_ids)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "stop_ids is NULL but num_stop_ids is %zu",
+                      options.num_stop_ids);
+  SamplerConfig config;
+  config.temperature = options.temperature;
+  config.topK = options.top_k;
+  config.topP = options.top_p;
+  config.repetitionPenalty = options.repetition_penalty;
+  return checkSamplerConfig(config);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// One batch row during generation.
+struct Row {
+  std::vector<int32_t> tokens; ///< Prompt, then generated.
+  int64_t promptLength = 0;
+  int64_t generated = 0;
+  bool done = false;
+};
+
+/// The generation loop over validated arguments.
+class Generator {
+public:
+  Generator(seqc_model *model, const Interface &iface,
+            const seqc_generate_options &options, std::vector<Row> &rows)
+      : model(model), iface(iface), options(options), rows(rows) {
+    SamplerConfig config;
+    config.temperature = options.temperature;
+    config.topK = options.top_k;
+    config.topP = options.top_p;
+    config.repetitionPenalty = options.repetition_penalty;
+    for (size_t r = 0; r < rows.size(); ++r)
+      samplers.emplace_back(config, options.seed, static_cast<int64_t>(r));
+  }
+
+  seqc_status *run(seqc_generate_stats *stats) {
+    for (int64_t step = 0; step < options.max_new_tokens; ++step) {
+      // The rows this call passes: every row when the batch size must not
+      // change (the cache holds a row per batch index, or the model's batch
+      // is static), else the unfinished ones.
+      std::vector<size_t> batch;
+      for (size_t r = 0; r < rows.size(); ++r)
+        if (!rows[r].done || iface.cached || iface.staticBatch >= 0)
+          batch.push_back(r);
+      bool any = false;
+      for (size_t r : batch)
+        any |= !rows[r].done;
+      if (!any)
+        break;
+      auto start = std::chrono::steady_clock::now();
+      bool decode = iface.cached && step > 0;
+      SEQC_RETURN_IF_ERROR(annotate(callModel(batch, decode), "step %lld (%s)",
+                                    static_cast<long long>(step),
+                                    step == 0 ? "prefill" : "decode"));
+      int64_t chosen = 0;
+      SEQC_RETURN_IF_ERROR(annotate(choose(batch, decode, &chosen), "step %lld",
+                                    static_cast<long long>(step)));
+      double seconds = secondsSince(start);
+      if (step == 0) {
+        stats->prefill_seconds = seconds;
+      } else {
+        stats->decode_seconds += seconds;
+        stats->decode_tokens += chosen;
+      }
+    }
+    return nullptr;
+  }
+
+private:
+  seqc_model *model;
+  const Interface &iface;
+  const seqc_generate_options &options;
+  std::vector<Row> &rows;
+  std::vector<Sampler> samplers;
+  std::vector<int32_t> tokenData, posData;
+  std::vector<float> scratch;
+  /// The width n of the last call.
+  int64_t width = 0;
+
+  /// Binds the batch rows' tokens (all of them, or with `decode` each
+  /// row's last) and positions, and runs the model.
+  seqc_status *callModel(const std::vector<size_t> &batch, bool decode) {
+    int64_t n = 1;
+    if (!decode)
+      for (size_t r : batch)
+        n = std::max(n, static_cast<int64_t>(rows[r].tokens.size()));
+    int64_t b = static_cast<int64_t>(batch.size());
+    tokenData.assign(static_cast<size_t>(b * n), 0);
+    posData.assign(static_cast<size_t>(b), 0);
+    for (int64_t i = 0; i < b; ++i) {
+      const std::vector<int32_t> &tokens = rows[batch[i]].tokens;
+      int32_t *out = &tokenData[static_cast<size_t>(i * n)];
+      if (decode) {
+        // A finished row writes its last token again where it is due:
+        // harmless, and within the cache.
+        out[0] = tokens.back();
+        posData[static_cast<size_t>(i)] =
+            static_cast<int32_t>(tokens.size() - 1);
+        continue;
+      }
+      // Right padding with the row's last token: a valid id, never seen by
+      // the row's own logits.
+      std::copy(tokens.begin(), tokens.end(), out);
+      std::fill(out + tokens.size(), out + n, tokens.back());
+    }
+    seqc_model_reset_inputs(model);
+    seqc_tensor tensor = {};
+    tensor.dtype = SEQC_DTYPE_I32;
+    tensor.rank = 2;
+    tensor.shape[0] = b;
+    tensor.shape[1] = n;
+    tensor.data = tokenData.data();
+    SEQC_RETURN_IF_ERROR(seqc_model_set_input(model, "tokens", &tensor));
+    if (iface.hasPos) {
+      tensor.rank = 1;
+      tensor.shape[1] = 0;
+      tensor.data = posData.data();
+      SEQC_RETURN_IF_ERROR(seqc_model_set_input(model, "pos", &tensor));
+    }
+    width = n;
+    return seqc_model_run(model);
+  }
+
+  /// Chooses the next token of every unfinished row in `batch` from the
+  /// logits of the last call; *chosen counts them.
+  seqc_status *choose(const std::vector<size_t> &batch, bool decode,
+                      int64_t *chosen) {
+    seqc_tensor logits;
+    SEQC_RETURN_IF_ERROR(seqc_model_get_output(model, "logits", &logits));
+    int64_t b = static_cast<int64_t>(batch.size());
+    if (logits.shape[0] != b || logits.shape[1] != width ||
+        logits.shape[2] < 1) {
+      int64_t expected[3] = {b, width, logits.shape[2]};
+      return makeStatus(SEQC_STATUS_MODEL_ERROR,
+                        "output 'logits' is %s, expected %s with V >= 1",
+                        formatShape(logits.shape, 3).c_str(),
+                        formatShape(expected, 3).c_str());
+    }
+    int64_t vocab = logits.shape[2];
+    scratch.resize(static_cast<size_t>(vocab));
+    for (int64_t i = 0; i < b; ++i) {
+      size_t r = batch[static_cast<size_t>(i)];
+      Row &row = rows[r];
+      if (row.done)
+        continue;
+      int64_t position =
+          decode ? 0 : static_cast<int64_t>(row.tokens.size()) - 1;
+      size_t first = static_cast<size_t>((i * width + position) * vocab);
+      if (logits.dtype == SEQC_DTYPE_F32)
+        std::memcpy(scratch.data(),
+                    static_cast<const float *>(logits.data) + first,
+                    static_cast<size_t>(vocab) * sizeof(float));
+      else
+        for (int64_t v = 0; v < vocab; ++v)
+          scratch[static_cast<size_t>(v)] = static_cast<float>(loadAsDouble(
+              logits.data, logits.dtype, first + static_cast<size_t>(v)));
+      int32_t token;
+      SEQC_RETURN_IF_ERROR(
+          annotate(samplers[r].next(scratch.data(), vocab, row.tokens.data(),
+                                    row.tokens.size(), &token),
+                   "row %zu", r));
+      row.tokens.push_back(token);
+      ++row.generated;
+      ++*chosen;
+      for (size_t s = 0; s < options.num_stop_ids; ++s)
+        row.done |= token == options.stop_ids[s];
+      if (options.callback &&
+          options.callback(static_cast<int64_t>(r), token, options.user_data))
+        row.done = true;
+      if (row.generated >= options.max_new_tokens)
+        row.done = true;
+    }
+    return nullptr;
+  }
+};
+
+} // namespace
+
+extern "C" void seqc_generate_options_init(seqc_generate_options *options) {
+  if (!options)
+    return;
+  *options = seqc_generate_options();
+  options->max_new_tokens = 16;
+  options->temperature = 0;
+  options->top_k = 0;
+  options->top_p = 1;
+  options->repetition_penalty = 1;
+  options->seed = 0;
+  options->stop_ids = nullptr;
+  options->num_stop_ids = 0;
+  options->callback = nullptr;
+  options->user_data = nullptr;
+}
+
+extern "C" seqc_status *seqc_generate(seqc_model *model, int64_t batch,
+                                      const int32_t *const *prompts,
+                                      const int64_t *prompt_lengths,
+                                      const seqc_generate_options *options,
+                                      int32_t *out_tokens, int64_t *out_lengths,
+                                      seqc_generate_stats *out_stats) {
+  seqc_generate_options defaults;
+  seqc_generate_options_init(&defaults);
+  const seqc_generate_options &opts = options ? *options : defaults;
+  if (!model || !prompts || !prompt_lengths || !out_lengths)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_generate: model, prompts, prompt_lengths and "
+                      "out_lengths must not be NULL");
+  if (batch < 1)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_generate: the batch must hold at least one "
+                      "prompt, got %lld",
+                      static_cast<long long>(batch));
+  SEQC_RETURN_IF_ERROR(checkOptions(opts));
+  size_t outputSize;
+  if (!checkedBytes(batch, static_cast<size_t>(opts.max_new_tokens),
+                    &outputSize))
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_generate: %lld prompts of %lld new tokens each "
+                      "are too many",
+                      static_cast<long long>(batch),
+                      static_cast<long long>(opts.max_new_tokens));
+  if (outputSize && !out_tokens)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_generate: out_tokens must not be NULL");
+
+  Interface iface;
+  SEQC_RETURN_IF_ERROR(findInterface(model, &iface));
+  if (iface.staticBatch >= 0 && batch != iface.staticBatch)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "the model's input 'tokens' has a static batch of "
+                      "%lld; got %lld prompts",
+                      static_cast<long long>(iface.staticBatch),
+                      static_cast<long long>(batch));
+
+  std::vector<Row> rows(static_cast<size_t>(batch));
+  for (int64_t r = 0; r < batch; ++r) {
+    int64_t length = prompt_lengths[r];
+    if (length < 1)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "prompt %lld is empty: a prompt needs at least one "
+                        "token",
+                        static_cast<long long>(r));
+    if (!prompts[r])
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "seqc_generate: prompt %lld is NULL",
+                        static_cast<long long>(r));
+    if (length > INT32_MAX)
+      return makeStatus(
+          SEQC_STATUS_INVALID_ARGUMENT, "prompt %lld has %lld tokens, too many",
+          static_cast<long long>(r), static_cast<long long>(length));
+    if (iface.context >= 0 && length + opts.max_new_tokens > iface.context)
+      return makeStatus(
+          SEQC_STATUS_INVALID_ARGUMENT,
+          "prompt %lld has %lld tokens; with max_new_tokens %lld that is "
+          "%lld, more than the %lld the model holds (%s)",
+          static_cast<long long>(r), static_cast<long long>(length),
+          static_cast<long long>(opts.max_new_tokens),
+          static_cast<long long>(length + opts.max_new_tokens),
+          static_cast<long long>(iface.context), iface.contextSource.c_str());
+    for (int64_t i = 0; iface.tokenRange && i < length; ++i) {
+      int64_t token = prompts[r][i];
+      if (token < iface.tokenLo || token > iface.tokenHi)
+        return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                          "prompt %lld: token %lld is %lld, outside the "
+                          "range [%lld, %lld] of input 'tokens'",
+                          static_cast<long long>(r), static_cast<long long>(i),
+                          static_cast<long long>(token),
+                          static_cast<long long>(iface.tokenLo),
+                          static_cast<long long>(iface.tokenHi));
+    }
+    Row &row = rows[static_cast<size_t>(r)];
+    row.promptLength = length;
+    row.tokens.reserve(static_cast<size_t>(length + opts.max_new_tokens));
+    row.tokens.assign(prompts[r], prompts[r] + length);
+  }
+
+  seqc_generate_stats stats = {};
+  stats.cached = iface.cached ? 1 : 0;
+  for (const Row &row : rows)
+    stats.prefill_tokens += row.promptLength;
+  Generator generator(model, iface, opts, rows);
+  SEQC_RETURN_IF_ERROR(generator.run(&stats));
+
+  for (int64_t r = 0; r < batch; ++r) {
+    const Row &row = rows[static_cast<size_t>(r)];
+    out_lengths[r] = row.generated;
+    std::copy(row.tokens.begin() + row.promptLength, row.tokens.end(),
+              out_tokens + r * opts.max_new_tokens);
+  }
+  if (out_stats)
+    *out_stats = stats;
+  return nullptr;
+}
