@@ -13,7 +13,9 @@
 //
 //   1. scores[b, h, i, j] = sum_d q[b, h, i, d] k[b, h / g, j, d]
 //   2. scores = scores * scale + bias - slope[h] |i - j|, then -inf where
-//      the mask (causal, window, global tokens, key lengths) hides key j
+//      the mask (causal, window, global tokens, key lengths) hides key j;
+//      with query offsets, query i of batch row b is at position
+//      i + query_offsets[b] there
 //   3. p = safe softmax over j (fully masked rows give zeros)
 //   4. out[b, h, i, e] = sum_j p[b, h, i, j] v[b, h / g, j, e]
 //
@@ -140,7 +142,8 @@ struct AttentionLowering : public OpRewritePattern<AttentionOp> {
         llvm::dbgs() << ", mask " << mask;
       llvm::dbgs() << (op.getLengths() ? ", key lengths" : "")
                    << (op.getBias() ? ", score bias" : "")
-                   << (op.getAlibi() ? ", ALiBi" : "") << "\n";
+                   << (op.getAlibi() ? ", ALiBi" : "")
+                   << (op.getQueryOffsets() ? ", query offsets" : "") << "\n";
     });
 
     SmallVector<OpFoldResult> qSizes =
@@ -216,6 +219,9 @@ private:
     if (Value alibi = op.getAlibi())
       check(tensor::getMixedSize(b, loc, alibi, 0), q[1],
             "seq.attention: alibi size differs from the heads");
+    if (Value offsets = op.getQueryOffsets())
+      check(tensor::getMixedSize(b, loc, offsets, 0), q[0],
+            "seq.attention: query_offsets size differs from the batch");
   }
 
   /// [b, kv_heads * g, n, x] -> [b, kv_heads, g, n, x].
@@ -298,13 +304,15 @@ private:
     Value bias = op.getBias();
     Value alibi = op.getAlibi();
     Value lengths = op.getLengths();
+    Value offsets = op.getQueryOffsets();
     MaskAttr mask = op.getMaskAttr();
     double scale = op.getEffectiveScale();
 
     SmallVector<Value> inputs = {scores};
     AffineMap identity = b.getMultiDimIdentityMap(4);
     SmallVector<AffineMap> maps = {identity};
-    int64_t biasIndex = -1, alibiIndex = -1, lengthsIndex = -1;
+    int64_t biasIndex = -1, alibiIndex = -1, lengthsIndex = -1,
+            offsetsIndex = -1;
     if (bias) {
       // Only for the checks of the dynamic bias dimensions.
       if (failed(computeBroadcastSizes(b, op, ValueRange{scores, bias},
@@ -326,6 +334,11 @@ private:
       inputs.push_back(lengths);
       maps.push_back(AffineMap::get(4, 0, getAffineDimExpr(0, ctx)));
     }
+    if (offsets) {
+      offsetsIndex = inputs.size();
+      inputs.push_back(offsets);
+      maps.push_back(AffineMap::get(4, 0, getAffineDimExpr(0, ctx)));
+    }
     maps.push_back(identity);
 
     Value init = createEmptyTensor(
@@ -342,6 +355,11 @@ private:
                        convertScalar(nb, nloc, args[biasIndex], computeType));
                  Value i = linalg::IndexOp::create(nb, nloc, 2);
                  Value j = linalg::IndexOp::create(nb, nloc, 3);
+                 if (offsets)
+                   i = arith::AddIOp::create(
+                       nb, nloc, i,
+                       convertScalar(nb, nloc, args[offsetsIndex],
+                                     nb.getIndexType()));
                  if (alibi) {
                    // |i - j| as the larger minus the smaller index.
                    Value distance = arith::SubIOp::create(

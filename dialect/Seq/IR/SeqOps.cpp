@@ -749,6 +749,11 @@ LogicalResult AttentionOp::verify() {
   if (getAlibi() &&
       failed(binder.bind("'alibi'", getAlibi().getType(), {"heads"})))
     return failure();
+  if (getQueryOffsets() &&
+      failed(binder.bind("'query_offsets'", getQueryOffsets().getType(),
+                         {"batch"}, /*leading=*/nullptr,
+                         /*sameElementType=*/false)))
+    return failure();
 
   if (Value bias = getBias()) {
     auto biasType = cast<RankedTensorType>(bias.getType());
@@ -779,7 +784,9 @@ LogicalResult AttentionOp::verify() {
                          << getQuery().getType();
   }
 
-  if (failed(verifyMaskPositions(*this, getMaskAttr(), binder.lookup("n_q"),
+  // Offset queries are placed on the keys' positions, whatever n_q is.
+  if (!getQueryOffsets() &&
+      failed(verifyMaskPositions(*this, getMaskAttr(), binder.lookup("n_q"),
                                  binder.lookup("n_k"))))
     return failure();
   return binder.expectResult(getType(), {"batch", "heads", "n_q", "d_v"});
@@ -951,6 +958,10 @@ LogicalResult RopeOp::verify() {
   ShapeBinder binder(*this);
   if (failed(binder.bind("'input'", getInput().getType(),
                          {"batch", "heads", "n", "d"})))
+    return failure();
+  if (getOffsets() &&
+      failed(binder.bind("'offsets'", getOffsets().getType(), {"batch"},
+                         /*leading=*/nullptr, /*sameElementType=*/false)))
     return failure();
   int64_t headDim = binder.lookup("d");
   if (std::optional<int64_t> rotaryDims = getRotaryDims()) {
