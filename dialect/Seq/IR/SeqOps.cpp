@@ -952,6 +952,22 @@ LogicalResult SinusoidalPEOp::verify() {
   return success();
 }
 
+LogicalResult CacheWriteOp::verify() {
+  ShapeBinder binder(*this);
+  if (failed(binder.bind("'cache'", getCache().getType(),
+                         {"batch", "heads", "max_len", "d"})) ||
+      failed(binder.bind("'values'", getValues().getType(),
+                         {"batch", "heads", "n", "d"})) ||
+      failed(binder.bind("'positions'", getPositions().getType(), {"batch"},
+                         /*leading=*/nullptr, /*sameElementType=*/false)))
+    return failure();
+  int64_t maxLen = binder.lookup("max_len"), n = binder.lookup("n");
+  if (ShapedType::isStatic(maxLen) && ShapedType::isStatic(n) && n > maxLen)
+    return emitOpError() << "expected at most max_len = " << maxLen
+                         << " (dim 2 of 'cache') new rows, got n = " << n;
+  return success();
+}
+
 LogicalResult RopeOp::verify() {
   if (failed(verifyPositive(*this, "theta", getTheta().convertToDouble())))
     return failure();

@@ -710,6 +710,34 @@ def Seq_MultiHeadAttentionOp : Seq_Op<"multi_head_attention",
   let hasVerifier = 1;
 }
 
+def Seq_CacheWriteOp : Seq_Op<"cache_write",
+    [Pure, AllTypesMatch<["cache", "result"]>]> {
+  let summary = "writes new rows into a KV cache at each batch row's position";
+  let description = [{
+    With `cache: [batch, heads, max_len, d]`, `values: [batch, heads, n, d]`
+    and the integer `positions: [batch]`, the result is `cache` with
+    `result[r, h, positions[r] + i, :] = values[r, h, i, :]` for `i < n`,
+    every other element unchanged. `positions[r] + n` must be at most
+    `max_len` (checked at run time). The lowering writes the rows into the
+    cache's buffer in place, so that a cache held in a state argument of the
+    model function (docs/abi.md) is updated without a copy.
+
+    ```mlir
+    %kc1 = seq.cache_write %kc, %k, %pos
+        : tensor<?x2x128x16xf32>, tensor<?x2x?x16xf32>, tensor<?xi32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$cache,
+                       RankedTensorOf<[AnyFloat]>:$values,
+                       IntTensor:$positions);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = [{
+    $cache `,` $values `,` $positions attr-dict `:` type($cache) `,`
+    type($values) `,` type($positions)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Position encodings
 //===----------------------------------------------------------------------===//

@@ -1447,3 +1447,19 @@ func.func @mask_global_tokens_without_window(%s: tensor<?x?xf32>) {
   %0 = seq.apply_mask %s {mask = #seq.mask<global_tokens = 2>} : tensor<?x?xf32> -> tensor<?x?xf32>
   return
 }
+
+// -----
+
+func.func @cache_write_too_many_rows(%kc: tensor<1x2x8x16xf32>, %k: tensor<1x2x9x16xf32>, %pos: tensor<1xi32>) {
+  // expected-error @+1 {{expected at most max_len = 8 (dim 2 of 'cache') new rows, got n = 9}}
+  %0 = seq.cache_write %kc, %k, %pos : tensor<1x2x8x16xf32>, tensor<1x2x9x16xf32>, tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @cache_write_heads(%kc: tensor<1x2x8x16xf32>, %k: tensor<1x4x1x16xf32>, %pos: tensor<1xi32>) {
+  // expected-error @+1 {{'values' expected shape [batch, heads, n, d] with heads = 2 (dim 1 of 'cache'), got 'tensor<1x4x1x16xf32>'}}
+  %0 = seq.cache_write %kc, %k, %pos : tensor<1x2x8x16xf32>, tensor<1x4x1x16xf32>, tensor<1xi32>
+  return
+}

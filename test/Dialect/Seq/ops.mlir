@@ -499,3 +499,13 @@ func.func @cross_entropy(%logits: tensor<?x?x1000xf32>, %t: tensor<?x?xi32>) {
       : tensor<?x?x1000xf32>, tensor<?x?xi32> -> tensor<f32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @cache_write
+func.func @cache_write(%kc: tensor<?x2x128x16xf32>, %k: tensor<?x2x?x16xf32>,
+                       %pos: tensor<?xi32>) -> tensor<?x2x128x16xf32> {
+  // CHECK: seq.cache_write %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x2x128x16xf32>, tensor<?x2x?x16xf32>, tensor<?xi32>
+  %0 = seq.cache_write %kc, %k, %pos : tensor<?x2x128x16xf32>, tensor<?x2x?x16xf32>, tensor<?xi32>
+  return %0 : tensor<?x2x128x16xf32>
+}
