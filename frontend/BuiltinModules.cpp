@@ -308,7 +308,8 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
   case ModuleID::MultiHeadAttention: {
     ArgReader args(*this, call,
                    {"dim", "heads", "kv_heads", "kv_dim", "bias", "causal",
-                    "window", "global_tokens", "rope_theta", "alibi", "dtype"},
+                    "window", "global_tokens", "rope_theta", "alibi", "dtype",
+                    "cache"},
                    2);
     int64_t dim = args.integer("dim");
     int64_t heads = args.integer("heads");
@@ -321,11 +322,18 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     std::optional<double> ropeTheta = args.optionalNumber("rope_theta");
     bool alibi = args.boolean("alibi", false);
     readDType(args);
+    std::optional<int64_t> cache = args.optionalInteger("cache");
     if (args.failed() ||
         failed(checkPositive(*this, args,
-                             {"dim", "heads", "kv_heads", "kv_dim"},
+                             {"dim", "heads", "kv_heads", "kv_dim", "cache"},
                              "MultiHeadAttention")))
       return Val::poison();
+    // A cache holds the keys of earlier calls, which only a causal decoder
+    // may see again unchanged.
+    if (cache && !causal)
+      return emitError(args.loc("cache"))
+             << "a KV cache (cache=" << *cache
+             << ") needs causal=True: earlier tokens must not see later ones";
     int64_t kvHeads = kvHeadsArg.value_or(heads);
     int64_t kvDim = kvDimArg.value_or(dim);
     if (dim % heads != 0)
@@ -355,6 +363,7 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     s.vars["global_tokens"] = Val::integer(globalTokens);
     s.vars["rope_theta"] = ropeTheta ? Val::real(*ropeTheta) : Val::none();
     s.vars["alibi"] = Val::boolean(alibi);
+    s.vars["cache"] = cache ? Val::integer(*cache) : Val::none();
     int64_t kvRows = kvHeads * headDim;
     bool ok = succeeded(declare(*instance, "wq", {dim, dim})) &&
               succeeded(declare(*instance, "wk", {kvRows, kvDim})) &&
@@ -400,13 +409,30 @@ Val Elaborator::callBuiltinModule(Instance &instance, CallArgs &call) {
   };
 
   if (instance.builtin == BuiltinModuleKind::MultiHeadAttention) {
-    ArgReader args(*this, call, {"input", "kv", "lengths"}, 1);
+    ArgReader args(*this, call, {"input", "kv", "lengths", "pos"}, 1);
     MultiHeadAttentionOperands o;
     o.input = args.tensor("input");
     o.kv = args.optionalTensor("kv");
     o.lengths = args.optionalTensor("lengths");
+    std::optional<TensorVal> pos = args.optionalTensor("pos");
     if (args.failed())
       return Val::poison();
+    Val cache = member("cache");
+    if (cache.is(Val::Kind::Int)) {
+      if (!pos)
+        return emitError(call.loc)
+               << "a MultiHeadAttention with a KV cache takes pos= (the "
+                  "position of each batch row's first token)";
+      if (o.kv || o.lengths)
+        return emitError(args.loc(o.kv ? "kv" : "lengths"))
+               << "a MultiHeadAttention with a KV cache takes no "
+               << (o.kv ? "kv" : "lengths")
+               << " (it attends to the cache's positions before pos + n)";
+    } else if (pos) {
+      return emitError(args.loc("pos"))
+             << "pos= places the tokens in a KV cache; construct the "
+                "MultiHeadAttention with cache=max_len";
+    }
     for (StringRef name : {"wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo"}) {
       Val value = member(name);
       if (value.isPoison())
@@ -436,6 +462,9 @@ Val Elaborator::callBuiltinModule(Instance &instance, CallArgs &call) {
     if (Val theta = member("rope_theta"); theta.is(Val::Kind::Float))
       o.ropeTheta = theta.getFloat();
     o.alibi = member("alibi").getBool();
+    if (pos)
+      return buildCachedAttention(call.loc, o, *pos, cache.getInt(),
+                                  instance.path);
     return buildMultiHeadAttention(call.loc, o);
   }
 

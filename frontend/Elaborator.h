@@ -624,6 +624,15 @@ public:
   };
   Val buildMultiHeadAttention(llvm::SMLoc loc,
                               const MultiHeadAttentionOperands &operands);
+  /// Self-attention over a KV cache of `maxLen` positions (the
+  /// MultiHeadAttention module's `cache=`): declares the state arguments
+  /// `<path>.k_cache` and `<path>.v_cache`, writes the new keys and values
+  /// at `pos`, a model input, and attends over the cache with the queries at
+  /// their absolute positions.
+  Val buildCachedAttention(llvm::SMLoc loc,
+                           const MultiHeadAttentionOperands &operands,
+                           const TensorVal &pos, int64_t maxLen,
+                           const std::string &path);
 
   /// The element type spelled `name` (`f32`, `bf16`, `i64`, ...); null for
   /// another name.
@@ -745,6 +754,14 @@ private:
   };
   std::vector<InputInfo> inputs;
   std::vector<const ast::ParamDecl *> inputParams;
+  /// State arguments (after the parameters): names, declared dims and the
+  /// positions each call writes (kStateWriteAttr).
+  struct StateInfo {
+    std::string name;
+    ArrayAttr dims;
+    DictionaryAttr write;
+  };
+  std::vector<StateInfo> states;
   struct OutputInfo {
     std::string name;
     ArrayAttr dims;

@@ -770,6 +770,11 @@ void Elaborator::finalizeSignature(Instance &model) {
   for (const std::string &param : params)
     argAttrs.push_back(builder.getDictionaryAttr(
         builder.getNamedAttr(kParamAttr, builder.getStringAttr(param))));
+  for (const StateInfo &state : states)
+    argAttrs.push_back(builder.getDictionaryAttr(
+        {builder.getNamedAttr(kStateAttr, builder.getStringAttr(state.name)),
+         builder.getNamedAttr(kDimsAttr, state.dims),
+         builder.getNamedAttr(kStateWriteAttr, state.write)}));
   func.setAllArgAttrs(argAttrs);
   SmallVector<Attribute> resultAttrs;
   for (const OutputInfo &output : outputs)

@@ -91,10 +91,11 @@ static Val builtinSinusoidalPE(Elaborator &e, CallArgs &call) {
 }
 
 static Val builtinRope(Elaborator &e, CallArgs &call) {
-  ArgReader args(e, call, {"input", "theta", "rotary_dims"}, 1);
+  ArgReader args(e, call, {"input", "theta", "rotary_dims", "pos"}, 1);
   TensorVal x = args.tensor("input");
   double theta = args.number("theta", 10000.0);
   std::optional<int64_t> rotaryDims = args.optionalInteger("rotary_dims");
+  std::optional<TensorVal> pos = args.optionalTensor("pos");
   if (args.failed() || failed(e.checkInForward(call.loc, "'rope'")))
     return Val::poison();
   if (!(theta > 0))
@@ -102,6 +103,8 @@ static Val builtinRope(Elaborator &e, CallArgs &call) {
            << "theta must be positive, got " << theta;
   ShapeMatcher m(e, call.loc, "rope");
   m.bind("input", x, {"batch", "heads", "n", "d"});
+  if (pos)
+    m.bindInteger("pos", *pos, {"batch"});
   if (m.failed())
     return Val::poison();
   Dim d = m.lookup("d");
@@ -119,6 +122,7 @@ static Val builtinRope(Elaborator &e, CallArgs &call) {
   }
   return Elaborator::tensorResult(
       e.create<RopeOp>(call.loc, x.value.getType(), x.value,
+                       pos ? pos->value : Value(),
                        e.getBuilder().getF64FloatAttr(theta),
                        rotaryDims
                            ? e.getBuilder().getI64IntegerAttr(*rotaryDims)
@@ -186,7 +190,7 @@ static Val builtinApplyMask(Elaborator &e, CallArgs &call) {
 static Val builtinAttention(Elaborator &e, CallArgs &call) {
   ArgReader args(e, call,
                  {"query", "key", "value", "causal", "window", "global_tokens",
-                  "lengths", "bias", "alibi", "scale"},
+                  "lengths", "bias", "alibi", "scale", "pos"},
                  3);
   TensorVal q = args.tensor("query");
   TensorVal k = args.tensor("key");
@@ -195,6 +199,7 @@ static Val builtinAttention(Elaborator &e, CallArgs &call) {
   std::optional<TensorVal> bias = args.optionalTensor("bias");
   std::optional<TensorVal> alibi = args.optionalTensor("alibi");
   std::optional<double> scale = args.optionalNumber("scale");
+  std::optional<TensorVal> pos = args.optionalTensor("pos");
   FailureOr<Attribute> mask = readMaskArgs(e, args, call.loc);
   if (args.failed() || failed(mask) ||
       failed(e.checkInForward(call.loc, "'attention'")))
@@ -214,6 +219,8 @@ static Val builtinAttention(Elaborator &e, CallArgs &call) {
     m.bindInteger("lengths", *lengths, {"batch"});
   if (alibi)
     m.bind("alibi", *alibi, {"heads"});
+  if (pos)
+    m.bindInteger("pos", *pos, {"batch"});
   if (m.failed())
     return Val::poison();
   if (bias) {
@@ -253,8 +260,9 @@ static Val builtinAttention(Elaborator &e, CallArgs &call) {
            << "attention needs scale= when the head dim is not static, got "
            << q.str();
   }
-  if (failed(e.checkMaskPositions(call.loc, *mask, m.lookup("n_q"),
-                                  m.lookup("n_k"))))
+  // With `pos` the queries sit at absolute positions of the keys' sequence.
+  if (!pos && failed(e.checkMaskPositions(call.loc, *mask, m.lookup("n_q"),
+                                          m.lookup("n_k"))))
     return Val::poison();
   Shape shape = m.result({"batch", "heads", "n_q", "d_v"});
   return Elaborator::tensorResult(
@@ -262,6 +270,7 @@ static Val builtinAttention(Elaborator &e, CallArgs &call) {
           call.loc, getTensorType(shape, m.getElementType()), q.value, k.value,
           v.value, lengths ? lengths->value : Value(),
           bias ? bias->value : Value(), alibi ? alibi->value : Value(),
+          pos ? pos->value : Value(),
           scale ? e.getBuilder().getF64FloatAttr(*scale) : FloatAttr(),
           cast_if_present<MaskAttr>(*mask)),
       shape);

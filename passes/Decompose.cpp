@@ -86,9 +86,11 @@ mlir::seq::decomposeMultiHeadAttention(RewriterBase &rewriter,
   Value v = project(kvSource, kvType, op.getWv(), bias(2), kvHeads);
 
   if (FloatAttr thetaAttr = op.getRopeThetaAttr()) {
-    q = RopeOp::create(rewriter, loc, q.getType(), q, thetaAttr,
+    q = RopeOp::create(rewriter, loc, q.getType(), q, /*offsets=*/Value(),
+                       thetaAttr,
                        /*rotary_dims=*/IntegerAttr());
-    k = RopeOp::create(rewriter, loc, k.getType(), k, thetaAttr,
+    k = RopeOp::create(rewriter, loc, k.getType(), k, /*offsets=*/Value(),
+                       thetaAttr,
                        /*rotary_dims=*/IntegerAttr());
   }
   Value slopes;
@@ -109,6 +111,7 @@ mlir::seq::decomposeMultiHeadAttention(RewriterBase &rewriter,
       qType.getElementType());
   Value attn = AttentionOp::create(rewriter, loc, attnType, q, k, v,
                                    op.getLengths(), /*bias=*/Value(), slopes,
+                                   /*query_offsets=*/Value(),
                                    /*scale=*/FloatAttr(), op.getMaskAttr());
 
   int64_t merged = ShapedType::isDynamic(attnType.getDimSize(3))

@@ -156,7 +156,8 @@ struct RaiseAttention : public OpRewritePattern<MatmulOp> {
     Value lengths = applyMask ? applyMask.getLengths() : Value();
     auto attention = AttentionOp::create(
         rewriter, loc, resultType, q, k, v, lengths, /*bias=*/Value(),
-        /*alibi=*/Value(), rewriter.getF64FloatAttr(scale.value_or(1.0)),
+        /*alibi=*/Value(), /*query_offsets=*/Value(),
+        rewriter.getF64FloatAttr(scale.value_or(1.0)),
         applyMask ? applyMask.getMaskAttr() : MaskAttr());
     Value result = attention.getResult();
     if (rank == 3)

@@ -37,6 +37,11 @@
 // The choice is made at run time (the sizes are symbolic), between the two
 // forms of an scf.if.
 //
+// Query offsets (the queries of batch row b at positions offsets[b] + i, a
+// decode step against a KV cache) shift the query tile's positions in the
+// classification above, so that a causal query tile's key loops end at its
+// last query's absolute position, not at the end of the cache.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/Support/Debug.h"
@@ -193,6 +198,8 @@ public:
       return "its head counts or head sizes are not static";
     if (op.getBias())
       return "it has a score bias";
+    if (op.getQueryOffsets() && op.getAlibi())
+      return "it has ALiBi slopes with query offsets";
     return "";
   }
 
@@ -237,13 +244,15 @@ private:
   const TileOptions &options;
 
   // Per op.
-  Value qs, k, v, lengths, alibi, positions;
+  Value qs, k, v, lengths, alibi, positions, queryOffsets;
   Value batch, nq, nk, qBlocks;
   int64_t heads = 0, group = 1, d = 0, dv = 0;
   MaskAttr mask;
 
-  // Per query tile.
-  Value bIdx, h, kvh, q0, rows, qLast, length, slope, qTile, qPos;
+  // Per query tile: q0 and qLast index the query rows, pos0 and posLast are
+  // their absolute positions (q0 and qLast without query offsets).
+  Value bIdx, h, kvh, q0, rows, qLast, pos0, posLast, length, slope, qTile,
+      qPos;
 };
 
 void AttentionTiler::setTile(OpBuilder &b, ValueRange ivs) {
@@ -254,6 +263,15 @@ void AttentionTiler::setTile(OpBuilder &b, ValueRange ivs) {
   rows = tb.min(tb.idx(options.queryBlock), tb.sub(nq, q0));
   qLast = tb.sub(tb.add(q0, rows), tb.idx(1));
   kvh = group == 1 ? h : tb.floorDiv(h, tb.idx(group));
+  pos0 = q0;
+  posLast = qLast;
+  if (queryOffsets) {
+    Value o =
+        tensor::ExtractOp::create(b, tb.loc, queryOffsets, ValueRange{bIdx});
+    o = arith::IndexCastOp::create(b, tb.loc, b.getIndexType(), o);
+    pos0 = tb.add(q0, o);
+    posLast = tb.add(qLast, o);
+  }
   length = Value();
   if (lengths) {
     Value l = tensor::ExtractOp::create(b, tb.loc, lengths, ValueRange{bIdx});
@@ -289,7 +307,7 @@ SmallVector<Value> AttentionTiler::keyLoop(OpBuilder &b, Value from, Value to,
                                 nb.getIndexAttr(dv)});
         SmallVector<Value> offsets;
         if (partial)
-          offsets = {q0, k0};
+          offsets = {pos0, k0};
         Value kPos = alibi ? kb.slice(positions, {k0}, {cols}) : Value();
         auto tile = OnlineAttentionOp::create(
             nb, loc, qTile, kTile, vTile, carried[0], carried[1], carried[2],
@@ -319,30 +337,30 @@ SmallVector<Value> AttentionTiler::tileState(OpBuilder &b, Value chunkLo,
   // The keys some query of the tile sees: [lo, hi).
   Value lo = tb.idx(0), hi = nk;
   if (causal)
-    hi = tb.min(hi, tb.add(qLast, tb.idx(1)));
+    hi = tb.min(hi, tb.add(posLast, tb.idx(1)));
   if (window > 0) {
     Value reach = tb.idx(window - 1);
-    lo = tb.sub(tb.max(q0, reach), reach);
-    hi = tb.min(hi, tb.add(qLast, tb.idx(window)));
+    lo = tb.sub(tb.max(pos0, reach), reach);
+    hi = tb.min(hi, tb.add(posLast, tb.idx(window)));
   }
   // The keys every query of the tile sees: [fullLo, fullHi).
   Value fullLo = lo, fullHi = hi;
   if (causal)
-    fullHi = tb.min(fullHi, tb.add(q0, tb.idx(1)));
+    fullHi = tb.min(fullHi, tb.add(pos0, tb.idx(1)));
   if (window > 0) {
     Value w = tb.idx(window);
-    Value next = tb.add(qLast, tb.idx(1));
+    Value next = tb.add(posLast, tb.idx(1));
     fullLo = tb.max(fullLo, tb.sub(tb.max(next, w), w));
-    fullHi = tb.min(fullHi, tb.add(q0, w));
+    fullHi = tb.min(fullHi, tb.add(pos0, w));
   }
   // Global tokens: a tile with a global query sees every key the causal mask
   // leaves, all of it partial; the others also see the global keys [0, g)
-  // below the window, which every query of the tile sees (g <= q0).
+  // below the window, which every query of the tile sees (g <= pos0).
   Value globalEnd, globalRows;
   if (globalTokens > 0) {
     Value g = tb.idx(globalTokens);
-    globalRows = tb.ult(q0, g);
-    Value allHi = causal ? tb.min(nk, tb.add(qLast, tb.idx(1))) : nk;
+    globalRows = tb.ult(pos0, g);
+    Value allHi = causal ? tb.min(nk, tb.add(posLast, tb.idx(1))) : nk;
     globalEnd = tb.select(globalRows, tb.idx(0), tb.min(g, lo));
     lo = tb.select(globalRows, tb.idx(0), lo);
     hi = tb.select(globalRows, allHi, hi);
@@ -512,6 +530,18 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   Value query = tb.convert(op.getQuery(), f32);
   lengths = op.getLengths();
   alibi = op.getAlibi();
+  queryOffsets = op.getQueryOffsets();
+  if (queryOffsets &&
+      cast<RankedTensorType>(queryOffsets.getType()).isDynamicDim(0)) {
+    Value size = tensor::DimOp::create(b, loc, queryOffsets, 0);
+    Value same = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, size,
+        tensor::DimOp::create(b, loc, op.getQuery(), 0));
+    cf::AssertOp::create(
+        b, loc, same,
+        b.getStringAttr(
+            "seq.attention: query_offsets size differs from the batch"));
+  }
   batch = tensor::DimOp::create(b, loc, op.getQuery(), 0);
   nq = tensor::DimOp::create(b, loc, op.getQuery(), 2);
   nk = tensor::DimOp::create(b, loc, k, 2);
@@ -574,7 +604,7 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
                    << (positionless() ? "split-units <= 1" : "positional mask")
                    << ")";
     llvm::dbgs() << (lengths ? "; key lengths" : "") << (alibi ? "; ALiBi" : "")
-                 << "\n";
+                 << (queryOffsets ? "; query offsets" : "") << "\n";
   });
   Value result;
   if (positionless() && options.splitUnits > 1) {
@@ -637,6 +667,11 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
       remark << "; the key range ends at the lengths";
     if (alibi)
       remark << "; ALiBi in the tile";
+    if (queryOffsets)
+      remark << "; queries at their rows' offsets"
+             << (positionless() ? ""
+                                : ", the key loops ending at each query "
+                                  "tile's last absolute position");
   }
   rewriter.replaceOp(op, result);
 }

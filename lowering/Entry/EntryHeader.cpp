@@ -158,6 +158,11 @@ void mlir::seq::writeModelHeader(const ModelSignature &signature,
      << (signature.params.size() == 1 ? " tensor, " : " tensors, ")
      << totalParams << (totalParams == 1 ? " value\n" : " values\n");
   writeValueTable(os, signature.params);
+  if (!signature.state.empty()) {
+    os << " * State (KV caches the instance keeps across runs; "
+          "seqc_model_reset_state):\n";
+    writeValueTable(os, signature.state);
+  }
 
   // The symbolic dimensions are what seqc_model_set_dim accepts.
   llvm::SetVector<llvm::StringRef> symbols;

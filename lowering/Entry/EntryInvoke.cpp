@@ -575,6 +575,10 @@ void SeqEmitInvokePass::runOnOperation() {
   } else {
     // A null state (a host that never called seqc_prepare) prepares for
     // this call alone.
+    // The state buffers' slots follow the parameters'.
+    unsigned numStateArgs = 0;
+    if (auto numState = module->getAttrOfType<IntegerAttr>(kNumStateAttr))
+      numStateArgs = numState.getInt();
     Value given = loadPointer(args, numSlots);
     Value null = LLVM::ZeroOp::create(builder, loc, ptrType);
     Value isNull = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq,
@@ -589,7 +593,7 @@ void SeqEmitInvokePass::runOnOperation() {
     builder.setInsertionPointToStart(prepareNow);
     Value params = LLVM::GEPOp::create(
         builder, loc, ptrType, ptrType, args,
-        ArrayRef<LLVM::GEPArg>{int32_t(numSlots - numParams)},
+        ArrayRef<LLVM::GEPArg>{int32_t(numSlots - numStateArgs - numParams)},
         LLVM::GEPNoWrapFlags::inbounds);
     Value fresh =
         LLVM::CallOp::create(builder, loc, prepare, ValueRange{params})

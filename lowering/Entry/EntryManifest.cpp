@@ -97,4 +97,7 @@ void SeqBuildManifestPass::runOnOperation() {
                   builder.getI64IntegerAttr(signature->inputs.size()));
   module->setAttr(kNumParamsAttr,
                   builder.getI64IntegerAttr(signature->params.size()));
+  if (!signature->state.empty())
+    module->setAttr(kNumStateAttr,
+                    builder.getI64IntegerAttr(signature->state.size()));
 }

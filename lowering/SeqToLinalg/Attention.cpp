@@ -13,7 +13,9 @@
 //
 //   1. scores[b, h, i, j] = sum_d q[b, h, i, d] k[b, h / g, j, d]
 //   2. scores = scores * scale + bias - slope[h] |i - j|, then -inf where
-//      the mask (causal, window, global tokens, key lengths) hides key j
+//      the mask (causal, window, global tokens, key lengths) hides key j;
+//      with query offsets, query i of batch row b is at position
+//      i + query_offsets[b] there
 //   3. p = safe softmax over j (fully masked rows give zeros)
 //   4. out[b, h, i, e] = sum_j p[b, h, i, j] v[b, h / g, j, e]
 //
@@ -25,7 +27,9 @@
 // Everything after the products is computed in f32 for narrower floats.
 //
 // `seq.multi_head_attention` is decomposed into primitive seq ops, which the
-// conversion lowers in turn.
+// conversion lowers in turn. `seq.cache_write` becomes a loop over the batch
+// rows inserting each row's new keys or values into the cache at its
+// position, which bufferizes into the cache's own buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +40,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #define DEBUG_TYPE "convert-seq-to-linalg"
@@ -140,7 +145,8 @@ struct AttentionLowering : public OpRewritePattern<AttentionOp> {
         llvm::dbgs() << ", mask " << mask;
       llvm::dbgs() << (op.getLengths() ? ", key lengths" : "")
                    << (op.getBias() ? ", score bias" : "")
-                   << (op.getAlibi() ? ", ALiBi" : "") << "\n";
+                   << (op.getAlibi() ? ", ALiBi" : "")
+                   << (op.getQueryOffsets() ? ", query offsets" : "") << "\n";
     });
 
     SmallVector<OpFoldResult> qSizes =
@@ -216,6 +222,9 @@ private:
     if (Value alibi = op.getAlibi())
       check(tensor::getMixedSize(b, loc, alibi, 0), q[1],
             "seq.attention: alibi size differs from the heads");
+    if (Value offsets = op.getQueryOffsets())
+      check(tensor::getMixedSize(b, loc, offsets, 0), q[0],
+            "seq.attention: query_offsets size differs from the batch");
   }
 
   /// [b, kv_heads * g, n, x] -> [b, kv_heads, g, n, x].
@@ -298,13 +307,15 @@ private:
     Value bias = op.getBias();
     Value alibi = op.getAlibi();
     Value lengths = op.getLengths();
+    Value offsets = op.getQueryOffsets();
     MaskAttr mask = op.getMaskAttr();
     double scale = op.getEffectiveScale();
 
     SmallVector<Value> inputs = {scores};
     AffineMap identity = b.getMultiDimIdentityMap(4);
     SmallVector<AffineMap> maps = {identity};
-    int64_t biasIndex = -1, alibiIndex = -1, lengthsIndex = -1;
+    int64_t biasIndex = -1, alibiIndex = -1, lengthsIndex = -1,
+            offsetsIndex = -1;
     if (bias) {
       // Only for the checks of the dynamic bias dimensions.
       if (failed(computeBroadcastSizes(b, op, ValueRange{scores, bias},
@@ -326,6 +337,11 @@ private:
       inputs.push_back(lengths);
       maps.push_back(AffineMap::get(4, 0, getAffineDimExpr(0, ctx)));
     }
+    if (offsets) {
+      offsetsIndex = inputs.size();
+      inputs.push_back(offsets);
+      maps.push_back(AffineMap::get(4, 0, getAffineDimExpr(0, ctx)));
+    }
     maps.push_back(identity);
 
     Value init = createEmptyTensor(
@@ -342,6 +358,11 @@ private:
                        convertScalar(nb, nloc, args[biasIndex], computeType));
                  Value i = linalg::IndexOp::create(nb, nloc, 2);
                  Value j = linalg::IndexOp::create(nb, nloc, 3);
+                 if (offsets)
+                   i = arith::AddIOp::create(
+                       nb, nloc, i,
+                       convertScalar(nb, nloc, args[offsetsIndex],
+                                     nb.getIndexType()));
                  if (alibi) {
                    // |i - j| as the larger minus the smaller index.
                    Value distance = arith::SubIOp::create(
@@ -371,6 +392,77 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
+// cache_write
+//===----------------------------------------------------------------------===//
+
+/// scf.for over the batch rows r: check positions[r] + n <= max_len, then
+/// insert values[r] into the cache at [r, 0, positions[r], 0]. The cache is
+/// the loop's iteration argument, so that one-shot bufferization writes the
+/// rows into its buffer in place (a state argument of the model: no copy).
+struct CacheWriteLowering : public OpRewritePattern<CacheWriteOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CacheWriteOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value cache = op.getCache();
+    Value values = op.getValues();
+    Value positions = op.getPositions();
+    auto cacheType = cast<RankedTensorType>(cache.getType());
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] seq.cache_write at " << loc
+                            << ": the rows inserted in place, one batch row "
+                               "at a time\n");
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, values);
+    SmallVector<OpFoldResult> cacheSizes =
+        tensor::getMixedSizes(rewriter, loc, cache);
+    (void)assertEqualSizes(rewriter, loc,
+                           tensor::getMixedSize(rewriter, loc, positions, 0),
+                           sizes[0],
+                           "seq.cache_write: positions size differs from the "
+                           "batch");
+    Value batch = getValueOrCreateIndex(rewriter, loc, sizes[0]);
+    Value n = getValueOrCreateIndex(rewriter, loc, sizes[2]);
+    Value maxLen = getValueOrCreateIndex(rewriter, loc, cacheSizes[2]);
+    Value zero = createIndexConstant(rewriter, loc, 0);
+    Value one = createIndexConstant(rewriter, loc, 1);
+    OpFoldResult unit = rewriter.getIndexAttr(1);
+    OpFoldResult origin = rewriter.getIndexAttr(0);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, batch, one, ValueRange{cache},
+        [&](OpBuilder &b, Location nloc, Value r, ValueRange carried) {
+          Value p = convertScalar(
+              b, nloc, tensor::ExtractOp::create(b, nloc, positions, r),
+              b.getIndexType());
+          // Signed: a negative position is out of range too.
+          Value end = arith::AddIOp::create(b, nloc, p, n);
+          Value fits = arith::AndIOp::create(
+              b, nloc,
+              arith::CmpIOp::create(b, nloc, arith::CmpIPredicate::sge, p,
+                                    zero),
+              arith::CmpIOp::create(b, nloc, arith::CmpIPredicate::sle, end,
+                                    maxLen));
+          createRuntimeAssert(b, nloc, fits,
+                              "seq.cache_write: position + new rows exceeds "
+                              "the cache length");
+          SmallVector<OpFoldResult> rowSizes = {unit, sizes[1], sizes[2],
+                                                sizes[3]};
+          SmallVector<OpFoldResult> strides(4, unit);
+          Value row = tensor::ExtractSliceOp::create(
+              b, nloc, values, SmallVector<OpFoldResult>{r, origin, origin, origin},
+              rowSizes, strides);
+          Value updated = tensor::InsertSliceOp::create(
+              b, nloc, row, carried[0],
+              SmallVector<OpFoldResult>{r, origin, p, origin}, rowSizes,
+              strides);
+          scf::YieldOp::create(b, nloc, updated);
+        });
+    rewriter.replaceOp(
+        op, castToType(rewriter, loc, loop.getResult(0), cacheType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // multi_head_attention
 //===----------------------------------------------------------------------===//
 
@@ -394,6 +486,6 @@ struct MultiHeadAttentionLowering
 
 void mlir::seq::populateAttentionToLinalgPatterns(RewritePatternSet &patterns) {
   patterns
-      .add<ApplyMaskLowering, AttentionLowering, MultiHeadAttentionLowering>(
-          patterns.getContext());
+      .add<ApplyMaskLowering, AttentionLowering, CacheWriteLowering,
+           MultiHeadAttentionLowering>(patterns.getContext());
 }

@@ -162,11 +162,22 @@ struct RopeLowering : public OpRewritePattern<RopeOp> {
     Value half = arith::DivUIOp::create(rewriter, loc, rotary,
                                         createIndexConstant(rewriter, loc, 2));
 
+    Value offsets = op.getOffsets();
+    if (offsets)
+      (void)assertEqualSizes(
+          rewriter, loc, tensor::getMixedSize(rewriter, loc, offsets, 0),
+          sizes[0], "seq.rope: offsets size differs from the batch");
     Value init = createEmptyTensor(rewriter, loc, sizes, elementType);
     AffineMap identity = rewriter.getMultiDimIdentityMap(4);
+    SmallVector<Value> inputs = {input};
+    SmallVector<AffineMap> maps = {identity};
+    if (offsets) {
+      inputs.push_back(offsets);
+      maps.push_back(getDimsMap(rewriter.getContext(), 4, {0}));
+    }
+    maps.push_back(identity);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, init.getType(), input, init,
-        ArrayRef<AffineMap>{identity, identity}, getIteratorTypes(4),
+        rewriter, loc, init.getType(), inputs, init, maps, getIteratorTypes(4),
         [&](OpBuilder &b, Location nloc, ValueRange args) {
           Value batch = linalg::IndexOp::create(b, nloc, 0);
           Value head = linalg::IndexOp::create(b, nloc, 1);
@@ -187,8 +198,15 @@ struct RopeLowering : public OpRewritePattern<RopeOp> {
               cMinusHalf);
           partner = arith::SelectOp::create(b, nloc, rotated, partner, c);
 
-          Value angle =
-              buildRopeAngle(b, nloc, p, pair, rotary, theta, computeType);
+          // The absolute position of row p.
+          Value position =
+              offsets ? arith::AddIOp::create(
+                            b, nloc, p,
+                            convertScalar(b, nloc, args[1], b.getIndexType()))
+                            .getResult()
+                      : p;
+          Value angle = buildRopeAngle(b, nloc, position, pair, rotary, theta,
+                                       computeType);
           Value cos = math::CosOp::create(b, nloc, angle);
           Value sin = math::SinOp::create(b, nloc, angle);
 
@@ -215,7 +233,9 @@ struct RopeLowering : public OpRewritePattern<RopeOp> {
 };
 
 /// The tabulated form: cos and sin of every (position, pair) computed once
-/// into [n, r/2] tables, shared by the heads and the batch, then each half
+/// into [n, r/2] tables, shared by the heads and the batch (with offsets,
+/// [b, n, r/2] tables of the absolute positions, shared by the heads), then
+/// each half
 /// of the rotary features written by its own elementwise generic over
 /// [b, h, n, r/2] whose innermost loop runs along the features of x, the
 /// tables and y alike:
@@ -238,9 +258,12 @@ struct TabulatedRopeLowering : public OpRewritePattern<RopeOp> {
     Type computeType = getComputeType(elementType);
     double theta = op.getTheta().convertToDouble();
     MLIRContext *ctx = rewriter.getContext();
+    Value offsets = op.getOffsets();
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] seq.rope at " << loc
-                            << ": cos and sin tabulated per (position, pair) "
-                            << "in " << computeType << "\n");
+                            << ": cos and sin tabulated per "
+                            << (offsets ? "(batch row, position, pair)"
+                                        : "(position, pair)")
+                            << " in " << computeType << "\n");
 
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(rewriter, loc, input);
@@ -260,23 +283,51 @@ struct TabulatedRopeLowering : public OpRewritePattern<RopeOp> {
                                         linalg::IndexOp::create(b, nloc, 0));
                           });
     };
-    Value positions = index(sizes[2], [&](OpBuilder &b, Location nloc,
-                                         Value p) {
-      return indexToFloat(b, nloc, p, computeType);
-    });
+    Value positions;
+    if (offsets) {
+      // [b, n]: offsets[b] + p.
+      (void)assertEqualSizes(
+          rewriter, loc, tensor::getMixedSize(rewriter, loc, offsets, 0),
+          sizes[0], "seq.rope: offsets size differs from the batch");
+      Value init =
+          createEmptyTensor(rewriter, loc, {sizes[0], sizes[2]}, computeType);
+      positions = buildGeneric(
+          rewriter, loc, offsets, init,
+          {getDimsMap(ctx, 2, {0}), rewriter.getMultiDimIdentityMap(2)},
+          getIteratorTypes(2),
+          [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+            Value p = arith::AddIOp::create(
+                b, nloc, linalg::IndexOp::create(b, nloc, 1),
+                convertScalar(b, nloc, args[0], b.getIndexType()));
+            return indexToFloat(b, nloc, p, computeType);
+          });
+    } else {
+      positions = index(sizes[2], [&](OpBuilder &b, Location nloc, Value p) {
+        return indexToFloat(b, nloc, p, computeType);
+      });
+    }
     // buildRopeAngle at p = 1 is the inverse frequency, exactly.
     Value invFreq = index(half, [&](OpBuilder &b, Location nloc, Value i) {
       return buildRopeAngle(b, nloc, createIndexConstant(b, nloc, 1), i,
                             rotary, theta, computeType);
     });
+    // Tables [n, r/2], or [b, n, r/2] with offsets.
+    int64_t tableRank = offsets ? 3 : 2;
     auto table = [&](bool isCos) {
-      Value init =
-          createEmptyTensor(rewriter, loc, {sizes[2], half}, computeType);
+      SmallVector<OpFoldResult> tableSizes;
+      if (offsets)
+        tableSizes.push_back(sizes[0]);
+      tableSizes.append({sizes[2], half});
+      Value init = createEmptyTensor(rewriter, loc, tableSizes, computeType);
+      SmallVector<int64_t> positionDims = {tableRank - 2};
+      if (offsets)
+        positionDims.insert(positionDims.begin(), 0);
       return buildGeneric(
           rewriter, loc, {positions, invFreq}, init,
-          {getDimsMap(ctx, 2, {0}), getDimsMap(ctx, 2, {1}),
-           rewriter.getMultiDimIdentityMap(2)},
-          getIteratorTypes(2),
+          {getDimsMap(ctx, tableRank, positionDims),
+           getDimsMap(ctx, tableRank, {tableRank - 1}),
+           rewriter.getMultiDimIdentityMap(tableRank)},
+          getIteratorTypes(tableRank),
           [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
             Value angle = arith::MulFOp::create(b, nloc, args[0], args[1]);
             if (isCos)
@@ -309,7 +360,8 @@ struct TabulatedRopeLowering : public OpRewritePattern<RopeOp> {
     Value x1 = slice(input, rewriter.getIndexAttr(0), half);
     Value x2 = slice(input, half, half);
     AffineMap identity = rewriter.getMultiDimIdentityMap(4);
-    AffineMap tableMap = getDimsMap(ctx, 4, {2, 3});
+    AffineMap tableMap = offsets ? getDimsMap(ctx, 4, {0, 2, 3})
+                                 : getDimsMap(ctx, 4, {2, 3});
     // y = a cos + sign * b sin, on one half.
     auto rotate = [&](Value a, Value b, bool subtract) {
       Value init = createEmptyTensor(rewriter, loc, halfSizes, elementType);

@@ -123,7 +123,8 @@ int64_t seqc_tensor_numel(const seqc_tensor *tensor);
 typedef struct seqc_model seqc_model;
 
 /// The entry point of a compiled model (docs/abi.md): args[0] is the result
-/// area, args[1 + i] the memref descriptor of the i-th input, then parameter.
+/// area, args[1 + i] the memref descriptor of the i-th input, then parameter,
+/// then state buffer.
 typedef void (*seqc_invoke_fn)(void **args);
 
 /// The preparation entry points of a compiled model (docs/abi.md):
@@ -179,6 +180,10 @@ typedef enum seqc_value_kind {
   SEQC_VALUE_INPUT = 0,
   SEQC_VALUE_OUTPUT = 1,
   SEQC_VALUE_PARAM = 2,
+  /// A state buffer (a KV cache): owned by the instance, kept across runs
+  /// and updated in place by the model (see "State" below). Only
+  /// seqc_model_count and seqc_model_info take this kind.
+  SEQC_VALUE_STATE = 3,
   /// Not a kind (see SEQC_DTYPE_MAX_ENUM).
   SEQC_VALUE_MAX_ENUM = 0x7fffffff,
 } seqc_value_kind;
@@ -318,6 +323,35 @@ seqc_status *seqc_model_random_inputs(seqc_model *model, uint64_t seed);
 /// Forgets every bound input and every dimension fixed with
 /// seqc_model_set_dim, e.g. to run another sequence length.
 void seqc_model_reset_inputs(seqc_model *model);
+
+/*--- State ----------------------------------------------------------------*/
+
+/// A model whose manifest has "state" (a decoder with KV caches, compiled
+/// with `MultiHeadAttention(..., cache=max_len)`) keeps those buffers in the
+/// instance: allocated zero-filled at the first run that fixes their
+/// symbolic dimensions (from the bound inputs), kept across runs, and
+/// allocated again zero-filled when one of those sizes changes. Each run
+/// writes the new tokens' keys and values at the positions its position
+/// input gives; a run whose positions do not fit (pos[r] + n > max_len, or
+/// pos[r] < 0) fails with SEQC_STATUS_INVALID_ARGUMENT before the model
+/// runs, naming the input, the row and the cache length, and changes
+/// nothing. The bytes of a state are never copied by a run.
+
+/// Returns how many state buffers the model declares (seqc_model_info with
+/// SEQC_VALUE_STATE describes each).
+int64_t seqc_model_num_state(const seqc_model *model);
+
+/// Sets every element of every state buffer to zero (a new sequence in
+/// every batch row). Nothing to do before the first run.
+seqc_status *seqc_model_reset_state(seqc_model *model);
+
+/// Copies batch row `src_row` to `dst_row` in every state buffer whose
+/// first dimension is the batch (symbolic), e.g. to fork a prompt's cache
+/// for parallel sampling. SEQC_STATUS_FAILED_PRECONDITION before the first
+/// run (no state yet); SEQC_STATUS_INVALID_ARGUMENT for a row outside the
+/// batch.
+seqc_status *seqc_model_copy_state_row(seqc_model *model, int64_t src_row,
+                                       int64_t dst_row);
 
 /*--- Running --------------------------------------------------------------*/
 

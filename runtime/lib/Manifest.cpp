@@ -37,6 +37,8 @@ const char *kindNoun(seqc_value_kind kind) {
     return "output";
   case SEQC_VALUE_PARAM:
     return "parameter";
+  case SEQC_VALUE_STATE:
+    return "state";
   default:
     return "value";
   }
@@ -44,7 +46,7 @@ const char *kindNoun(seqc_value_kind kind) {
 
 bool isValidKind(seqc_value_kind kind) {
   return kind == SEQC_VALUE_INPUT || kind == SEQC_VALUE_OUTPUT ||
-         kind == SEQC_VALUE_PARAM;
+         kind == SEQC_VALUE_PARAM || kind == SEQC_VALUE_STATE;
 }
 
 const ValueSpec *Manifest::find(seqc_value_kind kind, const char *valueName,
@@ -169,6 +171,29 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
     }
     out->hasRange = true;
   }
+
+  const JsonValue *write = entry.find("write");
+  if (write) {
+    const JsonValue *input = write->isObject() ? write->find("input") : nullptr;
+    const JsonValue *count = write->isObject() ? write->find("count") : nullptr;
+    const JsonValue *axis = write->isObject() ? write->find("axis") : nullptr;
+    if (kind != SEQC_VALUE_STATE || !input || !input->isString() ||
+        hasControlCharacter(input->string) || !count || !axis ||
+        !axis->isNumber() || !axis->isInteger || axis->integer < 0 ||
+        axis->integer >= out->rank)
+      return manifestError(at + ":", "\"write\" must be {input, count, "
+                                     "axis} on a state buffer");
+    if (count->isNumber() && count->isInteger && count->integer >= 0)
+      out->writeCount.value = count->integer;
+    else if (count->isString() && !count->string.empty() &&
+             !hasControlCharacter(count->string))
+      out->writeCount.symbol = count->string;
+    else
+      return manifestError(at + ":", "\"write\" count must be an integer "
+                                     "or a dimension name");
+    out->writeInput = input->string;
+    out->writeAxis = static_cast<int>(axis->integer);
+  }
   return nullptr;
 }
 
@@ -203,12 +228,14 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
                         "runs models compiled for \"cpu\" or \"nvptx\")",
                         printableText(target->string).c_str());
   }
-  static const char *const kSections[3] = {"inputs", "outputs", "params"};
-  for (int kind = 0; kind < 3; ++kind) {
+  static const char *const kSections[4] = {"inputs", "outputs", "params",
+                                           "state"};
+  for (int kind = 0; kind < 4; ++kind) {
     const JsonValue *section = root.find(kSections[kind]);
     if (!section) {
-      // A model may have no weights; it cannot lack inputs/outputs keys.
-      if (kind == SEQC_VALUE_PARAM)
+      // A model may have no weights and no state; it cannot lack
+      // inputs/outputs keys.
+      if (kind == SEQC_VALUE_PARAM || kind == SEQC_VALUE_STATE)
         continue;
       return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
                         "invalid manifest: missing \"%s\"", kSections[kind]);

@@ -41,6 +41,11 @@ struct ValueSpec {
   std::string dimNames[SEQC_MAX_RANK]; ///< Symbol names, else empty.
   bool hasRange = false;
   RangeBound range[2];
+  /// State only: each run writes positions writeInput[r] ..
+  /// writeInput[r] + writeCount - 1 of axis writeAxis (-1: no "write").
+  std::string writeInput;
+  RangeBound writeCount;
+  int writeAxis = -1;
 
   /// "[b, n, 256]".
   std::string shapeText() const;
@@ -62,8 +67,8 @@ struct Manifest {
   /// The "target" field: "cpu" (or absent) or "nvptx".
   Target target = Target::CPU;
   /// The entries, indexed by seqc_value_kind, in manifest order.
-  std::vector<ValueSpec> values[3];
-  std::unordered_map<std::string, size_t> indices[3];
+  std::vector<ValueSpec> values[4];
+  std::unordered_map<std::string, size_t> indices[4];
   /// Symbolic dimensions of the inputs (shapes, then ranges), in first-use
   /// order.
   std::vector<std::string> symbols;

@@ -210,6 +210,7 @@ extern "C" seqc_status *seqc_model_load_prepared(const char *manifest,
     SEQC_RETURN_IF_ERROR(gpu::initDriver());
   model->inputs.resize(model->manifest.values[SEQC_VALUE_INPUT].size());
   model->params.resize(model->manifest.values[SEQC_VALUE_PARAM].size());
+  model->state.resize(model->manifest.values[SEQC_VALUE_STATE].size());
   model->outputs.resize(model->manifest.values[SEQC_VALUE_OUTPUT].size());
   *out_model = model.release();
   return nullptr;
@@ -467,10 +468,12 @@ seqc_status *runExclusive(seqc_model *model) {
                         paramSpecs[i].name.c_str());
   // No value outside its declared range reaches the model.
   SEQC_RETURN_IF_ERROR(checkInputRanges(model));
+  const auto &stateSpecs = model->manifest.values[SEQC_VALUE_STATE];
+  SEQC_RETURN_IF_ERROR(prepareStateForRun(model));
 
-  // Argument descriptors: inputs, then parameters, packed in one vector
-  // whose addresses are taken only once it is complete.
-  size_t numArgs = inputSpecs.size() + paramSpecs.size();
+  // Argument descriptors: inputs, then parameters, then state buffers,
+  // packed in one vector whose addresses are taken only once it is complete.
+  size_t numArgs = inputSpecs.size() + paramSpecs.size() + stateSpecs.size();
   std::vector<int64_t> argStorage;
   std::vector<size_t> argOffsets;
   std::vector<void *> argPointers; // `allocated` of each argument.
@@ -514,6 +517,10 @@ seqc_status *runExclusive(seqc_model *model) {
     for (size_t i = 0; i < paramSpecs.size(); ++i)
       addArg(model->params[i], model->params[i].buffer.data,
              paramSpecs[i].rank);
+    // The model writes these in place.
+    for (size_t i = 0; i < stateSpecs.size(); ++i)
+      addArg(model->state[i], model->state[i].buffer.data,
+             stateSpecs[i].rank);
   }
 
   // The result area: the output descriptors back to back (all fields are

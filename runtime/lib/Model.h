@@ -50,6 +50,13 @@ struct OutputValue {
 seqc_status *checkTensor(const seqc_tensor *tensor, const char *what,
                          size_t *bytes);
 
+/// Allocates (zero-filled) the state buffers whose sizes the bound inputs
+/// now fix, keeping those whose sizes did not change, and checks that each
+/// run's write positions fit (State.cpp): INVALID_ARGUMENT naming the
+/// position input, the row and the state's length. seqc_model_run calls it
+/// after checkInputRanges, before invoking the model.
+seqc_status *prepareStateForRun(seqc_model *model);
+
 /// Checks every bound input with a declared range against it, now that all
 /// symbolic bounds must be known (Inputs.cpp): INVALID_ARGUMENT naming the
 /// first element outside it, FAILED_PRECONDITION for a bound without a
@@ -83,6 +90,9 @@ struct seqc_model {
   std::unordered_map<std::string, int64_t> explicitDims;
   std::vector<seqc::BoundValue> inputs;
   std::vector<seqc::BoundValue> params;
+  /// The state buffers (manifest "state"), owned by the instance and kept
+  /// across runs; unbound until the first run fixes their sizes.
+  std::vector<seqc::BoundValue> state;
   std::vector<seqc::OutputValue> outputs;
   bool haveOutputs = false;
 

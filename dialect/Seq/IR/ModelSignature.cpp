@@ -150,18 +150,53 @@ FailureOr<ModelSignature> mlir::seq::readModelSignature(func::FuncOp model) {
     DictionaryAttr attrs = model.getArgAttrDict(i);
     auto input = attrs ? attrs.getAs<StringAttr>(kInputAttr) : StringAttr();
     auto param = attrs ? attrs.getAs<StringAttr>(kParamAttr) : StringAttr();
-    if (!input == !param)
+    auto state = attrs ? attrs.getAs<StringAttr>(kStateAttr) : StringAttr();
+    if (int(bool(input)) + int(bool(param)) + int(bool(state)) != 1)
       return emitArgError() << "expected exactly one of '" << kInputAttr
-                            << "' and '" << kParamAttr << "'";
+                            << "', '" << kParamAttr << "' and '" << kStateAttr
+                            << "'";
     if (input && !manifest.params.empty())
       return emitArgError() << "input '" << input.getValue()
                             << "' follows a parameter; inputs come first";
-    StringAttr name = input ? input : param;
-    FailureOr<TensorSpec> value =
-        readValue(input ? "input" : "parameter", name.str(), type.getInput(i),
-                  attrs, emitArgError);
+    if ((input || param) && !manifest.state.empty())
+      return emitArgError() << "'" << (input ? input : param).getValue()
+                            << "' follows a state buffer; state comes last";
+    StringAttr name = input ? input : param ? param : state;
+    FailureOr<TensorSpec> value = readValue(
+        input ? "input" : param ? "parameter" : "state", name.str(),
+        type.getInput(i), attrs, emitArgError);
     if (failed(value))
       return failure();
+    if (state) {
+      if (value->range)
+        return emitArgError()
+               << "'" << kRangeAttr << "' is only meaningful on inputs";
+      std::optional<StateWrite> stateWrite;
+      if (Attribute write = attrs.get(kStateWriteAttr)) {
+        auto dict = dyn_cast<DictionaryAttr>(write);
+        auto inputName = dict ? dict.getAs<StringAttr>("input") : StringAttr();
+        auto axis = dict ? dict.getAs<IntegerAttr>("axis") : IntegerAttr();
+        Attribute count = dict ? dict.get("count") : Attribute();
+        std::optional<DimSpec> countSpec;
+        if (auto size = dyn_cast_if_present<IntegerAttr>(count))
+          countSpec = size.getInt();
+        else if (auto symbol = dyn_cast_if_present<StringAttr>(count))
+          countSpec = symbol.str();
+        if (!inputName || !axis || !countSpec || axis.getInt() < 0 ||
+            axis.getInt() >= int64_t(value->shape.size()) ||
+            llvm::none_of(manifest.inputs, [&](const TensorSpec &in) {
+              return in.name == inputName.getValue();
+            }))
+          return emitArgError()
+                 << "'" << kStateWriteAttr
+                 << "' must be {input, count, axis}: an input's name, a size "
+                    "or a dimension name, and an axis of the state";
+        stateWrite = StateWrite{inputName.str(), *countSpec, axis.getInt()};
+      }
+      manifest.state.push_back(std::move(*value));
+      manifest.stateWrites.push_back(std::move(stateWrite));
+      continue;
+    }
     if (param) {
       if (value->range)
         return emitArgError()
@@ -195,7 +230,8 @@ FailureOr<ModelSignature> mlir::seq::readModelSignature(func::FuncOp model) {
   }
 
   // Names must be unique per kind: the runtime looks values up by name.
-  for (auto *values : {&manifest.inputs, &manifest.outputs, &manifest.params}) {
+  for (auto *values : {&manifest.inputs, &manifest.outputs, &manifest.params,
+                       &manifest.state}) {
     llvm::StringSet<> seen;
     for (const TensorSpec &value : *values)
       if (!seen.insert(value.name).second)
@@ -282,6 +318,16 @@ std::string mlir::seq::toManifestJSON(const ModelSignature &signature,
                               {"hyper", std::move(hyper)}};
   if (target != "cpu")
     manifest["target"] = target.str();
+  if (!signature.state.empty()) {
+    llvm::json::Array state = toJSON(signature.state);
+    for (auto [entry, write] : llvm::zip(state, signature.stateWrites))
+      if (write)
+        entry.getAsObject()->insert(
+            {"write", llvm::json::Object{{"input", write->input},
+                                         {"count", toJSON(write->count)},
+                                         {"axis", write->axis}}});
+    manifest["state"] = std::move(state);
+  }
   // llvm::json prints an object's keys sorted, whatever order they were
   // added in.
   return llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))

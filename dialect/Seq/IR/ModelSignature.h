@@ -46,6 +46,16 @@ constexpr llvm::StringLiteral kModelFunctionName = "forward";
 constexpr llvm::StringLiteral kInputAttr = "seq.input";
 /// Argument attribute of a parameter: its safetensors key (StringAttr).
 constexpr llvm::StringLiteral kParamAttr = "seq.param";
+/// Argument attribute of a state buffer: its name (StringAttr). State
+/// arguments follow the parameters; the model updates them in place and the
+/// runtime keeps them across calls (docs/abi.md).
+constexpr llvm::StringLiteral kStateAttr = "seq.state";
+/// Argument attribute of a state buffer written at positions given by an
+/// input: a DictionaryAttr {input: StringAttr, count: IntegerAttr or the
+/// StringAttr name of a symbolic dimension, axis: IntegerAttr}: each call
+/// writes positions `input[r] .. input[r] + count - 1` of `axis` of batch
+/// row r, which the runtime checks against the axis' size before the run.
+constexpr llvm::StringLiteral kStateWriteAttr = "seq.state_write";
 /// Result attribute of an output: its name (StringAttr).
 constexpr llvm::StringLiteral kOutputAttr = "seq.output";
 /// Argument and result attribute: the declared shape, one entry per
@@ -65,6 +75,9 @@ constexpr llvm::StringLiteral kEntryAttrName = "seqc.entry";
 /// after both are prepared values (seq-hoist-preparation, docs/abi.md).
 constexpr llvm::StringLiteral kNumInputsAttr = "seqc.num_inputs";
 constexpr llvm::StringLiteral kNumParamsAttr = "seqc.num_params";
+/// Module attribute set by seq-build-manifest on a model with state: how
+/// many state arguments follow the parameters (absent when none).
+constexpr llvm::StringLiteral kNumStateAttr = "seqc.num_state";
 
 /// The [begin, end) argument positions of the parameters of the model
 /// function, from the attributes above; nullopt before seq-build-manifest.
@@ -91,6 +104,15 @@ struct TensorSpec {
   std::optional<std::pair<DimSpec, DimSpec>> range;
 };
 
+/// What a call writes into a state buffer (kStateWriteAttr): the input
+/// giving each batch row's first written position, how many positions a
+/// call writes, along which axis.
+struct StateWrite {
+  std::string input;
+  DimSpec count;
+  int64_t axis = 0;
+};
+
 /// Everything the manifest of docs/abi.md describes, in argument order.
 struct ModelSignature {
   std::string model;
@@ -98,6 +120,10 @@ struct ModelSignature {
   SmallVector<TensorSpec> outputs;
   /// Parameters have static shapes.
   SmallVector<TensorSpec> params;
+  /// State buffers (kStateAttr), after the parameters, and what each call
+  /// writes into each (parallel to `state`).
+  SmallVector<TensorSpec> state;
+  std::vector<std::optional<StateWrite>> stateWrites;
   /// Hyperparameters by name (sorted); values are integer, float, bool or
   /// string attributes.
   SmallVector<std::pair<std::string, Attribute>> hyper;

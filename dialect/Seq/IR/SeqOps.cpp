@@ -749,6 +749,11 @@ LogicalResult AttentionOp::verify() {
   if (getAlibi() &&
       failed(binder.bind("'alibi'", getAlibi().getType(), {"heads"})))
     return failure();
+  if (getQueryOffsets() &&
+      failed(binder.bind("'query_offsets'", getQueryOffsets().getType(),
+                         {"batch"}, /*leading=*/nullptr,
+                         /*sameElementType=*/false)))
+    return failure();
 
   if (Value bias = getBias()) {
     auto biasType = cast<RankedTensorType>(bias.getType());
@@ -779,7 +784,9 @@ LogicalResult AttentionOp::verify() {
                          << getQuery().getType();
   }
 
-  if (failed(verifyMaskPositions(*this, getMaskAttr(), binder.lookup("n_q"),
+  // Offset queries are placed on the keys' positions, whatever n_q is.
+  if (!getQueryOffsets() &&
+      failed(verifyMaskPositions(*this, getMaskAttr(), binder.lookup("n_q"),
                                  binder.lookup("n_k"))))
     return failure();
   return binder.expectResult(getType(), {"batch", "heads", "n_q", "d_v"});
@@ -945,12 +952,32 @@ LogicalResult SinusoidalPEOp::verify() {
   return success();
 }
 
+LogicalResult CacheWriteOp::verify() {
+  ShapeBinder binder(*this);
+  if (failed(binder.bind("'cache'", getCache().getType(),
+                         {"batch", "heads", "max_len", "d"})) ||
+      failed(binder.bind("'values'", getValues().getType(),
+                         {"batch", "heads", "n", "d"})) ||
+      failed(binder.bind("'positions'", getPositions().getType(), {"batch"},
+                         /*leading=*/nullptr, /*sameElementType=*/false)))
+    return failure();
+  int64_t maxLen = binder.lookup("max_len"), n = binder.lookup("n");
+  if (ShapedType::isStatic(maxLen) && ShapedType::isStatic(n) && n > maxLen)
+    return emitOpError() << "expected at most max_len = " << maxLen
+                         << " (dim 2 of 'cache') new rows, got n = " << n;
+  return success();
+}
+
 LogicalResult RopeOp::verify() {
   if (failed(verifyPositive(*this, "theta", getTheta().convertToDouble())))
     return failure();
   ShapeBinder binder(*this);
   if (failed(binder.bind("'input'", getInput().getType(),
                          {"batch", "heads", "n", "d"})))
+    return failure();
+  if (getOffsets() &&
+      failed(binder.bind("'offsets'", getOffsets().getType(), {"batch"},
+                         /*leading=*/nullptr, /*sameElementType=*/false)))
     return failure();
   int64_t headDim = binder.lookup("d");
   if (std::optional<int64_t> rotaryDims = getRotaryDims()) {

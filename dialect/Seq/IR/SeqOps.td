@@ -509,13 +509,18 @@ def Seq_AttentionOp : Seq_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     - `scale` (positive) defaults to `1 / sqrt(d)`, which needs a static `d`.
     - `mask` (a `#seq.mask`) restricts which keys each query sees; absent, all
       keys are visible. Fully masked rows give zeros. A causal or windowed
-      mask compares query and key positions, so it needs `n_q = n_k`; decoding
-      against a KV cache uses no positional mask.
+      mask compares query and key positions, so without `query_offsets` it
+      needs `n_q = n_k`.
     - `lengths` (`[batch]` integers) are key padding lengths.
     - `bias` is an additive score bias broadcastable to
       `[batch, heads, n_q, n_k]`.
     - `alibi` holds per-head ALiBi slopes `[heads]`: the score of query `i`
       and key `j` gets `-slope * |i - j|`.
+    - `query_offsets` (`[batch]` integers, non-negative) place the queries
+      of batch row `r` at the absolute positions `query_offsets[r] + i`,
+      with the keys at `0 .. n_k - 1`: the queries of a decode step against
+      a KV cache. The mask and the ALiBi distance compare absolute
+      positions; `n_q` and `n_k` may then differ under any mask.
 
     The op is the unit the fusion passes work on: `seq-tile-attention`
     stages it into loops over query and key tiles of `seq.online_attention`
@@ -534,6 +539,7 @@ def Seq_AttentionOp : Seq_Op<"attention", [Pure, AttrSizedOperandSegments]> {
                        Optional<IntTensor>:$lengths,
                        Optional<RankedTensorOf<[AnyFloat]>>:$bias,
                        Optional<RankedTensorOf<[AnyFloat]>>:$alibi,
+                       Optional<IntTensor>:$query_offsets,
                        OptionalAttr<F64Attr>:$scale,
                        OptionalAttr<Seq_MaskAttr>:$mask);
   let results = (outs RankedTensorOf<[AnyFloat]>:$result);
@@ -542,6 +548,7 @@ def Seq_AttentionOp : Seq_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     (`lengths` `(` $lengths^ `:` type($lengths) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`alibi` `(` $alibi^ `:` type($alibi) `)`)?
+    (`query_offsets` `(` $query_offsets^ `:` type($query_offsets) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -703,6 +710,34 @@ def Seq_MultiHeadAttentionOp : Seq_Op<"multi_head_attention",
   let hasVerifier = 1;
 }
 
+def Seq_CacheWriteOp : Seq_Op<"cache_write",
+    [Pure, AllTypesMatch<["cache", "result"]>]> {
+  let summary = "writes new rows into a KV cache at each batch row's position";
+  let description = [{
+    With `cache: [batch, heads, max_len, d]`, `values: [batch, heads, n, d]`
+    and the integer `positions: [batch]`, the result is `cache` with
+    `result[r, h, positions[r] + i, :] = values[r, h, i, :]` for `i < n`,
+    every other element unchanged. `positions[r] + n` must be at most
+    `max_len` (checked at run time). The lowering writes the rows into the
+    cache's buffer in place, so that a cache held in a state argument of the
+    model function (docs/abi.md) is updated without a copy.
+
+    ```mlir
+    %kc1 = seq.cache_write %kc, %k, %pos
+        : tensor<?x2x128x16xf32>, tensor<?x2x?x16xf32>, tensor<?xi32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$cache,
+                       RankedTensorOf<[AnyFloat]>:$values,
+                       IntTensor:$positions);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = [{
+    $cache `,` $values `,` $positions attr-dict `:` type($cache) `,`
+    type($values) `,` type($positions)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Position encodings
 //===----------------------------------------------------------------------===//
@@ -724,7 +759,7 @@ def Seq_SinusoidalPEOp : Seq_Op<"sinusoidal_pe", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Seq_RopeOp : Seq_Op<"rope", [Pure, SameOperandsAndResultType]> {
+def Seq_RopeOp : Seq_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]> {
   let summary = "rotary position embedding";
   let description = [{
     Rotates pairs of features of `x: [batch, heads, n, d]` by an angle
@@ -733,16 +768,23 @@ def Seq_RopeOp : Seq_Op<"rope", [Pure, SameOperandsAndResultType]> {
     LLaMA) at position `p` are rotated by `p * theta^(-2i / rotary_dims)`.
     Features at or above `rotary_dims` pass through. `rotary_dims` defaults to
     `d`; it must be even and at most `d` (and `d` even when it is absent).
+    The position of row `i` is `i`, or `offsets[b] + i` with the optional
+    `offsets: [batch]` (integers, non-negative): the absolute positions of
+    the tokens of a decode step.
 
     ```mlir
     %0 = seq.rope %q {theta = 1.0e4 : f64} : tensor<?x8x?x64xf32>
+    %1 = seq.rope %k offsets(%pos : tensor<?xi32>) : tensor<?x2x?x64xf32>
     ```
   }];
   let arguments = (ins RankedTensorOf<[AnyFloat]>:$input,
+                       Optional<IntTensor>:$offsets,
                        DefaultValuedAttr<F64Attr, "10000.0">:$theta,
                        OptionalAttr<I64Attr>:$rotary_dims);
   let results = (outs RankedTensorOf<[AnyFloat]>:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let assemblyFormat = [{
+    $input (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:` type($input)
+  }];
   let hasVerifier = 1;
 }
 

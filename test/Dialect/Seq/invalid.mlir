@@ -716,6 +716,14 @@ func.func @attention_causal_positions(%q: tensor<1x8x4x64xf32>, %k: tensor<1x8x8
 
 // -----
 
+func.func @attention_query_offsets_batch(%q: tensor<2x8x4x64xf32>, %k: tensor<2x8x8x64xf32>, %o: tensor<3xi32>) {
+  // expected-error @+1 {{'query_offsets' expected shape [batch] with batch = 2 (dim 0 of 'query'), got 'tensor<3xi32>'}}
+  %0 = seq.attention %q, %k, %k query_offsets(%o : tensor<3xi32>) {mask = #seq.mask<causal = true>} : tensor<2x8x4x64xf32>, tensor<2x8x8x64xf32>, tensor<2x8x8x64xf32> -> tensor<2x8x4x64xf32>
+  return
+}
+
+// -----
+
 func.func @attention_result(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x32xf32>) {
   // expected-error @+1 {{result expected shape [?, 8, ?, 32] ([batch, heads, n_q, d_v]), got 'tensor<?x8x?x64xf32>'}}
   %0 = seq.attention %q, %k, %v : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x32xf32> -> tensor<?x8x?x64xf32>
@@ -1039,6 +1047,14 @@ func.func @rope_rotary_dims_odd(%x: tensor<?x8x?x64xf32>) {
 func.func @rope_rotary_dims_too_large(%x: tensor<?x8x?x64xf32>) {
   // expected-error @+1 {{expected 'rotary_dims' at most d = 64 (dim 3 of 'input'), got 128}}
   %0 = seq.rope %x {rotary_dims = 128 : i64} : tensor<?x8x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @rope_offsets_batch(%x: tensor<2x8x?x64xf32>, %o: tensor<3xi32>) {
+  // expected-error @+1 {{'offsets' expected shape [batch] with batch = 2 (dim 0 of 'input'), got 'tensor<3xi32>'}}
+  %0 = seq.rope %x offsets(%o : tensor<3xi32>) : tensor<2x8x?x64xf32>
   return
 }
 
@@ -1429,5 +1445,21 @@ func.func @mask_negative_global_tokens(%s: tensor<?x?xf32>) {
 func.func @mask_global_tokens_without_window(%s: tensor<?x?xf32>) {
   // expected-error @+1 {{expected global tokens only with a sliding window}}
   %0 = seq.apply_mask %s {mask = #seq.mask<global_tokens = 2>} : tensor<?x?xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @cache_write_too_many_rows(%kc: tensor<1x2x8x16xf32>, %k: tensor<1x2x9x16xf32>, %pos: tensor<1xi32>) {
+  // expected-error @+1 {{expected at most max_len = 8 (dim 2 of 'cache') new rows, got n = 9}}
+  %0 = seq.cache_write %kc, %k, %pos : tensor<1x2x8x16xf32>, tensor<1x2x9x16xf32>, tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @cache_write_heads(%kc: tensor<1x2x8x16xf32>, %k: tensor<1x4x1x16xf32>, %pos: tensor<1xi32>) {
+  // expected-error @+1 {{'values' expected shape [batch, heads, n, d] with heads = 2 (dim 1 of 'cache'), got 'tensor<1x4x1x16xf32>'}}
+  %0 = seq.cache_write %kc, %k, %pos : tensor<1x2x8x16xf32>, tensor<1x4x1x16xf32>, tensor<1xi32>
   return
 }

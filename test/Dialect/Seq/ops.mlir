@@ -296,6 +296,19 @@ func.func @attention_decode(%q: tensor<1x8x1x64xf32>, %k: tensor<1x8x?x64xf32>,
 
 // -----
 
+// A chunk of 4 queries at positions offsets[b] + i against 9 keys: causal
+// masks compare absolute positions, so n_q and n_k may differ.
+// CHECK-LABEL: func.func @attention_query_offsets
+func.func @attention_query_offsets(%q: tensor<2x8x4x64xf32>, %k: tensor<2x2x9x64xf32>,
+                                   %offsets: tensor<2xi32>) -> tensor<2x8x4x64xf32> {
+  // CHECK: seq.attention %{{.+}}, %{{.+}}, %{{.+}} query_offsets(%{{.+}} : tensor<2xi32>) {mask = #seq.mask<causal = true>} : tensor<2x8x4x64xf32>, tensor<2x2x9x64xf32>, tensor<2x2x9x64xf32> -> tensor<2x8x4x64xf32>
+  %0 = seq.attention %q, %k, %k query_offsets(%offsets : tensor<2xi32>) {mask = #seq.mask<causal = true>}
+      : tensor<2x8x4x64xf32>, tensor<2x2x9x64xf32>, tensor<2x2x9x64xf32> -> tensor<2x8x4x64xf32>
+  return %0 : tensor<2x8x4x64xf32>
+}
+
+// -----
+
 // The tile ops of seq-tile-attention: a full tile, a partial tile with its
 // offsets and mask, ALiBi with the tile's positions, and the finalization of
 // one state and of partial states (flash-decoding).
@@ -364,7 +377,7 @@ func.func @cross_attention(%x: tensor<2x?x64xf32>, %mem: tensor<2x?x48xf32>,
 // -----
 
 // CHECK-LABEL: func.func @positions
-func.func @positions(%n: index, %q: tensor<?x8x?x64xf32>) {
+func.func @positions(%n: index, %q: tensor<?x8x?x64xf32>, %offsets: tensor<?xi32>) {
   // CHECK: seq.sinusoidal_pe %{{.+}} : tensor<?x64xf32>
   %0 = seq.sinusoidal_pe %n : tensor<?x64xf32>
   // CHECK: seq.sinusoidal_pe %{{.+}} {base = 5.000000e+02 : f64} : tensor<16x8xf32>
@@ -374,6 +387,9 @@ func.func @positions(%n: index, %q: tensor<?x8x?x64xf32>) {
   // Partial rotary embedding, as GPT-NeoX.
   // CHECK: seq.rope %{{.+}} {rotary_dims = 16 : i64, theta = 5.000000e+05 : f64} : tensor<?x8x?x64xf32>
   %3 = seq.rope %q {rotary_dims = 16 : i64, theta = 5.0e5 : f64} : tensor<?x8x?x64xf32>
+  // Rows at absolute positions offsets[b] + i.
+  // CHECK: seq.rope %{{.+}} offsets(%{{.+}} : tensor<?xi32>) : tensor<?x8x?x64xf32>
+  %5 = seq.rope %q offsets(%offsets : tensor<?xi32>) : tensor<?x8x?x64xf32>
   // CHECK: seq.alibi : tensor<8xf32>
   %4 = seq.alibi : tensor<8xf32>
   return
@@ -482,4 +498,14 @@ func.func @cross_entropy(%logits: tensor<?x?x1000xf32>, %t: tensor<?x?xi32>) {
   %1 = seq.cross_entropy %logits, %t {ignore_index = 0 : i64}
       : tensor<?x?x1000xf32>, tensor<?x?xi32> -> tensor<f32>
   return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cache_write
+func.func @cache_write(%kc: tensor<?x2x128x16xf32>, %k: tensor<?x2x?x16xf32>,
+                       %pos: tensor<?xi32>) -> tensor<?x2x128x16xf32> {
+  // CHECK: seq.cache_write %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x2x128x16xf32>, tensor<?x2x?x16xf32>, tensor<?xi32>
+  %0 = seq.cache_write %kc, %k, %pos : tensor<?x2x128x16xf32>, tensor<?x2x?x16xf32>, tensor<?xi32>
+  return %0 : tensor<?x2x128x16xf32>
 }

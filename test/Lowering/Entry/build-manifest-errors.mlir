@@ -32,7 +32,7 @@ module attributes {seq.model = 3 : i64} {
 // -----
 
 module attributes {seq.model = "m"} {
-  // expected-error @+1 {{model argument 0: expected exactly one of 'seq.input' and 'seq.param'}}
+  // expected-error @+1 {{model argument 0: expected exactly one of 'seq.input', 'seq.param' and 'seq.state'}}
   func.func @forward(%x: tensor<4xf32>) -> (tensor<4xf32> {seq.output = "y"}) {
     return %x : tensor<4xf32>
   }
