@@ -39,6 +39,8 @@ namespace {
 
 /// What the generation loop binds and reads, found in the manifest.
 struct Interface {
+  /// The name of the token input: `tokens`, or Hugging Face's `input_ids`.
+  std::string tokensName = "tokens";
   /// The index of input `pos`, when the model has one.
   bool hasPos = false;
   /// Cached stepping: `pos` and state.
@@ -106,14 +108,20 @@ seqc_status *findInterface(const seqc_model *model, Interface *iface) {
   size_t index;
   const ValueSpec *tokens =
       manifest.find(SEQC_VALUE_INPUT, std::string("tokens"), &index);
+  if (!tokens) {
+    tokens = manifest.find(SEQC_VALUE_INPUT, std::string("input_ids"), &index);
+    if (tokens)
+      iface->tokensName = "input_ids";
+  }
   if (!tokens)
     return annotate(manifest.notFound(SEQC_VALUE_INPUT, "tokens"),
                     "generation needs an input 'tokens' (i32 [b, n])");
   if (tokens->dtype != SEQC_DTYPE_I32 || tokens->rank != 2 ||
       tokens->shape[1] >= 0)
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
-                      "generation needs an input 'tokens' of type i32 [b, n] "
+                      "generation needs an input '%s' of type i32 [b, n] "
                       "(n symbolic); the model's is %s %s",
+                      iface->tokensName.c_str(),
                       seqc_dtype_name(tokens->dtype),
                       tokens->shapeText().c_str());
   iface->staticBatch = tokens->shape[0];
@@ -134,12 +142,13 @@ seqc_status *findInterface(const seqc_model *model, Interface *iface) {
     if (pos->dtype != SEQC_DTYPE_I32 || pos->rank != 1 || !sameBatch)
       return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                         "generation needs an input 'pos' of type i32 [%s] "
-                        "(the batch dimension of 'tokens'), or none; the "
+                        "(the batch dimension of '%s'), or none; the "
                         "model's is %s %s",
                         tokens->shape[0] < 0
                             ? tokens->dimNames[0].c_str()
                             : std::to_string(tokens->shape[0]).c_str(),
-                        seqc_dtype_name(pos->dtype), pos->shapeText().c_str());
+                        iface->tokensName.c_str(), seqc_dtype_name(pos->dtype),
+                        pos->shapeText().c_str());
     iface->hasPos = true;
     if (pos->hasRange && pos->range[1].symbol.empty() &&
         (iface->context < 0 || pos->range[1].value + 1 < iface->context)) {
@@ -149,11 +158,11 @@ seqc_status *findInterface(const seqc_model *model, Interface *iface) {
     }
   }
   for (const ValueSpec &spec : manifest.values[SEQC_VALUE_INPUT])
-    if (spec.name != "tokens" && spec.name != "pos")
+    if (spec.name != iface->tokensName && spec.name != "pos")
       return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
-                        "generation binds only the inputs 'tokens' and 'pos'; "
+                        "generation binds only the inputs '%s' and 'pos'; "
                         "the model also has input '%s' (%s %s)",
-                        spec.name.c_str(), seqc_dtype_name(spec.dtype),
+                        iface->tokensName.c_str(), spec.name.c_str(), seqc_dtype_name(spec.dtype),
                         spec.shapeText().c_str());
 
   const ValueSpec *logits =
@@ -304,7 +313,7 @@ private:
     tensor.shape[0] = b;
     tensor.shape[1] = n;
     tensor.data = tokenData.data();
-    SEQC_RETURN_IF_ERROR(seqc_model_set_input(model, "tokens", &tensor));
+    SEQC_RETURN_IF_ERROR(seqc_model_set_input(model, iface.tokensName.c_str(), &tensor));
     if (iface.hasPos) {
       tensor.rank = 1;
       tensor.shape[1] = 0;
@@ -421,8 +430,9 @@ extern "C" seqc_status *seqc_generate(seqc_model *model, int64_t batch,
   SEQC_RETURN_IF_ERROR(findInterface(model, &iface));
   if (iface.staticBatch >= 0 && batch != iface.staticBatch)
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
-                      "the model's input 'tokens' has a static batch of "
+                      "the model's input '%s' has a static batch of "
                       "%lld; got %lld prompts",
+                      iface.tokensName.c_str(),
                       static_cast<long long>(iface.staticBatch),
                       static_cast<long long>(batch));
 
@@ -456,11 +466,12 @@ extern "C" seqc_status *seqc_generate(seqc_model *model, int64_t batch,
       if (token < iface.tokenLo || token > iface.tokenHi)
         return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                           "prompt %lld: token %lld is %lld, outside the "
-                          "range [%lld, %lld] of input 'tokens'",
+                          "range [%lld, %lld] of input '%s'",
                           static_cast<long long>(r), static_cast<long long>(i),
                           static_cast<long long>(token),
                           static_cast<long long>(iface.tokenLo),
-                          static_cast<long long>(iface.tokenHi));
+                          static_cast<long long>(iface.tokenHi),
+                          iface.tokensName.c_str());
     }
     Row &row = rows[static_cast<size_t>(r)];
     row.promptLength = length;

@@ -19,6 +19,9 @@ import sys
 import numpy as np
 
 MAX_NEW = 8
+# The model's token input: `tokens`, or Hugging Face's `input_ids`
+# (the environment variable TOKENS_INPUT).
+TOKENS_INPUT = os.environ.get("TOKENS_INPUT", "tokens")
 
 
 def generate(exe, seed, prompts, *extra):
@@ -41,7 +44,7 @@ def forward_argmax(exe, workdir, seed, tokens):
     out = os.path.join(workdir, "logits.npy")
     np.save(path, np.array([tokens], dtype=np.int32))
     subprocess.run([exe, "--random-weights", str(seed), "--input",
-                    "tokens=" + path, "--output", "logits=" + out],
+                    TOKENS_INPUT + "=" + path, "--output", "logits=" + out],
                    check=True, stdout=subprocess.DEVNULL)
     logits = np.load(out)
     assert logits.shape[:2] == (1, len(tokens)), logits.shape
