@@ -74,12 +74,20 @@ int statusError(const std::string &context, seqc_status *status) {
   return error("%s: %s", context.c_str(), seqc_status_message(status));
 }
 
-struct Options {
+/// The flags that the run and the generate command share: where the weights
+/// come from, the thread count and the memory limit.
+struct ModelFlags {
   const char *weights = nullptr;
-  bool skipUnused = false;
-  std::vector<const char *> skipPatterns;
   bool randomWeights = false;
   uint64_t weightSeed = 0;
+  int32_t threads = 0;
+  bool maxMemory = false;
+  uint64_t maxMemoryBytes = 0;
+};
+
+struct Options : ModelFlags {
+  bool skipUnused = false;
+  std::vector<const char *> skipPatterns;
   bool randomInputs = false;
   uint64_t inputSeed = 0;
   std::vector<std::pair<std::string, std::string>> inputs;
@@ -87,9 +95,6 @@ struct Options {
   std::vector<std::pair<std::string, int64_t>> dims;
   const char *saveWeights = nullptr;
   int64_t benchRuns = 0;
-  int32_t threads = 0;
-  bool maxMemory = false;
-  uint64_t maxMemoryBytes = 0;
 };
 
 bool parseUnsigned(const char *text, uint64_t max, uint64_t *out) {
@@ -117,6 +122,38 @@ bool splitAssignment(const char *text, std::string *name, std::string *value) {
   name->assign(text, static_cast<size_t>(eq - text));
   value->assign(eq + 1);
   return true;
+}
+
+/// Parses `flag` when it is one of the shared model flags: returns 0 when it
+/// was and is valid, the exit code after printing the error when it is not
+/// valid, and -1 when `flag` is another flag.
+int parseModelFlag(const std::string &flag, const char *value,
+                   ModelFlags &opts) {
+  uint64_t number;
+  if (flag == "--weights") {
+    opts.weights = value;
+  } else if (flag == "--random-weights") {
+    if (!parseUnsigned(value, UINT64_MAX, &number))
+      return error("--random-weights: '%s' is not a seed (a non-negative "
+                   "integer below 2^64)",
+                   value);
+    opts.randomWeights = true;
+    opts.weightSeed = number;
+  } else if (flag == "--threads") {
+    if (!parseUnsigned(value, 1 << 20, &number) || number == 0)
+      return error("--threads: '%s' is not a positive thread count", value);
+    opts.threads = static_cast<int32_t>(number);
+  } else if (flag == "--max-memory") {
+    if (!parseByteSize(value, &number) || number == 0)
+      return error("--max-memory: '%s' is not a size (bytes, or a number "
+                   "with a suffix K, M, G or T: 512M, 4G)",
+                   value);
+    opts.maxMemory = true;
+    opts.maxMemoryBytes = number;
+  } else {
+    return -1;
+  }
+  return 0;
 }
 
 /// Parses the command line; returns 0 on success, else the exit code after
@@ -164,27 +201,25 @@ int parseArgs(int argc, char **argv, Options &opts) {
       return error("%s is given more than once", flag.c_str());
     seen[which] = true;
 
+    if (int code = parseModelFlag(flag, value, opts); code >= 0) {
+      if (code)
+        return code;
+      continue;
+    }
     std::string name, rhs;
     uint64_t number;
-    if (flag == "--weights") {
-      opts.weights = value;
-    } else if (flag == "--skip-weights") {
+    if (flag == "--skip-weights") {
       if (!*value)
         return error("--skip-weights needs a pattern (fnmatch: "
                      "'*.position_ids')");
       opts.skipPatterns.push_back(value);
-    } else if (flag == "--random-weights" || flag == "--random-inputs") {
+    } else if (flag == "--random-inputs") {
       if (!parseUnsigned(value, UINT64_MAX, &number))
-        return error("%s: '%s' is not a seed (a non-negative integer below "
-                     "2^64)",
-                     flag.c_str(), value);
-      if (flag == "--random-weights") {
-        opts.randomWeights = true;
-        opts.weightSeed = number;
-      } else {
-        opts.randomInputs = true;
-        opts.inputSeed = number;
-      }
+        return error("--random-inputs: '%s' is not a seed (a non-negative "
+                     "integer below 2^64)",
+                     value);
+      opts.randomInputs = true;
+      opts.inputSeed = number;
     } else if (flag == "--input" || flag == "--output") {
       if (!splitAssignment(value, &name, &rhs))
         return error("%s expects NAME=FILE.npy, got '%s'", flag.c_str(), value);
@@ -210,17 +245,6 @@ int parseArgs(int argc, char **argv, Options &opts) {
       if (!parseUnsigned(value, 1000000000, &number) || number == 0)
         return error("--bench: '%s' is not a positive run count", value);
       opts.benchRuns = static_cast<int64_t>(number);
-    } else if (flag == "--threads") {
-      if (!parseUnsigned(value, 1 << 20, &number) || number == 0)
-        return error("--threads: '%s' is not a positive thread count", value);
-      opts.threads = static_cast<int32_t>(number);
-    } else if (flag == "--max-memory") {
-      if (!parseByteSize(value, &number) || number == 0)
-        return error("--max-memory: '%s' is not a size (bytes, or a number "
-                     "with a suffix K, M, G or T: 512M, 4G)",
-                     value);
-      opts.maxMemory = true;
-      opts.maxMemoryBytes = number;
     }
   }
   if (opts.weights && opts.randomWeights)
@@ -443,16 +467,10 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 constexpr int64_t kMaxNewTokens = int64_t(1) << 24;
 constexpr int64_t kMaxPrompts = int64_t(1) << 10;
 
-struct GenerateOptions {
-  const char *weights = nullptr;
-  bool randomWeights = false;
-  uint64_t weightSeed = 0;
+struct GenerateOptions : ModelFlags {
   std::vector<std::vector<int32_t>> prompts;
   std::vector<int32_t> stopIds;
   seqc_generate_options generate;
-  int32_t threads = 0;
-  bool maxMemory = false;
-  uint64_t maxMemoryBytes = 0;
 };
 
 /// Parses a signed decimal integer in [min, max].
@@ -578,20 +596,16 @@ int parseGenerateArgs(int argc, char **argv, GenerateOptions &opts) {
       return error("%s is given more than once", flag.c_str());
     seen[which] = true;
 
+    if (int code = parseModelFlag(flag, value, opts); code >= 0) {
+      if (code)
+        return code;
+      continue;
+    }
     uint64_t number;
     int64_t integer;
     double real;
     std::string bad;
-    if (flag == "--weights") {
-      opts.weights = value;
-    } else if (flag == "--random-weights") {
-      if (!parseUnsigned(value, UINT64_MAX, &number))
-        return error("--random-weights: '%s' is not a seed (a non-negative "
-                     "integer below 2^64)",
-                     value);
-      opts.randomWeights = true;
-      opts.weightSeed = number;
-    } else if (flag == "--seed") {
+    if (flag == "--seed") {
       if (!parseUnsigned(value, UINT64_MAX, &number))
         return error("--seed: '%s' is not a seed (a non-negative integer "
                      "below 2^64)",
@@ -622,17 +636,6 @@ int parseGenerateArgs(int argc, char **argv, GenerateOptions &opts) {
       (flag == "--temperature" ? opts.generate.temperature
        : flag == "--top-p"     ? opts.generate.top_p
                                : opts.generate.repetition_penalty) = real;
-    } else if (flag == "--threads") {
-      if (!parseUnsigned(value, 1 << 20, &number) || number == 0)
-        return error("--threads: '%s' is not a positive thread count", value);
-      opts.threads = static_cast<int32_t>(number);
-    } else if (flag == "--max-memory") {
-      if (!parseByteSize(value, &number) || number == 0)
-        return error("--max-memory: '%s' is not a size (bytes, or a number "
-                     "with a suffix K, M, G or T: 512M, 4G)",
-                     value);
-      opts.maxMemory = true;
-      opts.maxMemoryBytes = number;
     }
   }
   if (opts.weights && opts.randomWeights)
