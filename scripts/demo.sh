@@ -9,7 +9,9 @@
 # linalg -> LLVM -> object -> link with the runtime) and its time, then the
 # executable's run: five timed runs after a warm-up, and what it computed;
 # then the executable generating tokens, greedy and sampled, with its
-# prefill and decode speeds.
+# prefill and decode speeds; last, examples/gpt_decode.seq (the same model
+# and parameter names, with a KV cache) generating the same tokens from the
+# same weights, one token per call instead of the whole prefix again.
 # Everything is written under a temporary directory that is removed on exit.
 set -euo pipefail
 
@@ -63,3 +65,9 @@ sampling=(--temperature 0.8 --top-k 40 --top-p 0.95 --seed 7)
 section "generate: a batch of two prompts, sampled (${sampling[*]})"
 "$work/gpt" generate --random-weights 1 --prompt-ids "$prompt" \
   --prompt-ids 42,7 --max-new-tokens 32 "${sampling[@]}"
+
+section "generate with a KV cache: seqc -O2 examples/gpt_decode.seq -o gpt_decode"
+echo "(the same weights and prompt: the same tokens, each step one token)"
+"$seqc" -O2 "$root/examples/gpt_decode.seq" -o "$work/gpt_decode"
+"$work/gpt_decode" generate --random-weights 1 --prompt-ids "$prompt" \
+  --max-new-tokens 32
