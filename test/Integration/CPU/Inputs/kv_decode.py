@@ -51,6 +51,8 @@ lib.seqc_model_reset_inputs.argtypes = [vp]
 lib.seqc_model_reset_inputs.restype = None
 lib.seqc_model_num_state.argtypes = [vp]
 lib.seqc_model_num_state.restype = i64
+lib.seqc_model_free.argtypes = [vp]
+lib.seqc_model_free.restype = None
 
 
 def status_text(status):
@@ -175,3 +177,6 @@ error = run(seqs2[:, :2], np.array([0, 255, 3]))
 print("overflow:", error)
 report("after overflow", run(ext[:, :1], np.full(3, 11))[:, 0], tail[:, 0])
 print("bad shape:", run(ext[:, :1], np.zeros(2)))
+
+# The instance and its state are freed (the sanitizer build checks for leaks).
+lib.seqc_model_free(model)
