@@ -904,7 +904,8 @@ TEST_F(Weights, SkipsTensorsThatAreNotParametersOnlyOnRequest) {
 
   // A parameter is loaded even when a pattern matches it, and its dtype is
   // still checked.
-  const char *everything[] = {"*"};
+  // (The array's second entry is the NULL that the last call reports.)
+  const char *everything[] = {"*", nullptr};
   options.skip_unused = 0;
   options.skip_patterns = everything;
   options.num_skip_patterns = 1;
