@@ -47,8 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   (void)seqc_model_name(model);
+  // Only models whose every value (inputs, outputs, parameters and the
+  // state the instance allocates) is small are run.
   bool small = true;
-  for (int kind = 0; kind < 3; ++kind) {
+  for (int kind = SEQC_VALUE_INPUT; kind <= SEQC_VALUE_STATE; ++kind) {
     auto valueKind = static_cast<seqc_value_kind>(kind);
     for (size_t i = 0; i < seqc_model_count(model, valueKind); ++i) {
       seqc_value_info info;
