@@ -156,6 +156,13 @@ int parseModelFlag(const std::string &flag, const char *value,
   return 0;
 }
 
+/// Checks the shared flags together once the command line is parsed.
+int checkModelFlags(const ModelFlags &opts) {
+  if (opts.weights && opts.randomWeights)
+    return error("--weights and --random-weights are mutually exclusive");
+  return 0;
+}
+
 /// Parses the command line; returns 0 on success, else the exit code after
 /// printing the error.
 int parseArgs(int argc, char **argv, Options &opts) {
@@ -247,8 +254,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
       opts.benchRuns = static_cast<int64_t>(number);
     }
   }
-  if (opts.weights && opts.randomWeights)
-    return error("--weights and --random-weights are mutually exclusive");
+  if (int code = checkModelFlags(opts))
+    return code;
   if ((opts.skipUnused || !opts.skipPatterns.empty()) && !opts.weights)
     return error("--skip-unused and --skip-weights apply to --weights, "
                  "which is not given");
@@ -452,6 +459,34 @@ void noteSkipped(void *, const char *name, const char *dtype, int32_t rank,
                formatShape(shape, rank).c_str());
 }
 
+/// Applies the shared flags' thread count and memory limit.
+int applyRunLimits(const ModelFlags &opts, int64_t environmentThreads) {
+  if (int code = setThreadCount(opts.threads, environmentThreads))
+    return code;
+  if (opts.maxMemory)
+    seqc_set_memory_limit(opts.maxMemoryBytes);
+  return 0;
+}
+
+/// Binds the weights the shared flags name (`options`, when given, for
+/// --weights), or says that a model with parameters needs them.
+int bindWeights(seqc_model *m, const ModelFlags &opts,
+                const seqc_weights_options *options) {
+  if (opts.weights) {
+    if (seqc_status *status =
+            options ? seqc_model_load_weights_with(m, opts.weights, options)
+                    : seqc_model_load_weights(m, opts.weights))
+      return statusError("--weights", status);
+  } else if (opts.randomWeights) {
+    if (seqc_status *status = seqc_model_random_weights(m, opts.weightSeed))
+      return statusError("--random-weights", status);
+  } else if (seqc_model_count(m, SEQC_VALUE_PARAM) > 0) {
+    return error("the model needs weights: pass --weights FILE or "
+                 "--random-weights SEED");
+  }
+  return 0;
+}
+
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
@@ -638,8 +673,8 @@ int parseGenerateArgs(int argc, char **argv, GenerateOptions &opts) {
                                : opts.generate.repetition_penalty) = real;
     }
   }
-  if (opts.weights && opts.randomWeights)
-    return error("--weights and --random-weights are mutually exclusive");
+  if (int code = checkModelFlags(opts))
+    return code;
   if (static_cast<int64_t>(opts.prompts.size()) > kMaxPrompts)
     return error("generate: %zu prompts are more than %" PRId64,
                  opts.prompts.size(), kMaxPrompts);
@@ -698,20 +733,10 @@ int runGenerate(const char *program, int argc, char **argv,
     return statusError("", status);
   ModelPtr model(raw);
   seqc_model *m = model.get();
-  if (int code = setThreadCount(opts.threads, environmentThreads))
+  if (int code = applyRunLimits(opts, environmentThreads))
     return code;
-  if (opts.maxMemory)
-    seqc_set_memory_limit(opts.maxMemoryBytes);
-  if (opts.weights) {
-    if (seqc_status *status = seqc_model_load_weights(m, opts.weights))
-      return statusError("--weights", status);
-  } else if (opts.randomWeights) {
-    if (seqc_status *status = seqc_model_random_weights(m, opts.weightSeed))
-      return statusError("--random-weights", status);
-  } else if (seqc_model_count(m, SEQC_VALUE_PARAM) > 0) {
-    return error("the model needs weights: pass --weights FILE or "
-                 "--random-weights SEED");
-  }
+  if (int code = bindWeights(m, opts, nullptr))
+    return code;
 
   int64_t batch = static_cast<int64_t>(opts.prompts.size());
   std::vector<const int32_t *> prompts;
@@ -811,32 +836,21 @@ int runMain(int argc, char **argv) {
   ModelPtr model(raw);
   seqc_model *m = model.get();
 
-  if (int code = setThreadCount(opts.threads, environmentThreads))
+  if (int code = applyRunLimits(opts, environmentThreads))
     return code;
-  if (opts.maxMemory)
-    seqc_set_memory_limit(opts.maxMemoryBytes);
 
   for (const auto &dim : opts.dims)
     if (seqc_status *status =
             seqc_model_set_dim(m, dim.first.c_str(), dim.second))
       return statusError("--dim " + dim.first, status);
 
-  if (opts.weights) {
-    seqc_weights_options options = {};
-    options.skip_unused = opts.skipUnused;
-    options.skip_patterns = opts.skipPatterns.data();
-    options.num_skip_patterns = opts.skipPatterns.size();
-    options.on_skipped = noteSkipped;
-    if (seqc_status *status =
-            seqc_model_load_weights_with(m, opts.weights, &options))
-      return statusError("--weights", status);
-  } else if (opts.randomWeights) {
-    if (seqc_status *status = seqc_model_random_weights(m, opts.weightSeed))
-      return statusError("--random-weights", status);
-  } else if (seqc_model_count(m, SEQC_VALUE_PARAM) > 0) {
-    return error("the model needs weights: pass --weights FILE or "
-                 "--random-weights SEED");
-  }
+  seqc_weights_options options = {};
+  options.skip_unused = opts.skipUnused;
+  options.skip_patterns = opts.skipPatterns.data();
+  options.num_skip_patterns = opts.skipPatterns.size();
+  options.on_skipped = noteSkipped;
+  if (int code = bindWeights(m, opts, &options))
+    return code;
 
   for (const auto &input : opts.inputs) {
     std::string context = "--input " + input.first + "=" + input.second;
