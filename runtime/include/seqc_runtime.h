@@ -168,6 +168,23 @@ seqc_status *seqc_model_load_prepared(const char *manifest,
 /// Releases the model, its weights, inputs and outputs; NULL is allowed.
 void seqc_model_free(seqc_model *model);
 
+/// Creates another instance of `src`'s model for another thread: the same
+/// manifest and entry points, its own inputs, dimensions, outputs and state
+/// (unbound, empty and unallocated, as after seqc_model_load), and `src`'s
+/// bound parameters shared by reference, not copied: the new instance's
+/// parameters are the same bytes (seqc_model_get_param returns the same
+/// pointers), kept alive by a reference count until every instance that
+/// uses them has rebound its weights or been freed, in any order. The
+/// weights are read-only to every instance; binding new weights to one
+/// instance (seqc_model_load_weights, seqc_model_random_weights,
+/// seqc_model_set_param) replaces that instance's alone. Instances made
+/// this way run concurrently, one call per instance at a time. Each
+/// instance computes its own prepared state (seqc_prepare, docs/abi.md) at
+/// its first run, since that state also holds the instance's scratch arena.
+/// `src` may run on another thread during the call, but must not be
+/// rebinding its weights.
+seqc_status *seqc_model_clone(const seqc_model *src, seqc_model **out_model);
+
 /// Returns the "model" field of the manifest ("" if absent).
 const char *seqc_model_name(const seqc_model *model);
 
