@@ -441,7 +441,8 @@ seqc_status *parseGguf(const std::shared_ptr<MappedFile> &file, GgufFile *out) {
 
   std::unordered_set<std::string> keys;
   out->metadata.clear();
-  out->metadata.reserve(static_cast<size_t>(kvCount));
+  // Reserved up to a bound: the counts are only known to fit the file.
+  out->metadata.reserve(static_cast<size_t>(std::min<uint64_t>(kvCount, 1024)));
   for (uint64_t n = 0; n < kvCount; ++n) {
     std::string key;
     if (!reader.string(&key))
@@ -476,7 +477,8 @@ seqc_status *parseGguf(const std::shared_ptr<MappedFile> &file, GgufFile *out) {
 
   std::unordered_set<std::string> names;
   out->tensors.clear();
-  out->tensors.reserve(static_cast<size_t>(tensorCount));
+  out->tensors.reserve(
+      static_cast<size_t>(std::min<uint64_t>(tensorCount, 1024)));
   for (uint64_t n = 0; n < tensorCount; ++n) {
     GgufTensor tensor;
     SEQC_RETURN_IF_ERROR(

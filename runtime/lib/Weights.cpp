@@ -252,16 +252,35 @@ void storeFloats(const float *values, seqc_dtype to, uint8_t *dest,
 /// the rows in RoPE source order when the tensor has them permuted.
 void convertTensor(const SourceTensor &tensor, seqc_dtype to, uint8_t *dest,
                    size_t numel) {
+  if (numel == 0)
+    return;
+  if (tensor.ropeHeads > 0 && tensor.shape.size() == 1) {
+    // A bias: its elements are the rows. Converted in the file's order,
+    // then reordered.
+    SourceTensor inOrder = tensor;
+    inOrder.ropeHeads = 0;
+    size_t elementSize = seqc_dtype_size(to);
+    std::vector<uint8_t> converted(numel * elementSize);
+    convertTensor(inOrder, to, converted.data(), numel);
+    for (size_t i = 0; i < numel; ++i)
+      std::memcpy(dest + i * elementSize,
+                  converted.data() +
+                      static_cast<size_t>(ropeSourceRow(
+                          static_cast<int64_t>(i), static_cast<int64_t>(numel),
+                          tensor.ropeHeads)) *
+                          elementSize,
+                  elementSize);
+    return;
+  }
   size_t rowElems = tensor.shape.empty()
                         ? 1
                         : static_cast<size_t>(tensor.shape.back());
-  if (rowElems == 0 || numel == 0)
+  if (rowElems == 0)
     return;
   size_t rows = numel / rowElems;
   size_t sourceRowBytes = tensor.bytes / rows;
   size_t destRowBytes = rowElems * seqc_dtype_size(to);
   std::vector<float> scratch(tensor.isBlockFormat() ? rowElems : 0);
-  // A rank-1 tensor (a bias) permutes its elements, each a row of one.
   for (size_t row = 0; row < rows; ++row) {
     size_t from = static_cast<size_t>(ropeSourceRow(
         static_cast<int64_t>(row), static_cast<int64_t>(rows),

@@ -186,12 +186,16 @@ TEST(Gguf, UndoesTheRopeRowOrderAndDequantizesIntoHalfParameters) {
                             u32Kv("llama.attention.head_count", 1),
                             u32Kv("llama.attention.head_count_kv", 1)},
                            {{"blk.0.attn_q.weight", {32, 4}, 0, floats(file)},
+                            {"blk.0.attn_q.bias", {4}, 0,
+                             floats({10, 12, 11, 13})},
                             {"blk.0.attn_k.weight", {32, 2}, 8, q8},
                             {"output_norm.weight", {32}, 3, q41}}));
   const char *manifest =
       R"({"model": "m", "inputs": [], "outputs": [], "params": [)"
       R"({"name": "model.layers.0.self_attn.q_proj.weight", "dtype": "f32",)"
-      R"( "shape": [4, 32]}, {"name": "model.layers.0.self_attn.k_proj.)"
+      R"( "shape": [4, 32]}, {"name": "model.layers.0.self_attn.q_proj.bias",)"
+      R"( "dtype": "f32", "shape": [4]},)"
+      R"( {"name": "model.layers.0.self_attn.k_proj.)"
       R"(weight", "dtype": "f16", "shape": [2, 32]}, {"name":)"
       R"( "model.norm.weight", "dtype": "bf16", "shape": [32]}]})";
   seqc_model *raw = nullptr;
@@ -214,6 +218,12 @@ TEST(Gguf, UndoesTheRopeRowOrderAndDequantizesIntoHalfParameters) {
   ASSERT_TRUE(isOk(seqc_model_get_param(
       model.get(), "model.layers.0.self_attn.q_proj.weight", &q)));
   EXPECT_EQ(std::memcmp(q.data, hf.data(), hf.size() * sizeof(float)), 0);
+  seqc_tensor bias;
+  ASSERT_TRUE(isOk(seqc_model_get_param(
+      model.get(), "model.layers.0.self_attn.q_proj.bias", &bias)));
+  const float *b = static_cast<const float *>(bias.data);
+  EXPECT_EQ(std::vector<float>(b, b + 4),
+            (std::vector<float>{10, 11, 12, 13}));
   ASSERT_TRUE(isOk(seqc_model_get_param(
       model.get(), "model.layers.0.self_attn.k_proj.weight", &k)));
   for (int j = 0; j < 64; ++j)
