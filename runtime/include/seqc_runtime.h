@@ -168,6 +168,23 @@ seqc_status *seqc_model_load_prepared(const char *manifest,
 /// Releases the model, its weights, inputs and outputs; NULL is allowed.
 void seqc_model_free(seqc_model *model);
 
+/// Creates another instance of `src`'s model for another thread: the same
+/// manifest and entry points, its own inputs, dimensions, outputs and state
+/// (unbound, empty and unallocated, as after seqc_model_load), and `src`'s
+/// bound parameters shared by reference, not copied: the new instance's
+/// parameters are the same bytes (seqc_model_get_param returns the same
+/// pointers), kept alive by a reference count until every instance that
+/// uses them has rebound its weights or been freed, in any order. The
+/// weights are read-only to every instance; binding new weights to one
+/// instance (seqc_model_load_weights, seqc_model_random_weights,
+/// seqc_model_set_param) replaces that instance's alone. Instances made
+/// this way run concurrently, one call per instance at a time. Each
+/// instance computes its own prepared state (seqc_prepare, docs/abi.md) at
+/// its first run, since that state also holds the instance's scratch arena.
+/// `src` may run on another thread during the call, but must not be
+/// rebinding its weights.
+seqc_status *seqc_model_clone(const seqc_model *src, seqc_model **out_model);
+
 /// Returns the "model" field of the manifest ("" if absent).
 const char *seqc_model_name(const seqc_model *model);
 
@@ -223,7 +240,8 @@ seqc_status *seqc_model_get_dim(const seqc_model *model, const char *name,
 
 /*--- Weights --------------------------------------------------------------*/
 
-/// Binds every parameter from a checkpoint: a safetensors file, a sharded
+/// Binds every parameter from a checkpoint: a GGUF file (recognized by its
+/// magic; docs/runtime.md, "GGUF files"), a safetensors file, a sharded
 /// checkpoint's index (a path ending in ".json", such as
 /// model.safetensors.index.json, whose "weight_map" names the shard holding
 /// each tensor, relative to the index's directory), or a directory holding
@@ -244,6 +262,13 @@ typedef void (*seqc_skipped_fn)(void *user_data, const char *name,
                                 const char *dtype, int32_t rank,
                                 const int64_t *shape);
 
+/// Reports a tensor of a GGUF file that seqc_model_load_weights_with
+/// dequantized on load: its name in the file, the parameter it was bound
+/// to, the file's ggml type ("Q8_0") and the parameter's dtype.
+typedef void (*seqc_dequantized_fn)(void *user_data, const char *tensor,
+                                    const char *param, const char *type,
+                                    seqc_dtype dtype);
+
 /// How seqc_model_load_weights_with treats the tensors of a checkpoint that
 /// are not parameters of the model (a buffer such as BERT's
 /// embeddings.position_ids, a pooler the model does not use). Zero-
@@ -261,6 +286,18 @@ typedef struct seqc_weights_options {
   /// per tensor); NULL reports nothing.
   seqc_skipped_fn on_skipped;
   void *user_data;
+  /// For a GGUF file: how its tensor names map to the model's parameter
+  /// names, one "gguf name = parameter name" per line ('#' starts a
+  /// comment), where "{i}" on both sides stands for a layer number:
+  ///   blk.{i}.attn_q.weight = model.layers.{i}.self_attn.q_proj.weight
+  /// Consulted before the built-in table of the file's
+  /// general.architecture (docs/runtime.md); a name that neither maps
+  /// binds the parameter of the same name. NULL: the built-in table only.
+  const char *name_table;
+  /// Called once per GGUF tensor that was dequantized into a float
+  /// parameter, in the file's order, after the load succeeded; NULL
+  /// reports nothing.
+  seqc_dequantized_fn on_dequantized;
 } seqc_weights_options;
 
 /// seqc_model_load_weights with `options` (NULL: none). A tensor that is

@@ -83,6 +83,8 @@ struct ModelFlags {
   int32_t threads = 0;
   bool maxMemory = false;
   uint64_t maxMemoryBytes = 0;
+  /// --gguf-names: a file of GGUF name rules (seqc_weights_options).
+  const char *ggufNames = nullptr;
 };
 
 struct Options : ModelFlags {
@@ -143,6 +145,8 @@ int parseModelFlag(const std::string &flag, const char *value,
     if (!parseUnsigned(value, 1 << 20, &number) || number == 0)
       return error("--threads: '%s' is not a positive thread count", value);
     opts.threads = static_cast<int32_t>(number);
+  } else if (flag == "--gguf-names") {
+    opts.ggufNames = value;
   } else if (flag == "--max-memory") {
     if (!parseByteSize(value, &number) || number == 0)
       return error("--max-memory: '%s' is not a size (bytes, or a number "
@@ -160,13 +164,15 @@ int parseModelFlag(const std::string &flag, const char *value,
 int checkModelFlags(const ModelFlags &opts) {
   if (opts.weights && opts.randomWeights)
     return error("--weights and --random-weights are mutually exclusive");
+  if (opts.ggufNames && !opts.weights)
+    return error("--gguf-names applies to --weights, which is not given");
   return 0;
 }
 
 /// Parses the command line; returns 0 on success, else the exit code after
 /// printing the error.
 int parseArgs(int argc, char **argv, Options &opts) {
-  bool seen[16] = {};
+  bool seen[17] = {};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.size() < 3 || arg.compare(0, 2, "--") != 0)
@@ -181,7 +187,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
     static const char *const kFlags[] = {
         "--weights", "--random-weights", "--input",        "--random-inputs",
         "--dim",     "--output",         "--save-weights", "--bench",
-        "--threads", "--max-memory",     "--skip-unused",  "--skip-weights"};
+        "--threads", "--max-memory",     "--skip-unused",  "--skip-weights",
+        "--gguf-names"};
     int which = -1;
     for (int f = 0; f < static_cast<int>(std::size(kFlags)); ++f)
       if (flag == kFlags[f])
@@ -290,8 +297,11 @@ void printHelp(const char *argv0, const seqc_model *model) {
       "Runs the model '%s' compiled by seqc.\n\n"
       "options:\n"
       "  --weights PATH          load the parameters from a safetensors file,\n"
-      "                          a sharded checkpoint's index (.json) or a\n"
-      "                          directory holding either\n"
+      "                          a sharded checkpoint's index (.json), a\n"
+      "                          directory holding either, or a GGUF file\n"
+      "  --gguf-names FILE       map a GGUF file's tensor names to the\n"
+      "                          parameters' ('blk.{i}.attn_q.weight =\n"
+      "                          model.layers.{i}.self_attn.q_proj.weight')\n"
       "  --skip-unused           skip the tensors of --weights that are not\n"
       "                          parameters (a note names each one)\n"
       "  --skip-weights PATTERN  skip those whose names match PATTERN\n"
@@ -459,6 +469,21 @@ void noteSkipped(void *, const char *name, const char *dtype, int32_t rank,
                formatShape(shape, rank).c_str());
 }
 
+/// The GGUF tensors of --weights that were dequantized, for one note.
+struct DequantizedNotes {
+  std::vector<std::string> names;
+  std::string types;
+};
+
+void noteDequantized(void *userData, const char *tensor, const char *,
+                     const char *type, seqc_dtype dtype) {
+  auto *notes = static_cast<DequantizedNotes *>(userData);
+  notes->names.push_back(printableText(tensor));
+  std::string kind = std::string(type) + " to " + seqc_dtype_name(dtype);
+  if (notes->types.find(kind) == std::string::npos)
+    notes->types += (notes->types.empty() ? "" : ", ") + kind;
+}
+
 /// Applies the shared flags' thread count and memory limit.
 int applyRunLimits(const ModelFlags &opts, int64_t environmentThreads) {
   if (int code = setThreadCount(opts.threads, environmentThreads))
@@ -473,10 +498,45 @@ int applyRunLimits(const ModelFlags &opts, int64_t environmentThreads) {
 int bindWeights(seqc_model *m, const ModelFlags &opts,
                 const seqc_weights_options *options) {
   if (opts.weights) {
+    seqc_weights_options withGguf = {};
+    if (options)
+      withGguf = *options;
+    std::string table;
+    if (opts.ggufNames) {
+      std::FILE *file = std::fopen(opts.ggufNames, "rb");
+      if (!file)
+        return error("--gguf-names: cannot open '%s': %s", opts.ggufNames,
+                     std::strerror(errno));
+      char chunk[4096];
+      size_t got;
+      while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
+        table.append(chunk, got);
+      bool failed = std::ferror(file);
+      std::fclose(file);
+      if (failed)
+        return error("--gguf-names: cannot read '%s'", opts.ggufNames);
+      withGguf.name_table = table.c_str();
+    }
+    // noteSkipped ignores its user data.
+    DequantizedNotes notes;
+    withGguf.on_dequantized = noteDequantized;
+    withGguf.user_data = &notes;
     if (seqc_status *status =
-            options ? seqc_model_load_weights_with(m, opts.weights, options)
-                    : seqc_model_load_weights(m, opts.weights))
-      return statusError("--weights", status);
+            seqc_model_load_weights_with(m, opts.weights, &withGguf))
+      return statusError(opts.ggufNames ? "--weights (with --gguf-names)"
+                                        : "--weights",
+                         status);
+    if (!notes.names.empty()) {
+      std::string list;
+      for (size_t i = 0; i < notes.names.size() && i < 3; ++i)
+        list += (i ? ", '" : "'") + notes.names[i] + "'";
+      if (notes.names.size() > 3)
+        list += ", ... (" + std::to_string(notes.names.size() - 3) + " more)";
+      std::fprintf(stderr,
+                   "note: --weights: dequantized %zu tensors on load (%s): "
+                   "%s\n",
+                   notes.names.size(), notes.types.c_str(), list.c_str());
+    }
   } else if (opts.randomWeights) {
     if (seqc_status *status = seqc_model_random_weights(m, opts.weightSeed))
       return statusError("--random-weights", status);
@@ -573,7 +633,8 @@ void printGenerateHelp(const char *argv0, const seqc_model *model) {
       "input pos: i32[b] and a cache it decodes one token per call, else\n"
       "each step runs the whole prefix again.\n\n"
       "options:\n"
-      "  --weights FILE              load the parameters (safetensors)\n"
+      "  --weights FILE              load the parameters (safetensors, GGUF)\n"
+      "  --gguf-names FILE           map GGUF tensor names to parameters\n"
       "  --random-weights SEED       deterministic random parameters\n"
       "  --prompt-ids 1,2,3          a prompt of token ids; repeat it for a\n"
       "                              batch of prompts (of any lengths)\n"
@@ -601,7 +662,8 @@ int parseGenerateArgs(int argc, char **argv, GenerateOptions &opts) {
                                        "--temperature", "--top-k",
                                        "--top-p",       "--repetition-penalty",
                                        "--seed",        "--stop-ids",
-                                       "--threads",     "--max-memory"};
+                                       "--threads",     "--max-memory",
+                                       "--gguf-names"};
   bool seen[std::size(kFlags)] = {};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

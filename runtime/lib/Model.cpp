@@ -235,6 +235,28 @@ extern "C" seqc_status *seqc_model_load(seqc_model **out_model) {
                                   &seqc_release, out_model);
 }
 
+extern "C" seqc_status *seqc_model_clone(const seqc_model *src,
+                                         seqc_model **out_model) {
+  if (!src || !out_model)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_model_clone: src and out_model must not be NULL");
+  std::unique_ptr<seqc_model> model(new seqc_model());
+  model->manifestText = src->manifestText;
+  model->manifest = src->manifest;
+  model->invoke = src->invoke;
+  model->prepare = src->prepare;
+  model->release = src->release;
+  // Each Buffer's owner is a shared_ptr (to the heap block, the converted
+  // copy or the mapped file): copying the bound values shares the bytes.
+  // Running never writes `params`, so reading them beside a run is safe.
+  model->params = src->params;
+  model->inputs.resize(model->manifest.values[SEQC_VALUE_INPUT].size());
+  model->state.resize(model->manifest.values[SEQC_VALUE_STATE].size());
+  model->outputs.resize(model->manifest.values[SEQC_VALUE_OUTPUT].size());
+  *out_model = model.release();
+  return nullptr;
+}
+
 extern "C" void seqc_model_free(seqc_model *model) { delete model; }
 
 extern "C" const char *seqc_model_name(const seqc_model *model) {

@@ -13,15 +13,20 @@
 //===----------------------------------------------------------------------===//
 
 #include "Checkpoint.h"
+#include "Gguf.h"
 #include "Model.h"
 #include "Random.h"
 #include "Safetensors.h"
 
 #include <algorithm>
 #include <cstring>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace seqc;
@@ -98,6 +103,616 @@ void convertElements(const uint8_t *source, seqc_dtype from, void *dest,
   }
 }
 
+
+/// A tensor of a checkpoint, whatever its format, under the name of the
+/// parameter it binds to.
+struct SourceTensor {
+  /// The parameter name it binds to, and its name in the file (the two
+  /// differ for GGUF files, whose names are mapped).
+  std::string name, fileName;
+  const char *file = "";
+  /// The dtype as the file spells it ("BF16", "Q8_0").
+  std::string dtypeName;
+  /// False for a dtype or ggml type seqc does not load.
+  bool supported = true;
+  /// The element type, unless `ggmlType` names a block format.
+  seqc_dtype dtype = SEQC_DTYPE_F32;
+  uint32_t ggmlType = kNoGgmlType;
+  std::vector<int64_t> shape; ///< Row-major.
+  const uint8_t *data = nullptr;
+  size_t bytes = 0;
+  std::shared_ptr<void> mapping;
+  /// > 0: the rows are in llama.cpp's RoPE order for this many heads
+  /// (convert_hf_to_gguf.py's permute), to be undone.
+  int64_t ropeHeads = 0;
+  /// What the message about a wrong shape adds (GGUF's ne).
+  std::string shapeNote;
+  bool fromGguf = false;
+
+  static constexpr uint32_t kNoGgmlType = UINT32_MAX;
+  bool isBlockFormat() const { return ggmlType != kNoGgmlType; }
+  /// "'blk.0.attn_q.weight' (parameter 'model...')" or "'name'".
+  std::string describe() const {
+    std::string text = "'" + printableText(fileName) + "'";
+    if (fileName != name)
+      text += " (parameter '" + printableText(name) + "')";
+    return text;
+  }
+};
+
+/// How a tensor becomes a parameter's bytes.
+enum class Binding {
+  /// The file's bytes, in place (the mapping stays alive).
+  InPlace,
+  /// The file's bytes, copied (unaligned in the file).
+  Copy,
+  /// Converted element by element: a wider dtype, a block format
+  /// dequantized, or rows reordered.
+  Convert,
+};
+
+/// The one place that decides how `tensor` binds to `spec`'s parameter,
+/// after the shapes matched: its bytes as they are where the parameter
+/// stores the same format, else a conversion that is exact (a wider
+/// float) or a dequantization into a float parameter; anything else is an
+/// error naming both.
+seqc_status *chooseBinding(const SourceTensor &tensor, const ValueSpec &spec,
+                           Binding *out) {
+  if (!tensor.supported && !tensor.fromGguf)
+    return makeStatus(SEQC_STATUS_INVALID_FILE,
+                      "'%s': parameter '%s' is %s in the file, a dtype "
+                      "seqc does not compute with (it loads F32, F64, "
+                      "F16, BF16, I32 and I64)",
+                      tensor.file, spec.name.c_str(),
+                      printableText(tensor.dtypeName).c_str());
+  if (!tensor.supported)
+    return makeStatus(SEQC_STATUS_INVALID_FILE,
+                      "'%s': tensor %s is of ggml type %s, which seqc does "
+                      "not load (it loads F32, F16, BF16, F64, I32 and I64, "
+                      "and dequantizes Q8_0, Q4_0 and Q4_1 into float "
+                      "parameters)",
+                      tensor.file, tensor.describe().c_str(),
+                      tensor.dtypeName.c_str());
+  if (tensor.isBlockFormat()) {
+    if (!isFloatDType(spec.dtype))
+      return makeStatus(SEQC_STATUS_INVALID_FILE,
+                        "'%s': tensor %s is %s, which seqc dequantizes only "
+                        "into float parameters, but the model declares %s",
+                        tensor.file, tensor.describe().c_str(),
+                        tensor.dtypeName.c_str(), seqc_dtype_name(spec.dtype));
+    *out = Binding::Convert;
+    return nullptr;
+  }
+  if (tensor.dtype != spec.dtype) {
+    if (!isExactConversion(tensor.dtype, spec.dtype))
+      return makeStatus(
+          SEQC_STATUS_INVALID_FILE,
+          "'%s': parameter '%s' is %s in the file but the model expects "
+          "%s, and seqc converts only where the values stay exact (BF16 "
+          "and F16 to F32 or F64, F32 to F64, I32 to I64): declare the "
+          "parameter with dtype=\"%s\" or convert the file",
+          tensor.file, spec.name.c_str(), safetensorsDTypeName(tensor.dtype),
+          safetensorsDTypeName(spec.dtype), seqc_dtype_name(tensor.dtype));
+    *out = Binding::Convert;
+    return nullptr;
+  }
+  auto address = reinterpret_cast<uintptr_t>(tensor.data);
+  if (tensor.ropeHeads > 0)
+    *out = Binding::Convert;
+  else if (tensor.bytes && address % seqc_dtype_size(tensor.dtype) == 0)
+    *out = Binding::InPlace; // The generated code assumes element alignment.
+  else
+    *out = Binding::Copy;
+  return nullptr;
+}
+
+/// The source row of destination row `row` of a tensor whose rows
+/// llama.cpp's converter permuted for RoPE: it reshapes the rows to
+/// [heads, 2, head_dim / 2] and swaps the last two axes, so that row
+/// h * head_dim + j * head_dim / 2 + i of the Hugging Face tensor is row
+/// h * head_dim + 2 * i + j of the file.
+int64_t ropeSourceRow(int64_t row, int64_t rows, int64_t heads) {
+  if (heads <= 0)
+    return row;
+  int64_t headDim = rows / heads, half = headDim / 2;
+  int64_t h = row / headDim, within = row % headDim;
+  int64_t j = within / half, i = within % half;
+  return h * headDim + 2 * i + j;
+}
+
+/// Stores `count` floats as `to` elements at `dest`.
+void storeFloats(const float *values, seqc_dtype to, uint8_t *dest,
+                 size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    switch (to) {
+    case SEQC_DTYPE_F32:
+      std::memcpy(dest + 4 * i, &values[i], 4);
+      break;
+    case SEQC_DTYPE_F64: {
+      double v = values[i];
+      std::memcpy(dest + 8 * i, &v, 8);
+      break;
+    }
+    case SEQC_DTYPE_F16: {
+      uint16_t bits = floatToHalf(values[i]);
+      std::memcpy(dest + 2 * i, &bits, 2);
+      break;
+    }
+    default: {
+      uint16_t bits = floatToBFloat16(values[i]);
+      std::memcpy(dest + 2 * i, &bits, 2);
+      break;
+    }
+    }
+  }
+}
+
+/// Fills `dest`, a `to` buffer of the tensor's shape, from the tensor:
+/// row by row (the innermost dimension), converting each row and taking
+/// the rows in RoPE source order when the tensor has them permuted.
+void convertTensor(const SourceTensor &tensor, seqc_dtype to, uint8_t *dest,
+                   size_t numel) {
+  if (numel == 0)
+    return;
+  if (tensor.ropeHeads > 0 && tensor.shape.size() == 1) {
+    // A bias: its elements are the rows. Converted in the file's order,
+    // then reordered.
+    SourceTensor inOrder = tensor;
+    inOrder.ropeHeads = 0;
+    size_t elementSize = seqc_dtype_size(to);
+    std::vector<uint8_t> converted(numel * elementSize);
+    convertTensor(inOrder, to, converted.data(), numel);
+    for (size_t i = 0; i < numel; ++i)
+      std::memcpy(dest + i * elementSize,
+                  converted.data() +
+                      static_cast<size_t>(ropeSourceRow(
+                          static_cast<int64_t>(i), static_cast<int64_t>(numel),
+                          tensor.ropeHeads)) *
+                          elementSize,
+                  elementSize);
+    return;
+  }
+  size_t rowElems = tensor.shape.empty()
+                        ? 1
+                        : static_cast<size_t>(tensor.shape.back());
+  if (rowElems == 0)
+    return;
+  size_t rows = numel / rowElems;
+  size_t sourceRowBytes = tensor.bytes / rows;
+  size_t destRowBytes = rowElems * seqc_dtype_size(to);
+  std::vector<float> scratch(tensor.isBlockFormat() ? rowElems : 0);
+  for (size_t row = 0; row < rows; ++row) {
+    size_t from = static_cast<size_t>(ropeSourceRow(
+        static_cast<int64_t>(row), static_cast<int64_t>(rows),
+        tensor.ropeHeads));
+    const uint8_t *source = tensor.data + from * sourceRowBytes;
+    uint8_t *target = dest + row * destRowBytes;
+    if (tensor.isBlockFormat()) {
+      dequantizeGgmlRow(tensor.ggmlType, source, scratch.data(), rowElems);
+      storeFloats(scratch.data(), to, target, rowElems);
+    } else if (tensor.dtype == to) {
+      std::memcpy(target, source, destRowBytes);
+    } else {
+      convertElements(source, tensor.dtype, target, to, rowElems);
+    }
+  }
+}
+
+/// A tensor reported to on_dequantized once the load succeeded.
+struct Dequantized {
+  const SourceTensor *tensor;
+  seqc_dtype dtype;
+};
+
+/// Binds `tensors` to the model's parameters (as `path` names the
+/// checkpoint), with the skipping rules of `options`, into `params`; the
+/// tensors skipped and dequantized are listed for the caller to report.
+seqc_status *bindTensors(const seqc_model *model, const char *path,
+                         const std::vector<SourceTensor> &tensors,
+                         const seqc_weights_options &options,
+                         std::vector<BoundValue> *params,
+                         std::vector<const SourceTensor *> *skipped,
+                         std::vector<Dequantized> *dequantized) {
+  const std::vector<ValueSpec> &specs =
+      model->manifest.values[SEQC_VALUE_PARAM];
+  params->assign(specs.size(), BoundValue());
+  for (const SourceTensor &tensor : tensors) {
+    const char *file = tensor.file;
+    size_t index;
+    const ValueSpec *spec =
+        model->manifest.find(SEQC_VALUE_PARAM, tensor.name, &index);
+    if (!spec) {
+      if (shouldSkip(options, tensor.fileName) ||
+          (tensor.name != tensor.fileName && shouldSkip(options, tensor.name))) {
+        skipped->push_back(&tensor);
+        continue;
+      }
+      std::string what = "'" + printableText(tensor.fileName) + "'";
+      if (tensor.name != tensor.fileName)
+        what += " (mapped to '" + printableText(tensor.name) + "')";
+      return makeStatus(SEQC_STATUS_INVALID_FILE,
+                        "'%s': tensor %s is not a parameter of the "
+                        "model (it is %s %s); to skip the tensors the "
+                        "model does not declare, pass --skip-unused or "
+                        "--skip-weights PATTERN to the model executable "
+                        "(skip_unused or skip_patterns in "
+                        "seqc_weights_options)",
+                        file, what.c_str(),
+                        printableText(tensor.dtypeName).c_str(),
+                        formatShape(tensor.shape.data(),
+                                    static_cast<int>(tensor.shape.size()))
+                            .c_str());
+    }
+    BoundValue &value = (*params)[index];
+    if (value.bound)
+      return makeStatus(SEQC_STATUS_INVALID_FILE,
+                        "'%s': parameter '%s' is in the checkpoint twice%s",
+                        file, spec->name.c_str(),
+                        tensor.name != tensor.fileName
+                            ? " (two tensors map to it)"
+                            : "");
+    Binding binding;
+    SEQC_RETURN_IF_ERROR(chooseBinding(tensor, *spec, &binding));
+    int rank = static_cast<int>(tensor.shape.size());
+    if (rank != spec->rank ||
+        !std::equal(tensor.shape.begin(), tensor.shape.end(), spec->shape)) {
+      if (tensor.name != tensor.fileName)
+        return makeStatus(SEQC_STATUS_INVALID_FILE,
+                          "'%s': tensor %s has shape %s%s but the model "
+                          "expects %s",
+                          file, tensor.describe().c_str(),
+                          formatShape(tensor.shape.data(), rank).c_str(),
+                          tensor.shapeNote.c_str(),
+                          spec->shapeText().c_str());
+      return makeStatus(SEQC_STATUS_INVALID_FILE,
+                        "'%s': parameter '%s' has shape %s%s in the file but "
+                        "the model expects %s",
+                        file, spec->name.c_str(),
+                        formatShape(tensor.shape.data(), rank).c_str(),
+                        tensor.shapeNote.c_str(), spec->shapeText().c_str());
+    }
+    if (tensor.ropeHeads > 0) {
+      int64_t rows = rank ? spec->shape[0] : 1;
+      if (rank < 1 || rank > 2 || rows % tensor.ropeHeads != 0 ||
+          (rows / tensor.ropeHeads) % 2 != 0)
+        return makeStatus(SEQC_STATUS_INVALID_FILE,
+                          "'%s': tensor %s of shape %s cannot hold %lld heads "
+                          "of an even size, as the RoPE order of llama.cpp's "
+                          "conversion needs (check the file's "
+                          "attention.head_count)",
+                          file, tensor.describe().c_str(),
+                          spec->shapeText().c_str(),
+                          static_cast<long long>(tensor.ropeHeads));
+    }
+    int64_t numel;
+    size_t bytes;
+    if (!checkedNumel(spec->shape, spec->rank, &numel) ||
+        !checkedBytes(numel, seqc_dtype_size(spec->dtype), &bytes))
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "parameter '%s': shape %s is too large",
+                        spec->name.c_str(), spec->shapeText().c_str());
+    switch (binding) {
+    case Binding::InPlace:
+      value.buffer.data = const_cast<uint8_t *>(tensor.data);
+      value.buffer.bytes = tensor.bytes;
+      value.buffer.owner = tensor.mapping;
+      break;
+    case Binding::Copy:
+      SEQC_RETURN_IF_ERROR(allocateBuffer(tensor.bytes, &value.buffer));
+      if (tensor.bytes)
+        std::memcpy(value.buffer.data, tensor.data, tensor.bytes);
+      break;
+    case Binding::Convert:
+      SEQC_RETURN_IF_ERROR(annotate(allocateBuffer(bytes, &value.buffer),
+                                    "parameter '%s'", spec->name.c_str()));
+      convertTensor(tensor, spec->dtype,
+                    static_cast<uint8_t *>(value.buffer.data),
+                    static_cast<size_t>(numel));
+      if (tensor.isBlockFormat())
+        dequantized->push_back({&tensor, spec->dtype});
+      break;
+    }
+    for (int d = 0; d < rank; ++d)
+      value.shape[d] = tensor.shape[static_cast<size_t>(d)];
+    value.bound = true;
+  }
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < params->size(); ++i)
+    if (!(*params)[i].bound)
+      missing.push_back(specs[i].name);
+  if (!missing.empty())
+    return makeStatus(SEQC_STATUS_INVALID_FILE,
+                      "'%s' is missing %zu of the model's %zu parameters: %s",
+                      path, missing.size(), specs.size(),
+                      listSome(missing).c_str());
+  return nullptr;
+}
+
+/// The tensors of a safetensors checkpoint, under their own names.
+std::vector<SourceTensor> safetensorsSources(const Checkpoint &checkpoint) {
+  std::vector<SourceTensor> sources;
+  for (const CheckpointFile &checkpointFile : checkpoint.files) {
+    std::shared_ptr<void> mapping(checkpointFile.file.file,
+                                  checkpointFile.file.file.get());
+    for (const SafetensorsTensor &tensor : checkpointFile.file.tensors) {
+      SourceTensor source;
+      source.name = source.fileName = tensor.name;
+      source.file = checkpointFile.path.c_str();
+      source.dtypeName = tensor.dtypeName;
+      source.supported = tensor.supported;
+      source.dtype = tensor.dtype;
+      source.shape = tensor.shape;
+      source.data = tensor.data;
+      source.bytes = static_cast<size_t>(tensor.end - tensor.begin);
+      source.mapping = mapping;
+      sources.push_back(std::move(source));
+    }
+  }
+  return sources;
+}
+
+//===----------------------------------------------------------------------===//
+// GGUF names
+//===----------------------------------------------------------------------===//
+
+/// One "gguf name = parameter name" rule; "{i}" (at most once per side, on
+/// both sides or neither) matches a layer number.
+struct NameRule {
+  std::string from, to;
+};
+
+/// llama.cpp's names for the Llama family (gguf-py's tensor_mapping.py)
+/// against Hugging Face's LlamaForCausalLM names, as examples/llama.seq
+/// declares them.
+const NameRule kLlamaNames[] = {
+    {"token_embd.weight", "model.embed_tokens.weight"},
+    {"output_norm.weight", "model.norm.weight"},
+    {"output.weight", "lm_head.weight"},
+    {"blk.{i}.attn_norm.weight", "model.layers.{i}.input_layernorm.weight"},
+    {"blk.{i}.attn_q.weight", "model.layers.{i}.self_attn.q_proj.weight"},
+    {"blk.{i}.attn_k.weight", "model.layers.{i}.self_attn.k_proj.weight"},
+    {"blk.{i}.attn_v.weight", "model.layers.{i}.self_attn.v_proj.weight"},
+    {"blk.{i}.attn_output.weight", "model.layers.{i}.self_attn.o_proj.weight"},
+    {"blk.{i}.attn_q.bias", "model.layers.{i}.self_attn.q_proj.bias"},
+    {"blk.{i}.attn_k.bias", "model.layers.{i}.self_attn.k_proj.bias"},
+    {"blk.{i}.attn_v.bias", "model.layers.{i}.self_attn.v_proj.bias"},
+    {"blk.{i}.attn_output.bias", "model.layers.{i}.self_attn.o_proj.bias"},
+    {"blk.{i}.ffn_norm.weight",
+     "model.layers.{i}.post_attention_layernorm.weight"},
+    {"blk.{i}.ffn_gate.weight", "model.layers.{i}.mlp.gate_proj.weight"},
+    {"blk.{i}.ffn_up.weight", "model.layers.{i}.mlp.up_proj.weight"},
+    {"blk.{i}.ffn_down.weight", "model.layers.{i}.mlp.down_proj.weight"},
+};
+
+/// The architectures whose llama.cpp conversion uses the Llama names and
+/// permutes the Q and K rows for RoPE (LlamaModel in convert_hf_to_gguf.py).
+bool isLlamaFamily(const std::string &architecture) {
+  return architecture == "llama";
+}
+
+/// If `name` matches `pattern`, sets *layer to the number "{i}" matched
+/// ("" when the pattern has none).
+bool matchName(const std::string &pattern, const std::string &name,
+               std::string *layer) {
+  size_t at = pattern.find("{i}");
+  if (at == std::string::npos) {
+    layer->clear();
+    return pattern == name;
+  }
+  std::string prefix = pattern.substr(0, at), suffix = pattern.substr(at + 3);
+  if (name.size() <= prefix.size() + suffix.size() ||
+      name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  std::string digits =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos ||
+      (digits.size() > 1 && digits[0] == '0'))
+    return false;
+  *layer = digits;
+  return true;
+}
+
+std::string substituteLayer(const std::string &pattern,
+                            const std::string &layer) {
+  size_t at = pattern.find("{i}");
+  if (at == std::string::npos)
+    return pattern;
+  return pattern.substr(0, at) + layer + pattern.substr(at + 3);
+}
+
+std::string trim(const std::string &text) {
+  size_t begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos)
+    return "";
+  size_t end = text.find_last_not_of(" \t\r");
+  return text.substr(begin, end - begin + 1);
+}
+
+size_t countLayers(const std::string &text) {
+  size_t count = 0;
+  for (size_t at = text.find("{i}"); at != std::string::npos;
+       at = text.find("{i}", at + 3))
+    ++count;
+  return count;
+}
+
+/// Parses seqc_weights_options.name_table.
+seqc_status *parseNameTable(const char *text, std::vector<NameRule> *out) {
+  std::string table = text;
+  size_t lineNumber = 0;
+  for (size_t begin = 0; begin <= table.size();) {
+    size_t end = table.find('\n', begin);
+    if (end == std::string::npos)
+      end = table.size();
+    std::string line = table.substr(begin, end - begin);
+    begin = end + 1;
+    ++lineNumber;
+    size_t comment = line.find('#');
+    if (comment != std::string::npos)
+      line.resize(comment);
+    line = trim(line);
+    if (line.empty())
+      continue;
+    size_t equals = line.find('=');
+    NameRule rule;
+    if (equals != std::string::npos) {
+      rule.from = trim(line.substr(0, equals));
+      rule.to = trim(line.substr(equals + 1));
+    }
+    if (equals == std::string::npos || rule.from.empty() || rule.to.empty() ||
+        rule.to.find('=') != std::string::npos)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "GGUF name table, line %zu: expected 'gguf name = "
+                        "parameter name', got '%s'",
+                        lineNumber, printableText(line).c_str());
+    size_t fromLayers = countLayers(rule.from), toLayers = countLayers(rule.to);
+    if (fromLayers > 1 || fromLayers != toLayers)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "GGUF name table, line %zu: '{i}' must appear once on "
+                        "both sides or on neither, in '%s'",
+                        lineNumber, printableText(line).c_str());
+    out->push_back(std::move(rule));
+  }
+  return nullptr;
+}
+
+/// The parameter name of GGUF tensor `name`: the first rule of `user`,
+/// then of `builtin`, that matches it; else the name itself.
+std::string mapName(const std::string &name, const std::vector<NameRule> &user,
+                    const NameRule *builtin, size_t numBuiltin) {
+  std::string layer;
+  for (const NameRule &rule : user)
+    if (matchName(rule.from, name, &layer))
+      return substituteLayer(rule.to, layer);
+  for (size_t i = 0; i < numBuiltin; ++i)
+    if (matchName(builtin[i].from, name, &layer))
+      return substituteLayer(builtin[i].to, layer);
+  return name;
+}
+
+/// Reads the integer hyperparameter `key`; false if absent, NOT_FOUND-free.
+seqc_status *readHeadCount(const GgufFile &gguf, const char *path,
+                           const std::string &key, uint64_t fallback,
+                           uint64_t *out) {
+  const GgufValue *value = gguf.find(key);
+  if (!value) {
+    *out = fallback;
+    return nullptr;
+  }
+  if (!value->asUInt64(out) || *out == 0 || *out > (1u << 20))
+    return makeStatus(SEQC_STATUS_INVALID_FILE,
+                      "'%s': metadata '%s' must be a positive integer (a "
+                      "head count), but it is %s",
+                      path, key.c_str(),
+                      ggufValueTypeName(static_cast<uint32_t>(value->type)));
+  return nullptr;
+}
+
+/// The tensors of a GGUF file under the parameter names they map to.
+seqc_status *ggufSources(const char *path, const GgufFile &gguf,
+                         const seqc_weights_options &options,
+                         std::vector<SourceTensor> *out) {
+  std::vector<NameRule> user;
+  if (options.name_table)
+    SEQC_RETURN_IF_ERROR(parseNameTable(options.name_table, &user));
+  std::string architecture;
+  if (const GgufValue *value = gguf.find("general.architecture"))
+    if (value->type == GgufValueType::String)
+      architecture = value->str;
+  bool llama = isLlamaFamily(architecture);
+  // The head counts are read only when a Q or K projection needs them.
+  uint64_t heads = 0, kvHeads = 0;
+  bool haveHeads = false;
+  std::shared_ptr<void> mapping(gguf.file, gguf.file.get());
+  for (const GgufTensor &tensor : gguf.tensors) {
+    SourceTensor source;
+    source.fileName = tensor.name;
+    source.name = mapName(tensor.name, user, llama ? kLlamaNames : nullptr,
+                          llama ? std::size(kLlamaNames) : 0);
+    source.file = path;
+    source.dtypeName = tensor.typeName;
+    switch (tensor.type) {
+    case kGgmlF32:
+      source.dtype = SEQC_DTYPE_F32;
+      break;
+    case kGgmlF16:
+      source.dtype = SEQC_DTYPE_F16;
+      break;
+    case kGgmlBF16:
+      source.dtype = SEQC_DTYPE_BF16;
+      break;
+    case 28: // F64
+      source.dtype = SEQC_DTYPE_F64;
+      break;
+    case 26: // I32
+      source.dtype = SEQC_DTYPE_I32;
+      break;
+    case 27: // I64
+      source.dtype = SEQC_DTYPE_I64;
+      break;
+    case kGgmlQ8_0:
+    case kGgmlQ4_0:
+    case kGgmlQ4_1:
+      source.ggmlType = tensor.type;
+      break;
+    default:
+      source.supported = false;
+      break;
+    }
+    source.shape = tensor.rowMajorShape();
+    source.fromGguf = true;
+    source.shapeNote = " (GGUF ne [";
+    for (size_t d = 0; d < tensor.ne.size(); ++d)
+      source.shapeNote += (d ? ", " : "") + std::to_string(tensor.ne[d]);
+    source.shapeNote += "], innermost first)";
+    source.data = tensor.data;
+    source.bytes = static_cast<size_t>(tensor.bytes);
+    source.mapping = mapping;
+    std::string layer;
+    bool isQ = llama && (matchName("blk.{i}.attn_q.weight", tensor.name,
+                                   &layer) ||
+                         matchName("blk.{i}.attn_q.bias", tensor.name, &layer));
+    bool isK = llama && (matchName("blk.{i}.attn_k.weight", tensor.name,
+                                   &layer) ||
+                         matchName("blk.{i}.attn_k.bias", tensor.name, &layer));
+    if (isQ || isK) {
+      if (!haveHeads) {
+        std::string prefix = architecture + ".attention.";
+        SEQC_RETURN_IF_ERROR(
+            readHeadCount(gguf, path, prefix + "head_count", 0, &heads));
+        if (!heads)
+          return makeStatus(SEQC_STATUS_INVALID_FILE,
+                            "'%s': tensor '%s' needs metadata "
+                            "'%shead_count' (the RoPE order of llama.cpp's "
+                            "conversion depends on it), which is absent",
+                            path, printableText(tensor.name).c_str(),
+                            prefix.c_str());
+        SEQC_RETURN_IF_ERROR(readHeadCount(
+            gguf, path, prefix + "head_count_kv", heads, &kvHeads));
+        haveHeads = true;
+      }
+      source.ropeHeads = static_cast<int64_t>(isQ ? heads : kvHeads);
+    }
+    out->push_back(std::move(source));
+  }
+  return nullptr;
+}
+
+/// Whether `path` is a regular file that starts with GGUF's magic.
+bool isGgufPath(const char *path) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return false;
+  struct stat st;
+  uint8_t magic[4];
+  bool gguf = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+              ::pread(fd, magic, 4, 0) == 4 && hasGgufMagic(magic, 4);
+  ::close(fd);
+  return gguf;
+}
+
 } // namespace
 
 extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
@@ -130,113 +745,39 @@ seqc_model_load_weights_with(seqc_model *model, const char *path,
                         "seqc_model_load_weights_with: skip pattern %zu is "
                         "NULL",
                         i);
+  // Both hold the mappings the sources point into.
   Checkpoint checkpoint;
-  SEQC_RETURN_IF_ERROR(readCheckpoint(path, &checkpoint));
-  const std::vector<ValueSpec> &specs =
-      model->manifest.values[SEQC_VALUE_PARAM];
-  std::vector<BoundValue> params(specs.size());
-  // Reported once the whole checkpoint matched, so that a failed load
-  // reports nothing as skipped.
-  std::vector<const SafetensorsTensor *> skipped;
-  for (const CheckpointFile &checkpointFile : checkpoint.files) {
-    const char *file = checkpointFile.path.c_str();
-    std::shared_ptr<void> mapping(checkpointFile.file.file,
-                                  checkpointFile.file.file.get());
-    for (const SafetensorsTensor &tensor : checkpointFile.file.tensors) {
-      size_t index;
-      const ValueSpec *spec =
-          model->manifest.find(SEQC_VALUE_PARAM, tensor.name, &index);
-      if (!spec) {
-        if (shouldSkip(*options, tensor.name)) {
-          skipped.push_back(&tensor);
-          continue;
-        }
-        return makeStatus(SEQC_STATUS_INVALID_FILE,
-                          "'%s': tensor '%s' is not a parameter of the "
-                          "model (it is %s %s); to skip the tensors the "
-                          "model does not declare, pass --skip-unused or "
-                          "--skip-weights PATTERN to the model executable "
-                          "(skip_unused or skip_patterns in "
-                          "seqc_weights_options)",
-                          file, printableText(tensor.name).c_str(),
-                          printableText(tensor.dtypeName).c_str(),
-                          formatShape(tensor.shape.data(),
-                                      static_cast<int>(tensor.shape.size()))
-                              .c_str());
-      }
-      BoundValue &value = params[index];
-      if (value.bound)
-        return makeStatus(SEQC_STATUS_INVALID_FILE,
-                          "'%s': parameter '%s' is in the checkpoint twice",
-                          file, spec->name.c_str());
-      bool convert = tensor.supported && tensor.dtype != spec->dtype &&
-                     isExactConversion(tensor.dtype, spec->dtype);
-      if (!tensor.supported)
-        return makeStatus(SEQC_STATUS_INVALID_FILE,
-                          "'%s': parameter '%s' is %s in the file, a dtype "
-                          "seqc does not compute with (it loads F32, F64, "
-                          "F16, BF16, I32 and I64)",
-                          file, spec->name.c_str(),
-                          printableText(tensor.dtypeName).c_str());
-      if (tensor.dtype != spec->dtype && !convert)
-        return makeStatus(
-            SEQC_STATUS_INVALID_FILE,
-            "'%s': parameter '%s' is %s in the file but the model expects "
-            "%s, and seqc converts only where the values stay exact (BF16 "
-            "and F16 to F32 or F64, F32 to F64, I32 to I64): declare the "
-            "parameter with dtype=\"%s\" or convert the file",
-            file, spec->name.c_str(), safetensorsDTypeName(tensor.dtype),
-            safetensorsDTypeName(spec->dtype), seqc_dtype_name(tensor.dtype));
-      int rank = static_cast<int>(tensor.shape.size());
-      if (rank != spec->rank ||
-          !std::equal(tensor.shape.begin(), tensor.shape.end(), spec->shape))
-        return makeStatus(SEQC_STATUS_INVALID_FILE,
-                          "'%s': parameter '%s' has shape %s in the file but "
-                          "the model expects %s",
-                          file, spec->name.c_str(),
-                          formatShape(tensor.shape.data(), rank).c_str(),
-                          spec->shapeText().c_str());
-      size_t bytes = static_cast<size_t>(tensor.end - tensor.begin);
-      auto address = reinterpret_cast<uintptr_t>(tensor.data);
-      if (convert) {
-        size_t numel = bytes / seqc_dtype_size(tensor.dtype);
-        SEQC_RETURN_IF_ERROR(annotate(
-            allocateBuffer(numel * seqc_dtype_size(spec->dtype), &value.buffer),
-            "parameter '%s'", spec->name.c_str()));
-        convertElements(tensor.data, tensor.dtype, value.buffer.data,
-                        spec->dtype, numel);
-      } else if (bytes && address % seqc_dtype_size(tensor.dtype) == 0) {
-        // Zero-copy: the generated code only assumes element alignment.
-        value.buffer.data = const_cast<uint8_t *>(tensor.data);
-        value.buffer.bytes = bytes;
-        value.buffer.owner = mapping;
-      } else {
-        SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, &value.buffer));
-        if (bytes)
-          std::memcpy(value.buffer.data, tensor.data, bytes);
-      }
-      for (int d = 0; d < rank; ++d)
-        value.shape[d] = tensor.shape[static_cast<size_t>(d)];
-      value.bound = true;
-    }
+  GgufFile gguf;
+  std::vector<SourceTensor> sources;
+  if (isGgufPath(path)) {
+    SEQC_RETURN_IF_ERROR(readGguf(path, &gguf));
+    SEQC_RETURN_IF_ERROR(ggufSources(path, gguf, *options, &sources));
+  } else {
+    SEQC_RETURN_IF_ERROR(readCheckpoint(path, &checkpoint));
+    sources = safetensorsSources(checkpoint);
   }
-  std::vector<std::string> missing;
-  for (size_t i = 0; i < params.size(); ++i)
-    if (!params[i].bound)
-      missing.push_back(specs[i].name);
-  if (!missing.empty())
-    return makeStatus(SEQC_STATUS_INVALID_FILE,
-                      "'%s' is missing %zu of the model's %zu parameters: %s",
-                      path, missing.size(), specs.size(),
-                      listSome(missing).c_str());
+  std::vector<BoundValue> params;
+  // Reported once the whole checkpoint matched, so that a failed load
+  // reports nothing.
+  std::vector<const SourceTensor *> skipped;
+  std::vector<Dequantized> dequantized;
+  SEQC_RETURN_IF_ERROR(bindTensors(model, path, sources, *options, &params,
+                                   &skipped, &dequantized));
   model->params = std::move(params);
   model->preparedStale = true;
   model->deviceParamsStale = true;
   if (options->on_skipped)
-    for (const SafetensorsTensor *tensor : skipped)
-      options->on_skipped(
-          options->user_data, tensor->name.c_str(), tensor->dtypeName.c_str(),
-          static_cast<int32_t>(tensor->shape.size()), tensor->shape.data());
+    for (const SourceTensor *tensor : skipped)
+      options->on_skipped(options->user_data, tensor->fileName.c_str(),
+                          tensor->dtypeName.c_str(),
+                          static_cast<int32_t>(tensor->shape.size()),
+                          tensor->shape.data());
+  if (options->on_dequantized)
+    for (const Dequantized &entry : dequantized)
+      options->on_dequantized(options->user_data,
+                              entry.tensor->fileName.c_str(),
+                              entry.tensor->name.c_str(),
+                              entry.tensor->dtypeName.c_str(), entry.dtype);
   return nullptr;
 }
 

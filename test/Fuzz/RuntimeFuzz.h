@@ -24,6 +24,7 @@
 #include <cstring>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace seqc::fuzz {
 
@@ -39,6 +40,23 @@ constexpr const char *kWeightsManifest =
     R"({"name": "ids", "dtype": "i32", "shape": [2]},)"
     R"({"name": "steps", "dtype": "i64", "shape": []},)"
     R"({"name": "none", "dtype": "f32", "shape": [0, 4]}]})";
+
+/// The model whose weights the GGUF fuzzer loads: parameters with
+/// llama.cpp's Llama names (through the built-in table), of every float
+/// dtype, fed by Q8_0, Q4_0, Q4_1, F16, BF16, F32 and I32 tensors in the
+/// seeds, the Q and K projections with their RoPE rows permuted.
+constexpr const char *kGgufManifest =
+    R"({"model": "fuzz", "inputs": [], "outputs": [], "params": [)"
+    R"({"name": "model.embed_tokens.weight", "dtype": "f32", "shape": [2, 32]},)"
+    R"({"name": "model.layers.0.self_attn.q_proj.weight", "dtype": "f32",)"
+    R"( "shape": [4, 32]},)"
+    R"({"name": "model.layers.0.self_attn.k_proj.weight", "dtype": "bf16",)"
+    R"( "shape": [2, 32]},)"
+    R"({"name": "model.norm.weight", "dtype": "f16", "shape": [3]},)"
+    R"({"name": "model.layers.0.input_layernorm.weight", "dtype": "f32",)"
+    R"( "shape": [3]},)"
+    R"({"name": "lm_head.weight", "dtype": "f64", "shape": [1, 2]},)"
+    R"({"name": "ids", "dtype": "i64", "shape": [2]}]})";
 
 /// An entry point that runs nothing: the result area stays zeroed.
 inline void noopInvoke(void **) {}
@@ -134,6 +152,31 @@ inline void checkStatus(seqc_status *status) {
     std::abort();
   }
   seqc_status_free(status);
+}
+
+/// The bytes of every parameter of `model`, in manifest order; aborts when
+/// a bound parameter differs from the manifest.
+inline std::vector<std::vector<uint8_t>> readParams(const seqc_model *model) {
+  std::vector<std::vector<uint8_t>> params;
+  for (size_t i = 0; i < seqc_model_count(model, SEQC_VALUE_PARAM); ++i) {
+    seqc_value_info info;
+    mustSucceed(seqc_model_info(model, SEQC_VALUE_PARAM, i, &info), "info");
+    seqc_tensor tensor;
+    mustSucceed(seqc_model_get_param(model, info.name, &tensor), "get_param");
+    if (tensor.dtype != info.dtype || tensor.rank != info.rank ||
+        std::memcmp(tensor.shape, info.shape,
+                    sizeof(int64_t) * static_cast<size_t>(info.rank)) != 0) {
+      std::fprintf(stderr, "parameter '%s' differs from the manifest\n",
+                   info.name);
+      std::abort();
+    }
+    size_t bytes = static_cast<size_t>(seqc_tensor_numel(&tensor)) *
+                   seqc_dtype_size(tensor.dtype);
+    const uint8_t *data = static_cast<const uint8_t *>(tensor.data);
+    // Reading every byte proves the view lies inside the mapping.
+    params.emplace_back(data, data + bytes);
+  }
+  return params;
 }
 
 } // namespace seqc::fuzz

@@ -9,6 +9,8 @@
 //   <dir>/safetensors/  weights of the fuzz model (RuntimeFuzz.h)
 //   <dir>/npy/          one array per dtype, format 1.0 and 2.0
 //   <dir>/manifest/     manifests like the ones seqc emits
+//   <dir>/gguf/         GGUF v3 files for the GGUF fuzz model, written here
+//                       (the runtime reads GGUF but does not write it)
 // Run at build time (test/Fuzz/CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
@@ -88,6 +90,141 @@ std::string npyVersion2(const std::string &v1) {
   return v2 + v1.substr(10);
 }
 
+/// Appends the little-endian bytes of `value`.
+template <typename T> void put(std::string &out, T value) {
+  out.append(reinterpret_cast<const char *>(&value), sizeof(value));
+}
+
+void putString(std::string &out, const std::string &text) {
+  put<uint64_t>(out, text.size());
+  out += text;
+}
+
+/// A GGUF v3 file for kGgufManifest: metadata of every value type (arrays
+/// of strings and of arrays included), the Llama names, and each tensor in
+/// `types` order: Q8_0, Q4_0, Q4_1 (or the F32, F16, BF16 given instead)
+/// and the small ones in F16, BF16, F32 and I32, plus a tensor the model
+/// does not declare.
+std::string ggufSeed(uint32_t embedType, uint32_t qType, uint32_t kType,
+                     uint32_t alignment) {
+  enum : uint32_t { U8, I8, U16, I16, U32, I32, F32, Bool, Str, Arr, U64,
+                    I64, F64 };
+  std::string kv;
+  uint64_t numKv = 0;
+  auto key = [&](const char *name, uint32_t type) {
+    putString(kv, name);
+    put<uint32_t>(kv, type);
+    ++numKv;
+  };
+  key("general.architecture", Str);
+  putString(kv, "llama");
+  if (alignment != 32) {
+    key("general.alignment", U32);
+    put<uint32_t>(kv, alignment);
+  }
+  key("llama.attention.head_count", U32);
+  put<uint32_t>(kv, 2);
+  key("llama.attention.head_count_kv", U32);
+  put<uint32_t>(kv, 1);
+  key("seqc.u8", U8);
+  put<uint8_t>(kv, 7);
+  key("seqc.i8", I8);
+  put<int8_t>(kv, -7);
+  key("seqc.u16", U16);
+  put<uint16_t>(kv, 700);
+  key("seqc.i16", I16);
+  put<int16_t>(kv, -700);
+  key("seqc.i32", I32);
+  put<int32_t>(kv, -70000);
+  key("seqc.f32", F32);
+  put<float>(kv, 0.5f);
+  key("seqc.bool", Bool);
+  put<uint8_t>(kv, 1);
+  key("seqc.u64", U64);
+  put<uint64_t>(kv, 1ull << 40);
+  key("seqc.i64", I64);
+  put<int64_t>(kv, -(1ll << 40));
+  key("seqc.f64", F64);
+  put<double>(kv, 0.25);
+  key("tokenizer.ggml.tokens", Arr);
+  put<uint32_t>(kv, Str);
+  put<uint64_t>(kv, 3);
+  for (const char *token : {"<s>", "</s>", "a"})
+    putString(kv, token);
+  key("tokenizer.ggml.scores", Arr);
+  put<uint32_t>(kv, F32);
+  put<uint64_t>(kv, 3);
+  for (float score : {0.f, -1.f, -2.f})
+    put<float>(kv, score);
+  key("seqc.nested", Arr);
+  put<uint32_t>(kv, Arr);
+  put<uint64_t>(kv, 2);
+  put<uint32_t>(kv, Bool);
+  put<uint64_t>(kv, 2);
+  put<uint8_t>(kv, 0);
+  put<uint8_t>(kv, 1);
+  put<uint32_t>(kv, I16);
+  put<uint64_t>(kv, 1);
+  put<int16_t>(kv, 3);
+
+  struct Tensor {
+    const char *name;
+    std::vector<uint64_t> ne;
+    uint32_t type;
+  };
+  auto bytesOf = [](const Tensor &t) -> uint64_t {
+    uint64_t numel = 1;
+    for (uint64_t n : t.ne)
+      numel *= n;
+    switch (t.type) {
+    case 8:
+      return numel / 32 * 34;
+    case 2:
+      return numel / 32 * 18;
+    case 3:
+      return numel / 32 * 20;
+    case 0:
+    case 26:
+      return numel * 4;
+    default:
+      return numel * 2;
+    }
+  };
+  const Tensor tensors[] = {
+      {"token_embd.weight", {32, 2}, embedType},
+      {"blk.0.attn_q.weight", {32, 4}, qType},
+      {"blk.0.attn_k.weight", {32, 2}, kType},
+      {"output_norm.weight", {3}, 1},
+      {"blk.0.attn_norm.weight", {3}, 30},
+      {"output.weight", {2, 1}, 0},
+      {"ids", {2}, 26},
+      {"rope_freqs.weight", {4}, 0},
+  };
+  std::string out = "GGUF";
+  put<uint32_t>(out, 3);
+  put<uint64_t>(out, std::size(tensors));
+  put<uint64_t>(out, numKv);
+  out += kv;
+  std::string data;
+  for (const Tensor &t : tensors) {
+    putString(out, t.name);
+    put<uint32_t>(out, static_cast<uint32_t>(t.ne.size()));
+    for (uint64_t n : t.ne)
+      put<uint64_t>(out, n);
+    put<uint32_t>(out, t.type);
+    put<uint64_t>(out, data.size());
+    uint64_t bytes = bytesOf(t);
+    for (uint64_t i = 0; i < bytes; ++i)
+      // Small values everywhere: f16 and bf16 scales near 1, nibbles mixed.
+      data += static_cast<char>(i % 2 ? 0x3c : (i * 37 + 11) & 0xff);
+    while (data.size() % alignment)
+      data += '\0';
+  }
+  while (out.size() % alignment)
+    out += '\0';
+  return out + data;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -96,7 +233,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::string dir = argv[1];
-  for (const char *sub : {"", "/safetensors", "/npy", "/manifest"})
+  for (const char *sub : {"", "/safetensors", "/npy", "/manifest", "/gguf"})
     makeDir(dir + sub);
 
   for (uint64_t seed : {1, 2}) {
@@ -135,6 +272,12 @@ int main(int argc, char **argv) {
     writeAll(dir + "/npy/" + array.name + "-v2.npy",
              npyVersion2(readAll(path)));
   }
+
+  // The block formats, the same tensors in float types, and another
+  // alignment.
+  writeAll(dir + "/gguf/quantized.gguf", ggufSeed(8, 2, 3, 32));
+  writeAll(dir + "/gguf/float.gguf", ggufSeed(0, 1, 30, 32));
+  writeAll(dir + "/gguf/aligned64.gguf", ggufSeed(8, 3, 2, 64));
 
   for (size_t i = 0; i < std::size(kManifests); ++i)
     writeAll(dir + "/manifest/" + std::to_string(i) + ".json", kManifests[i]);

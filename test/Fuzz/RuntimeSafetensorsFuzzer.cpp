@@ -20,34 +20,6 @@
 
 using namespace seqc::fuzz;
 
-namespace {
-
-/// The bytes of every parameter, in manifest order.
-std::vector<std::vector<uint8_t>> readParams(const seqc_model *model) {
-  std::vector<std::vector<uint8_t>> params;
-  for (size_t i = 0; i < seqc_model_count(model, SEQC_VALUE_PARAM); ++i) {
-    seqc_value_info info;
-    mustSucceed(seqc_model_info(model, SEQC_VALUE_PARAM, i, &info), "info");
-    seqc_tensor tensor;
-    mustSucceed(seqc_model_get_param(model, info.name, &tensor), "get_param");
-    if (tensor.dtype != info.dtype || tensor.rank != info.rank ||
-        std::memcmp(tensor.shape, info.shape,
-                    sizeof(int64_t) * static_cast<size_t>(info.rank)) != 0) {
-      std::fprintf(stderr, "parameter '%s' differs from the manifest\n",
-                   info.name);
-      std::abort();
-    }
-    size_t bytes = static_cast<size_t>(seqc_tensor_numel(&tensor)) *
-                   seqc_dtype_size(tensor.dtype);
-    const uint8_t *data = static_cast<const uint8_t *>(tensor.data);
-    // Reading every byte proves the view lies inside the mapping.
-    params.emplace_back(data, data + bytes);
-  }
-  return params;
-}
-
-} // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static ScratchFile input(".safetensors"), saved(".safetensors");
   // A fresh model per input: a loaded model maps the scratch file, which the
