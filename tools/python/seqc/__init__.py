@@ -348,20 +348,21 @@ class Model:
 
     def set_input(self, name, value):
         """Binds input `name`; the data is used in place when it is
-        C-contiguous, of the input's dtype and 64-byte aligned (then the
-        array must not change until the next run), else copied. Returns True
-        when it is used in place."""
+        C-contiguous, of the input's dtype and aligned to its element size
+        (then the array must not change until the run returns), else copied.
+        Returns True when it is used in place."""
         array = _as_array(value)
         what = "input '%s'" % name
         code = _dtype_code(array, what)
-        if not array.flags.c_contiguous:
+        contiguous = array.flags.c_contiguous
+        if not contiguous:
             array = np.ascontiguousarray(array)
         borrowed = ctypes.c_int32(0)
         self._api.check(self._api.model_set_input_view(
             self._ensure_open(), name.encode(),
             ctypes.byref(_tensor_of(array, code)), ctypes.byref(borrowed)))
         self._inputs_alive[name] = array if borrowed.value else None
-        return bool(borrowed.value)
+        return contiguous and bool(borrowed.value)
 
     def input_pointer(self, name):
         """The address of the data bound to input `name` (to check that an
@@ -396,7 +397,11 @@ class Model:
             raw._seqc_owner = owner
             array = np.frombuffer(raw, dtype=dtype).reshape(shape)
         if as_torch:
-            import torch
+            try:
+                import torch
+            except ImportError:
+                raise Error("as_torch=True needs PyTorch (import torch "
+                            "failed)") from None
             return torch.from_numpy(array)
         return array
 
@@ -538,3 +543,6 @@ class _Dims(collections.abc.MutableMapping):
 
     def __len__(self):
         return len(self._sizes)
+
+
+from . import hf  # noqa: E402  (seqc.hf uses the names above)

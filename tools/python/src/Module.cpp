@@ -24,6 +24,9 @@ using seqc::python::CompileResult;
 #ifndef SEQC_DEFAULT_RUNTIME_DIR
 #define SEQC_DEFAULT_RUNTIME_DIR ""
 #endif
+#ifndef SEQC_EXAMPLES_DIR
+#define SEQC_EXAMPLES_DIR ""
+#endif
 
 static py::dict compileEntry(
     const std::string &source, const std::string &sourceName,
@@ -65,7 +68,10 @@ static py::dict compileEntry(
 PYBIND11_MODULE(_seqc, m) {
   m.doc() = "seqc's compiler, in process (use the seqc package, not this "
             "module)";
+  // The build tree's runtime libraries and examples; an installed package
+  // has its own copies beside it (seqc/lib, seqc/examples).
   m.attr("DEFAULT_RUNTIME_DIR") = SEQC_DEFAULT_RUNTIME_DIR;
+  m.attr("EXAMPLES_DIR") = SEQC_EXAMPLES_DIR;
   m.def("compile", &compileEntry, py::arg("source"), py::arg("source_name"),
         py::arg("emit"), py::arg("output_path"), py::arg("target"),
         py::arg("opt_level"), py::arg("defines"), py::arg("mcpu"),
