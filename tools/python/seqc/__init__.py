@@ -15,6 +15,7 @@ import builtins
 import collections
 import collections.abc
 import ctypes
+import math
 import os
 import shutil
 import tempfile
@@ -217,25 +218,33 @@ def _as_array(value):
     return np.asarray(value)
 
 
+# numpy dtype -> seqc_dtype code (bf16 has no numpy type of its own).
+_CODES = {np.dtype(np_dtype): code for code, (_, np_dtype) in DTYPES.items()
+          if code != 3}
+_NUMPY_DTYPES = {code: np.dtype(np_dtype)
+                 for code, (_, np_dtype) in DTYPES.items()}
+
+
 def _dtype_code(array, what):
-    for code, (_, np_dtype) in DTYPES.items():
-        if code != 3 and array.dtype == np.dtype(np_dtype):
-            return code
-    raise InvalidArgumentError(
-        "%s: dtype %s is not one seqc takes (float32, float64, float16, "
-        "int32, int64)" % (what, array.dtype), _runtime.INVALID_ARGUMENT)
+    code = _CODES.get(array.dtype)
+    if code is None:
+        raise InvalidArgumentError(
+            "%s: dtype %s is not one seqc takes (float32, float64, float16, "
+            "int32, int64)" % (what, array.dtype), _runtime.INVALID_ARGUMENT)
+    return code
 
 
-def _tensor_of(array, code):
-    tensor = _runtime.Tensor()
-    tensor.dtype = code
-    tensor.rank = array.ndim
+def _tensor_of(array, code, tensor=None):
+    """`array` as a seqc_tensor (filling `tensor` when given)."""
     if array.ndim > _runtime.MAX_RANK:
         raise InvalidArgumentError("rank %d is more than %d" %
                                    (array.ndim, _runtime.MAX_RANK))
-    for i, size in enumerate(array.shape):
-        tensor.shape[i] = size
-    tensor.data = array.ctypes.data if array.size else None
+    if tensor is None:
+        tensor = _runtime.Tensor()
+    tensor.dtype = code
+    tensor.rank = array.ndim
+    tensor.shape[:array.ndim] = array.shape
+    tensor.data = array.__array_interface__["data"][0] if array.size else None
     return tensor
 
 
@@ -266,8 +275,13 @@ class Model:
         self._handle = handle
         self._inputs_alive = {}
         self._lock = threading.Lock()
+        # Reused by each call (one call at a time holds the lock's model).
+        self._scratch = _runtime.Tensor()
+        self._borrowed = ctypes.c_int32(0)
+        self._ref = ctypes.c_void_p()
         self.name = self._api.model_name(handle).decode()
         self.inputs = self._infos(_runtime.VALUE_INPUT)
+        self._input_names = frozenset(i.name for i in self.inputs)
         self.outputs = self._infos(_runtime.VALUE_OUTPUT)
         self.params = self._infos(_runtime.VALUE_PARAM)
         self.state = self._infos(_runtime.VALUE_STATE)
@@ -357,10 +371,10 @@ class Model:
         contiguous = array.flags.c_contiguous
         if not contiguous:
             array = np.ascontiguousarray(array)
-        borrowed = ctypes.c_int32(0)
+        borrowed = self._borrowed
         self._api.check(self._api.model_set_input_view(
             self._ensure_open(), name.encode(),
-            ctypes.byref(_tensor_of(array, code)), ctypes.byref(borrowed)))
+            _tensor_of(array, code, self._scratch), borrowed))
         self._inputs_alive[name] = array if borrowed.value else None
         return contiguous and bool(borrowed.value)
 
@@ -380,15 +394,14 @@ class Model:
         """Output `name` of the last run as a NumPy array (a PyTorch tensor
         with as_torch) that owns the runtime's storage: no copy, and the next
         run does not change it."""
-        tensor = _runtime.Tensor()
-        ref = ctypes.c_void_p()
+        tensor = self._scratch
+        ref = self._ref
         self._api.check(self._api.model_retain_output(
-            self._ensure_open(), name.encode(), ctypes.byref(tensor),
-            ctypes.byref(ref)))
+            self._ensure_open(), name.encode(), tensor, ref))
         owner = _OutputRef(self._api, ref.value)
-        shape = tuple(tensor.shape[i] for i in range(tensor.rank))
-        dtype = np.dtype(DTYPES[tensor.dtype][1])
-        count = int(np.prod(shape, dtype=np.int64))
+        shape = tuple(tensor.shape[:tensor.rank])
+        dtype = _NUMPY_DTYPES[tensor.dtype]
+        count = math.prod(shape)
         if count == 0:
             array = np.empty(shape, dtype)
         else:
@@ -415,7 +428,7 @@ class Model:
             if info.name in inputs:
                 raise TypeError("input '%s' given twice" % info.name)
             inputs[info.name] = value
-        known = {i.name for i in self.inputs}
+        known = self._input_names
         for name in inputs:
             if name not in known:
                 raise InvalidArgumentError(
