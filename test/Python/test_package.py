@@ -203,8 +203,12 @@ def test_dims(gpt):
 
 def test_instances_run_in_parallel_threads(gpt):
     x = tokens(2, 16)
-    expected = gpt.load(random_weights=1)(tokens=x).logits
-    models = [gpt.load(random_weights=1) for _ in range(3)]
+    first = gpt.load(random_weights=1)
+    expected = first(tokens=x).logits
+    # Clones share the first instance's weights (the same bytes).
+    models = [first.clone() for _ in range(3)]
+    name = first.params[0].name
+    assert len({m.param_pointer(name) for m in models + [first]}) == 1
     results = [None] * len(models)
 
     def work(i):

@@ -188,13 +188,16 @@ class Module:
         shutil.copyfile(self.path, os.fspath(path))
 
     def load(self, weights=None, *, random_weights=None, skip_unused=False,
-             skip=()):
+             skip=(), name_table=None):
         """A new instance. `weights` is a safetensors file, a sharded
-        checkpoint's index or directory, or a dict of arrays by parameter
-        name; `random_weights=seed` fills them instead. `skip_unused` and
-        `skip` (fnmatch patterns) skip tensors that are not parameters, as
-        the model executable's --skip-unused and --skip do."""
-        return Model(self, weights, random_weights, skip_unused, skip)
+        checkpoint's index or directory, a GGUF file, or a dict of arrays by
+        parameter name; `random_weights=seed` fills them instead.
+        `skip_unused` and `skip` (fnmatch patterns) skip tensors that are not
+        parameters, as the model executable's --skip-unused and --skip do;
+        `name_table` maps GGUF names (its --gguf-names). Model.clone makes
+        more instances over the same weights."""
+        return Model(self, weights, random_weights, skip_unused, skip,
+                     name_table)
 
     def __del__(self):
         if getattr(self, "_owned_dir", None):
@@ -267,11 +270,14 @@ class Model:
     Instances run in parallel from threads; one instance runs one call at a
     time."""
 
-    def __init__(self, module, weights, random_weights, skip_unused, skip):
+    def __init__(self, module, weights, random_weights, skip_unused, skip,
+                 name_table=None, _handle=None):
         self._module = module
         self._api = module._api
-        handle = ctypes.c_void_p()
-        self._api.check(self._api.model_load(ctypes.byref(handle)))
+        handle = _handle
+        if handle is None:
+            handle = ctypes.c_void_p()
+            self._api.check(self._api.model_load(ctypes.byref(handle)))
         self._handle = handle
         self._inputs_alive = {}
         self._lock = threading.Lock()
@@ -287,6 +293,7 @@ class Model:
         self.state = self._infos(_runtime.VALUE_STATE)
         self.dims = _Dims(self)
         self.skipped = []
+        self.dequantized = []
         self.Outputs = collections.namedtuple(
             "Outputs", [o.name for o in self.outputs], rename=True)
         if weights is not None and random_weights is not None:
@@ -298,7 +305,17 @@ class Model:
         elif isinstance(weights, dict):
             self.set_params(weights)
         elif weights is not None:
-            self.load_weights(weights, skip_unused=skip_unused, skip=skip)
+            self.load_weights(weights, skip_unused=skip_unused, skip=skip,
+                              name_table=name_table)
+
+    def clone(self):
+        """A new instance that shares this one's bound weights (the same
+        bytes, seqc_model_clone) with its own inputs, outputs and state: one
+        copy of the weights for an instance per thread."""
+        handle = ctypes.c_void_p()
+        self._api.check(self._api.model_clone(self._ensure_open(),
+                                              ctypes.byref(handle)))
+        return Model(self._module, None, None, False, (), _handle=handle)
 
     @property
     def manifest(self):
@@ -324,8 +341,13 @@ class Model:
 
     # Weights
 
-    def load_weights(self, path, *, skip_unused=False, skip=()):
-        """Binds every parameter from a checkpoint (see Module.load)."""
+    def load_weights(self, path, *, skip_unused=False, skip=(),
+                     name_table=None):
+        """Binds every parameter from a checkpoint (see Module.load).
+        `name_table` maps a GGUF file's tensor names to the parameters
+        (the text of the model executable's --gguf-names file). Tensors
+        skipped and GGUF tensors dequantized on load are listed in
+        `skipped` and `dequantized`."""
         options = _runtime.WeightsOptions()
         options.skip_unused = 1 if skip_unused else 0
         patterns = [p.encode() for p in skip]
@@ -340,9 +362,18 @@ class Model:
                             tuple(shape[i] for i in range(rank))))
 
         options.on_skipped = _runtime.SKIPPED_FN(on_skipped)
+        options.name_table = name_table.encode() if name_table else None
+        dequantized = []
+
+        def on_dequantized(_, tensor, param, ggml_type, dtype):
+            dequantized.append((tensor.decode(), param.decode(),
+                                ggml_type.decode(), DTYPES[dtype][0]))
+
+        options.on_dequantized = _runtime.DEQUANTIZED_FN(on_dequantized)
         self._api.check(self._api.model_load_weights_with(
             self._ensure_open(), os.fsencode(path), ctypes.byref(options)))
         self.skipped = skipped
+        self.dequantized = dequantized
 
     def set_params(self, params):
         """Binds parameters from a dict of arrays (copied)."""
@@ -383,6 +414,13 @@ class Model:
         array is used in place)."""
         tensor = _runtime.Tensor()
         self._api.check(self._api.model_get_input(
+            self._ensure_open(), name.encode(), ctypes.byref(tensor)))
+        return tensor.data or 0
+
+    def param_pointer(self, name):
+        """The address of parameter `name`'s bytes (clones share them)."""
+        tensor = _runtime.Tensor()
+        self._api.check(self._api.model_get_param(
             self._ensure_open(), name.encode(), ctypes.byref(tensor)))
         return tensor.data or 0
 

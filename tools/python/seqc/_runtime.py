@@ -65,6 +65,11 @@ SKIPPED_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p,
                               ctypes.POINTER(ctypes.c_int64))
 
 
+DEQUANTIZED_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p,
+                                  ctypes.c_char_p, ctypes.c_char_p,
+                                  ctypes.c_int32)
+
+
 class WeightsOptions(ctypes.Structure):
     _fields_ = [
         ("skip_unused", ctypes.c_int32),
@@ -72,6 +77,8 @@ class WeightsOptions(ctypes.Structure):
         ("num_skip_patterns", ctypes.c_size_t),
         ("on_skipped", SKIPPED_FN),
         ("user_data", ctypes.c_void_p),
+        ("name_table", ctypes.c_char_p),
+        ("on_dequantized", DEQUANTIZED_FN),
     ]
 
 
@@ -114,6 +121,7 @@ _FUNCTIONS = {
     "seqc_status_message": (ctypes.c_char_p, [_STATUS]),
     "seqc_status_free": (None, [_STATUS]),
     "seqc_model_load": (_STATUS, [ctypes.POINTER(_P)]),
+    "seqc_model_clone": (_STATUS, [_P, ctypes.POINTER(_P)]),
     "seqc_model_free": (None, [_P]),
     "seqc_model_name": (ctypes.c_char_p, [_P]),
     "seqc_model_manifest": (ctypes.c_char_p, [_P]),
