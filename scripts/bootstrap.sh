@@ -18,14 +18,14 @@ packages=(
   "libomp-${LLVM_VERSION}-dev"
   libgtest-dev libbenchmark-dev
   python3 python3-numpy
+  python3-dev pybind11-dev python3-pytest
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev
 )
 for arg in "$@"; do
   case "$arg" in
     --golden) packages+=(python3-torch) ;;
     --bench) packages+=(python3-torch libtcmalloc-minimal4 libopenblas-dev
-                        libblis-dev python3-matplotlib python3-venv
-                        python3-dev) ;;
+                        libblis-dev python3-matplotlib python3-venv) ;;
     *) echo "bootstrap.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done

@@ -1,5 +1,6 @@
 # -*- Python -*- lit configuration of the seqc test suite.
 
+import glob
 import os
 import subprocess
 
@@ -35,6 +36,18 @@ if subprocess.run([python, "-c", "import torch"], stdout=subprocess.DEVNULL,
     config.available_features.add("torch")
 
 # SEQC_CXX: the sanitized build links models through a wrapper (runtime/).
+# The Python package (tools/python), built where pybind11 was found and not
+# in the sanitizer build (its extension would need ASan loaded first), and
+# pytest to run its suite.
+if (not os.environ.get("SEQC_CXX")
+        and glob.glob(os.path.join(config.seqc_obj_root, "python", "seqc",
+                                   "_seqc*.so"))
+        and subprocess.run([python, "-c", "import pytest"],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL).returncode == 0):
+    config.available_features.add("python-package")
+config.substitutions.append(("%seqc_obj_root", config.seqc_obj_root))
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "SEQC_CXX"])
 llvm_config.use_default_substitutions()

@@ -350,6 +350,26 @@ seqc_status *seqc_model_save_weights(const seqc_model *model, const char *path);
 seqc_status *seqc_model_set_input(seqc_model *model, const char *name,
                                   const seqc_tensor *tensor);
 
+/// Binds input `name` to `tensor` as seqc_model_set_input does, but uses its
+/// data in place, without a copy, when the address is a multiple of the
+/// element size (all the generated code assumes of its arguments, as of
+/// weights used in place from a mapped file); other data is copied. The
+/// caller keeps borrowed data
+/// alive and unchanged until the input is bound again,
+/// seqc_model_reset_inputs or seqc_model_free. The model only reads its
+/// inputs. *out_borrowed (may be NULL) is set to 1 when the data is used in
+/// place, 0 when it was copied.
+seqc_status *seqc_model_set_input_view(seqc_model *model, const char *name,
+                                       const seqc_tensor *tensor,
+                                       int32_t *out_borrowed);
+
+/// Returns a view of the bound input `name` (the caller's data for an input
+/// bound in place by seqc_model_set_input_view, else the runtime's copy),
+/// valid until the input is bound again or reset.
+/// SEQC_STATUS_FAILED_PRECONDITION when the input is not bound.
+seqc_status *seqc_model_get_input(const seqc_model *model, const char *name,
+                                  seqc_tensor *out_tensor);
+
 /// Binds every input not bound yet to deterministic pseudo-random values.
 /// All their symbolic dimensions must be known (seqc_model_set_dim or other
 /// inputs). Float inputs are approximately standard normal (a sum of 12
@@ -419,6 +439,22 @@ seqc_status *seqc_model_run(seqc_model *model);
 /// the next seqc_model_run or seqc_model_free.
 seqc_status *seqc_model_get_output(const seqc_model *model, const char *name,
                                    seqc_tensor *out_tensor);
+
+/// A reference that keeps an output's storage alive (seqc_model_retain_output).
+typedef struct seqc_buffer_ref seqc_buffer_ref;
+
+/// seqc_model_get_output, and a reference in *out_ref that keeps the
+/// output's data alive and unchanged until seqc_buffer_ref_release, past the
+/// next seqc_model_run and seqc_model_free: each run writes its outputs to
+/// new storage, so a host can hand the data out without copying it (the
+/// Python package's arrays do).
+seqc_status *seqc_model_retain_output(const seqc_model *model,
+                                      const char *name,
+                                      seqc_tensor *out_tensor,
+                                      seqc_buffer_ref **out_ref);
+
+/// Releases a reference from seqc_model_retain_output; NULL is allowed.
+void seqc_buffer_ref_release(seqc_buffer_ref *ref);
 
 /// Releases the large buffers the runtime keeps for models to reuse. Models
 /// allocate their intermediates and outputs through the runtime

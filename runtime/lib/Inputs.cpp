@@ -13,6 +13,7 @@
 #include "Model.h"
 #include "Random.h"
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -328,13 +329,17 @@ extern "C" seqc_status *seqc_model_get_dim(const seqc_model *model,
   return nullptr;
 }
 
-extern "C" seqc_status *seqc_model_set_input(seqc_model *model,
-                                             const char *name,
-                                             const seqc_tensor *tensor) {
+namespace {
+/// seqc_model_set_input and seqc_model_set_input_view: checks `tensor` and
+/// binds it to input `name`, in place when `borrow` and its data is aligned
+/// to its element size, else as a copy. Sets *borrowed.
+seqc_status *bindInput(seqc_model *model, const char *name,
+                       const seqc_tensor *tensor, bool borrow,
+                       const char *function, bool *borrowed) {
+  *borrowed = false;
   if (!model || !name)
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
-                      "seqc_model_set_input: model and name must not be "
-                      "NULL");
+                      "%s: model and name must not be NULL", function);
   size_t index;
   if (!model->manifest.find(SEQC_VALUE_INPUT, name, &index))
     return model->manifest.notFound(SEQC_VALUE_INPUT, name);
@@ -354,14 +359,47 @@ extern "C" seqc_status *seqc_model_set_input(seqc_model *model,
     value.verifiedRange[0] = range.value[0];
     value.verifiedRange[1] = range.value[1];
   }
-  SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, &value.buffer));
-  if (bytes)
-    std::memcpy(value.buffer.data, tensor->data, bytes);
+  // The generated code assumes only the element type's alignment of its
+  // arguments (as for weights used in place from a mapped file).
+  if (borrow && bytes &&
+      reinterpret_cast<uintptr_t>(tensor->data) %
+              seqc_dtype_size(tensor->dtype) ==
+          0) {
+    // Borrowed: the caller keeps the data alive (no owner).
+    value.buffer.data = tensor->data;
+    value.buffer.bytes = bytes;
+    *borrowed = true;
+  } else {
+    SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, &value.buffer));
+    if (bytes)
+      std::memcpy(value.buffer.data, tensor->data, bytes);
+  }
   for (int d = 0; d < tensor->rank; ++d)
     value.shape[d] = tensor->shape[d];
   value.bound = true;
   model->inputs[index] = std::move(value);
   return nullptr;
+}
+} // namespace
+
+extern "C" seqc_status *seqc_model_set_input(seqc_model *model,
+                                             const char *name,
+                                             const seqc_tensor *tensor) {
+  bool borrowed;
+  return bindInput(model, name, tensor, /*borrow=*/false,
+                   "seqc_model_set_input", &borrowed);
+}
+
+extern "C" seqc_status *seqc_model_set_input_view(seqc_model *model,
+                                                  const char *name,
+                                                  const seqc_tensor *tensor,
+                                                  int32_t *out_borrowed) {
+  bool borrowed;
+  seqc_status *status = bindInput(model, name, tensor, /*borrow=*/true,
+                                  "seqc_model_set_input_view", &borrowed);
+  if (out_borrowed)
+    *out_borrowed = borrowed ? 1 : 0;
+  return status;
 }
 
 extern "C" seqc_status *seqc_model_random_inputs(seqc_model *model,

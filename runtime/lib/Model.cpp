@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -666,33 +667,42 @@ seqc_status *runExclusive(seqc_model *model) {
 } // namespace
 
 seqc_status *seqc::getValueView(const seqc_model *model, seqc_value_kind kind,
-                                const char *name, seqc_tensor *out_tensor) {
-  bool output = kind == SEQC_VALUE_OUTPUT;
-  if (!model || !name || !out_tensor)
-    return makeStatus(
-        SEQC_STATUS_INVALID_ARGUMENT, "%s: arguments must not be NULL",
-        output ? "seqc_model_get_output" : "seqc_model_get_param");
+                                const char *name, seqc_tensor *out_tensor,
+                                const Buffer **out_buffer) {
+  static const char *const kFunctions[] = {
+      "seqc_model_get_input", "seqc_model_get_output", "seqc_model_get_param"};
+  if (!model || !name || !out_tensor || kind > SEQC_VALUE_PARAM)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "%s: arguments must not be NULL",
+                      kind <= SEQC_VALUE_PARAM ? kFunctions[kind]
+                                               : "seqc_model_get_*");
   size_t index;
   const ValueSpec *spec = model->manifest.find(kind, name, &index);
   if (!spec)
     return model->manifest.notFound(kind, name);
   const int64_t *shape;
-  void *data;
-  if (output) {
+  const Buffer *buffer;
+  if (kind == SEQC_VALUE_OUTPUT) {
     if (!model->haveOutputs)
       return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
                         "output '%s' is not available: the model has not run "
                         "successfully",
                         name);
     shape = model->outputs[index].shape;
-    data = model->outputs[index].buffer.data;
+    buffer = &model->outputs[index].buffer;
   } else {
-    if (!model->params[index].bound)
-      return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
-                        "parameter '%s' is not bound", name);
-    shape = model->params[index].shape;
-    data = model->params[index].buffer.data;
+    const BoundValue &value = kind == SEQC_VALUE_INPUT ? model->inputs[index]
+                                                       : model->params[index];
+    if (!value.bound)
+      return makeStatus(SEQC_STATUS_FAILED_PRECONDITION, "%s '%s' is not bound",
+                        kind == SEQC_VALUE_INPUT ? "input" : "parameter",
+                        name);
+    shape = value.shape;
+    buffer = &value.buffer;
   }
+  if (out_buffer)
+    *out_buffer = buffer;
+  void *data = buffer->data;
   seqc_tensor tensor = {};
   tensor.dtype = spec->dtype;
   tensor.rank = spec->rank;
@@ -707,6 +717,37 @@ extern "C" seqc_status *seqc_model_get_output(const seqc_model *model,
                                               seqc_tensor *out_tensor) {
   return getValueView(model, SEQC_VALUE_OUTPUT, name, out_tensor);
 }
+
+extern "C" seqc_status *seqc_model_get_input(const seqc_model *model,
+                                             const char *name,
+                                             seqc_tensor *out_tensor) {
+  return getValueView(model, SEQC_VALUE_INPUT, name, out_tensor);
+}
+
+struct seqc_buffer_ref {
+  std::shared_ptr<void> owner;
+};
+
+extern "C" seqc_status *seqc_model_retain_output(const seqc_model *model,
+                                                 const char *name,
+                                                 seqc_tensor *out_tensor,
+                                                 seqc_buffer_ref **out_ref) {
+  if (!out_ref)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_model_retain_output: arguments must not be NULL");
+  *out_ref = nullptr;
+  const Buffer *buffer;
+  SEQC_RETURN_IF_ERROR(
+      getValueView(model, SEQC_VALUE_OUTPUT, name, out_tensor, &buffer));
+  auto *ref = new (std::nothrow) seqc_buffer_ref{buffer->owner};
+  if (!ref)
+    return makeStatus(SEQC_STATUS_OUT_OF_MEMORY,
+                      "output '%s': cannot allocate a reference", name);
+  *out_ref = ref;
+  return nullptr;
+}
+
+extern "C" void seqc_buffer_ref_release(seqc_buffer_ref *ref) { delete ref; }
 
 extern "C" int32_t seqc_max_threads(void) {
 #ifdef SEQC_HAVE_OPENMP

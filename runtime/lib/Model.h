@@ -63,11 +63,13 @@ seqc_status *prepareStateForRun(seqc_model *model);
 /// size. seqc_model_run calls it before invoking the model.
 seqc_status *checkInputRanges(seqc_model *model);
 
-/// seqc_model_get_output (kind SEQC_VALUE_OUTPUT) and seqc_model_get_param
-/// (SEQC_VALUE_PARAM): sets *out_tensor to a view of the value `name` of
-/// that kind, an output of the last successful run or a bound parameter.
+/// seqc_model_get_input, seqc_model_get_output and seqc_model_get_param: sets
+/// *out_tensor to a view of the value `name` of that kind, a bound input, an
+/// output of the last successful run or a bound parameter.
+/// `*out_buffer` (when given) is set to the value's storage.
 seqc_status *getValueView(const seqc_model *model, seqc_value_kind kind,
-                          const char *name, seqc_tensor *out_tensor);
+                          const char *name, seqc_tensor *out_tensor,
+                          const Buffer **out_buffer = nullptr);
 
 } // namespace seqc
 

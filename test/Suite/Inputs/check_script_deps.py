@@ -131,6 +131,11 @@ class Checker:
                 if name.endswith(".py"):
                     self.local.setdefault(name[:-3], []).append(
                         os.path.join(dirpath, name))
+            # A package (tools/python/seqc): `import seqc` runs its
+            # __init__.py.
+            if "__init__.py" in filenames:
+                self.local.setdefault(os.path.basename(dirpath), []).append(
+                    os.path.join(dirpath, "__init__.py"))
         self.imports = {}  # script -> [(module, script, line)], memoized
         self.scripts = set()
 

@@ -250,6 +250,62 @@ TEST_F(AddModel, RunsRepeatedlyAndWithNewSizes) {
   ASSERT_TRUE(isOk(setInput("x", x, {2, 4})));
 }
 
+TEST_F(AddModel, UsesInputsInPlaceAndRetainsOutputs) {
+  std::vector<float> x(8, 1.0f), y(8, 2.0f);
+  seqc_tensor tx = makeTensor(SEQC_DTYPE_F32, {2, 4}, x.data());
+  int32_t borrowed = -1;
+  ASSERT_TRUE(isOk(seqc_model_set_input_view(m, "x", &tx, &borrowed)));
+  EXPECT_EQ(borrowed, 1);
+  seqc_tensor bound = {};
+  ASSERT_TRUE(isOk(seqc_model_get_input(m, "x", &bound)));
+  EXPECT_EQ(bound.data, x.data());
+  EXPECT_EQ(bound.shape[0], 2);
+  // Data off its element alignment is copied.
+  std::vector<char> bytes(8 * sizeof(float) + 1);
+  std::memcpy(bytes.data() + 1, y.data(), 8 * sizeof(float));
+  seqc_tensor ty = makeTensor(SEQC_DTYPE_F32, {2, 4}, bytes.data() + 1);
+  ASSERT_TRUE(isOk(seqc_model_set_input_view(m, "y", &ty, &borrowed)));
+  EXPECT_EQ(borrowed, 0);
+  ASSERT_TRUE(isOk(seqc_model_get_input(m, "y", &bound)));
+  EXPECT_NE(bound.data, static_cast<void *>(bytes.data() + 1));
+  EXPECT_TRUE(failsWith(seqc_model_get_input(m, "z", &bound),
+                        SEQC_STATUS_NOT_FOUND, {"'z'"}));
+
+  // The model reads the borrowed x as it is at the run.
+  x[0] = 5.0f;
+  ASSERT_TRUE(isOk(seqc_model_run(m)));
+  seqc_tensor sum = {};
+  seqc_buffer_ref *ref = nullptr;
+  ASSERT_TRUE(isOk(seqc_model_retain_output(m, "sum", &sum, &ref)));
+  ASSERT_NE(ref, nullptr);
+  EXPECT_FLOAT_EQ(static_cast<float *>(sum.data)[0], (5.0f + 2.0f) * scale[0]);
+  EXPECT_EQ(x[0], 5.0f);
+  // A retained output outlives the next run and the model.
+  x[0] = 1.0f;
+  ASSERT_TRUE(isOk(seqc_model_run(m)));
+  seqc_tensor next = {};
+  ASSERT_TRUE(isOk(seqc_model_get_output(m, "sum", &next)));
+  EXPECT_NE(next.data, sum.data);
+  EXPECT_FLOAT_EQ(static_cast<float *>(next.data)[0], 3.0f * scale[0]);
+  model.reset();
+  EXPECT_FLOAT_EQ(static_cast<float *>(sum.data)[0], 7.0f * scale[0]);
+  seqc_buffer_ref_release(ref);
+  seqc_buffer_ref_release(nullptr);
+}
+
+TEST(Inputs, UnboundInputHasNoView) {
+  ModelPtr model = load(FAKE_ADD_MANIFEST, fake_add_invoke);
+  seqc_tensor view = {};
+  EXPECT_TRUE(failsWith(seqc_model_get_input(model.get(), "x", &view),
+                        SEQC_STATUS_FAILED_PRECONDITION,
+                        {"input 'x' is not bound"}));
+  seqc_buffer_ref *ref = nullptr;
+  EXPECT_TRUE(failsWith(seqc_model_retain_output(model.get(), "sum", &view,
+                                                 &ref),
+                        SEQC_STATUS_FAILED_PRECONDITION, {"has not run"}));
+  EXPECT_EQ(ref, nullptr);
+}
+
 TEST_F(AddModel, ZeroRowsIsAValidSize) {
   std::vector<float> none;
   ASSERT_TRUE(isOk(setInput("x", none, {0, 4})));

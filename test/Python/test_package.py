@@ -1,0 +1,347 @@
+"""The seqc Python package against the runtime and the compiler it wraps."""
+
+import json
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import seqc
+
+ROOT = os.environ.get("SEQC_SRC_ROOT",
+                      os.path.join(os.path.dirname(__file__), "..", ".."))
+GPT = os.path.join(ROOT, "examples", "gpt.seq")
+GPT_DECODE = os.path.join(ROOT, "examples", "gpt_decode.seq")
+TINY = {"depth": 2, "dim": 32, "heads": 2, "kv_heads": 2, "vocab": 64}
+
+BAD_SOURCE = """model bad() {
+  def forward(x: f32[2]) -> (y: f32[2]) { return x + }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def gpt():
+    return seqc.compile(GPT, defines=TINY, opt_level=2)
+
+
+@pytest.fixture(scope="module")
+def gpt_decode():
+    return seqc.compile(GPT_DECODE, defines=dict(TINY, max_len=32))
+
+
+def tokens(b=2, n=7, seed=0):
+    return np.random.default_rng(seed).integers(0, 64, (b, n), dtype=np.int32)
+
+
+def aligned(shape, dtype, alignment=64):
+    """An array whose data starts at a multiple of `alignment` bytes."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(nbytes + alignment, np.uint8)
+    offset = (-raw.ctypes.data) % alignment
+    return raw[offset:offset + nbytes].view(dtype).reshape(shape)
+
+
+def test_manifest_described(gpt):
+    model = gpt.load(random_weights=0)
+    assert model.name == "gpt"
+    assert model.inputs == [seqc.ValueInfo("tokens", "i32", ("b", "n"))]
+    assert model.outputs == [seqc.ValueInfo("logits", "f32", ("b", "n", 64))]
+    assert len(model.params) > 0 and model.state == []
+    assert json.loads(model.manifest)["model"] == "gpt"
+
+
+def test_runs_like_the_reference_level(gpt):
+    reference = seqc.compile(GPT, defines=TINY, opt_level=0)
+    x = tokens()
+    fast = gpt.load(random_weights=3)(tokens=x).logits
+    slow = reference.load(random_weights=3)(x).logits
+    assert fast.shape == (2, 7, 64) and fast.dtype == np.float32
+    np.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-5)
+
+
+def test_inputs_used_in_place(gpt):
+    model = gpt.load(random_weights=0)
+    x = tokens(2, 5)
+    assert model.set_input("tokens", x)
+    assert model.input_pointer("tokens") == x.ctypes.data
+    before = x.copy()
+    model.run()
+    np.testing.assert_array_equal(x, before)  # the model only reads it
+    # Data off its element alignment (1 byte past a 64-byte boundary) or
+    # strided is copied.
+    y = aligned((41,), np.uint8)[1:].view(np.int32).reshape(2, 5)
+    assert not y.flags.aligned
+    y[...] = x
+    assert not model.set_input("tokens", y)
+    assert model.input_pointer("tokens") != y.ctypes.data
+    model.run()
+    assert not model.set_input("tokens", np.asfortranarray(tokens(2, 5)))
+    np.testing.assert_array_equal(model(tokens=y).logits,
+                                  model(tokens=x).logits)
+
+
+def test_outputs_are_not_copied_and_survive_the_next_run(gpt):
+    model = gpt.load(random_weights=0)
+    first = model(tokens=tokens(seed=1)).logits
+    assert not first.flags.owndata
+    kept = first.copy()
+    second = model(tokens=tokens(seed=2)).logits
+    np.testing.assert_array_equal(first, kept)
+    assert second.ctypes.data != first.ctypes.data
+    del model  # the arrays own their storage past the instance
+    np.testing.assert_array_equal(first, kept)
+
+
+def test_compile_error_carries_the_location():
+    with pytest.raises(seqc.CompileError) as info:
+        seqc.compile(BAD_SOURCE)
+    error = info.value
+    assert (error.file, error.line, error.column) == ("<string>", 2, 54)
+    assert error.message == "expected an expression"
+    assert "<string>:2:54: error: expected an expression" in str(error)
+    assert "^" in str(error)  # the source line and caret, as the CLI prints
+
+
+def test_compile_error_from_a_file(tmp_path):
+    path = tmp_path / "bad.seq"
+    path.write_text(BAD_SOURCE)
+    with pytest.raises(seqc.CompileError) as info:
+        seqc.compile(path)
+    assert info.value.file == str(path) and info.value.line == 2
+
+
+def test_bad_options():
+    with pytest.raises(seqc.CompileError, match="not a target"):
+        seqc.compile(GPT, target="tpu")
+    with pytest.raises(seqc.CompileError, match="opt_level"):
+        seqc.compile(GPT, opt_level=7)
+    with pytest.raises(seqc.CompileError, match="no-such-cpu|not a recognized"):
+        seqc.compile(GPT, defines=TINY, mcpu="no-such-cpu")
+    with pytest.raises(ValueError, match="stage"):
+        seqc.emit(GPT, "bitcode")
+    with pytest.raises(seqc.CompileError, match="depth"):
+        seqc.compile(GPT, defines={"depth": "two"})
+
+
+def test_emit_stages():
+    assert "seq." in seqc.emit(GPT, "seq", defines=TINY)
+    assert json.loads(seqc.emit(GPT, "manifest", defines=TINY))["model"] == "gpt"
+    assert "linalg." in seqc.emit(GPT, "linalg", defines=TINY)
+    assert "define " in seqc.emit(GPT, "llvm-ir", defines=TINY, opt_level=1)
+    assert "seqc_model" in seqc.emit(GPT, "header", defines=TINY) or \
+        "#include" in seqc.emit(GPT, "header", defines=TINY)
+
+
+def test_save_and_load_library(gpt, tmp_path):
+    path = tmp_path / "libgpt.so"
+    gpt.save(path)
+    again = seqc.load_library(path)
+    x = tokens()
+    np.testing.assert_array_equal(
+        gpt.load(random_weights=5)(tokens=x).logits,
+        again.load(random_weights=5)(tokens=x).logits)
+
+
+def test_weights_from_files_and_dicts(gpt, tmp_path):
+    source = gpt.load(random_weights=7)
+    path = tmp_path / "w.safetensors"
+    source.save_weights(path)
+    x = tokens()
+    expected = source(tokens=x).logits
+    np.testing.assert_array_equal(gpt.load(weights=path)(tokens=x).logits,
+                                  expected)
+    rng = np.random.default_rng(0)
+    arrays = {p.name: rng.standard_normal(p.shape).astype(np.float32)
+              for p in source.params}
+    a = gpt.load(weights=arrays)(tokens=x).logits
+    b = gpt.load(weights=dict(arrays))(tokens=x).logits
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, expected)
+
+
+def test_errors_are_exceptions(gpt, tmp_path):
+    model = gpt.load(random_weights=0)
+    with pytest.raises(ValueError, match="dtype f32 does not match"):
+        model(tokens=np.zeros((1, 4), np.float32))
+    with pytest.raises(ValueError, match="rank"):
+        model(tokens=np.zeros((4,), np.int32))
+    with pytest.raises(ValueError, match="outside"):
+        model(tokens=np.full((1, 4), 64, np.int32))
+    with pytest.raises(ValueError, match="missing input"):
+        model()
+    with pytest.raises(ValueError, match="has no input 'x'"):
+        model(tokens=tokens(), x=tokens())
+    with pytest.raises(ValueError, match="is not one seqc takes"):
+        model(tokens=np.zeros((1, 4), np.uint8))
+    unbound = gpt.load()
+    with pytest.raises(seqc.RuntimeError) as info:
+        unbound(tokens=tokens())
+    assert not isinstance(info.value, ValueError)
+    with pytest.raises(OSError, match="No such file"):
+        gpt.load(weights=tmp_path / "missing.safetensors")
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"\x05\x00\x00\x00\x00\x00\x00\x00{}")
+    with pytest.raises(ValueError):
+        gpt.load(weights=bad)
+    # The instance stays usable after every error above.
+    assert model(tokens=tokens()).logits.shape == (2, 7, 64)
+    model.close()
+    with pytest.raises(seqc.RuntimeError, match="closed"):
+        model(tokens=tokens())
+
+
+def test_dims(gpt):
+    model = gpt.load(random_weights=0)
+    model.dims["n"] = 7
+    assert model(tokens=tokens(2, 7)).logits.shape == (2, 7, 64)
+    with pytest.raises(ValueError, match="'n'"):
+        model(tokens=tokens(2, 5))
+
+
+def test_instances_run_in_parallel_threads(gpt):
+    x = tokens(2, 16)
+    first = gpt.load(random_weights=1)
+    expected = first(tokens=x).logits
+    # Clones share the first instance's weights (the same bytes).
+    models = [first.clone() for _ in range(3)]
+    name = first.params[0].name
+    assert len({m.param_pointer(name) for m in models + [first]}) == 1
+    results = [None] * len(models)
+
+    def work(i):
+        for _ in range(3):
+            results[i] = models[i](tokens=x).logits
+
+    threads = [threading.Thread(target=work, args=(i,))
+               for i in range(len(models))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for result in results:
+        np.testing.assert_array_equal(result, expected)
+
+
+def test_generate_matches_the_full_forward(gpt, gpt_decode):
+    cached = gpt_decode.load(random_weights=11)
+    full = gpt.load(random_weights=11)
+    assert [s.name for s in cached.state][:2] == [
+        "layers.0.attn.k_cache", "layers.0.attn.v_cache"]
+    prompts = [[1, 2, 3], [4, 5, 6, 7, 8]]
+    greedy = cached.generate(prompts, max_new_tokens=6)
+    assert cached.last_generate_stats["cached"] == 1
+    assert greedy == full.generate(prompts, max_new_tokens=6)
+    # Greedy is the argmax of the full forward's last logits.
+    logits = full(tokens=np.array([prompts[1]], np.int32)).logits
+    assert greedy[1][0] == int(np.argmax(logits[0, -1]))
+    # One prompt gives one list; a seed reproduces a sampled run.
+    sampled = cached.generate([1, 2, 3], 8, temperature=0.8, top_k=10, seed=4)
+    assert sampled == cached.generate([1, 2, 3], 8, temperature=0.8,
+                                      top_k=10, seed=4)
+    assert len(sampled) == 8
+
+
+def test_generate_streams_and_stops(gpt_decode):
+    model = gpt_decode.load(random_weights=2)
+    tokens_all = model.generate([3, 1, 4], max_new_tokens=6)
+    seen = []
+    streamed = model.generate([3, 1, 4], max_new_tokens=6,
+                              stream=lambda row, token: seen.append(token))
+    assert seen == streamed == tokens_all
+    stopped = model.generate([3, 1, 4], max_new_tokens=6,
+                             stop=[tokens_all[2]])
+    assert stopped == tokens_all[:tokens_all.index(tokens_all[2]) + 1]
+    cut = model.generate([3, 1, 4], max_new_tokens=6,
+                         stream=lambda row, token: True)
+    assert cut == tokens_all[:1]
+
+    def boom(row, token):
+        raise KeyError("from the callback")
+
+    with pytest.raises(KeyError, match="from the callback"):
+        model.generate([3, 1, 4], max_new_tokens=3, stream=boom)
+    with pytest.raises(ValueError, match="top_p|top-p"):
+        model.generate([3], 2, temperature=1.0, top_p=1.5)
+    with pytest.raises(ValueError, match="empty|no tokens|at least one"):
+        model.generate([[3], []], 2)
+
+
+def test_state_reset_and_copy(gpt_decode):
+    model = gpt_decode.load(random_weights=2)
+    x = tokens(2, 4)
+    pos = np.zeros(2, np.int32)
+    first = model(tokens=x, pos=pos).logits.copy()
+    step = model(tokens=x[:, :1], pos=np.full(2, 4, np.int32)).logits.copy()
+    model.reset_state()
+    np.testing.assert_array_equal(model(tokens=x, pos=pos).logits, first)
+    model.copy_state_row(0, 1)
+    same = model(tokens=x[:1].repeat(2, 0)[:, :1],
+                 pos=np.full(2, 4, np.int32)).logits
+    np.testing.assert_array_equal(same[0], same[1])
+    np.testing.assert_allclose(same[0], step[0], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="row"):
+        model.copy_state_row(0, 5)
+
+
+def test_torch_tensors_without_copies(gpt):
+    torch = pytest.importorskip("torch")
+    model = gpt.load(random_weights=0)
+    x = torch.from_numpy(tokens())
+    assert model.set_input("tokens", x)
+    assert model.input_pointer("tokens") == x.data_ptr()
+    out = model(tokens=x, as_torch=True).logits
+    assert isinstance(out, torch.Tensor) and tuple(out.shape) == (2, 7, 64)
+    np.testing.assert_array_equal(out.numpy(),
+                                  model(tokens=x.numpy()).logits)
+
+
+LLAMA_CONFIG = {
+    "model_type": "llama", "architectures": ["LlamaForCausalLM"],
+    "vocab_size": 96, "hidden_size": 32, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "intermediate_size": 64,
+    "num_hidden_layers": 2, "rope_theta": 50000.0, "rms_norm_eps": 1e-5,
+    "tie_word_embeddings": True, "hidden_act": "silu",
+}
+
+
+def test_hugging_face_directory(tmp_path):
+    example, defines = seqc.hf.defines_from_config(LLAMA_CONFIG)
+    assert os.path.basename(example) == "llama.seq"
+    assert defines == {"vocab": 96, "dim": 32, "heads": 4, "kv_heads": 2,
+                       "hidden": 64, "depth": 2, "theta": 50000.0,
+                       "eps": 1e-5, "tied": 1}
+    # A checkpoint with Hugging Face's key names: the example's own.
+    reference = seqc.compile(example, defines=defines).load(random_weights=9)
+    assert "lm_head.weight" not in [p.name for p in reference.params]
+    reference.save_weights(tmp_path / "model.safetensors")
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA_CONFIG))
+    pretrained = seqc.hf.load(tmp_path)
+    assert pretrained.defines == defines
+    prompts = [[5, 6, 7], [8, 9]]
+    assert pretrained.generate(prompts, 5) == reference.generate(prompts, 5)
+    x = np.array([[1, 2, 3]], np.int32)
+    np.testing.assert_array_equal(pretrained(input_ids=x).logits,
+                                  reference(input_ids=x).logits)
+    if pretrained.tokenizer is None:
+        with pytest.raises(seqc.Error, match="tokenizers"):
+            pretrained.generate("hello", 3)
+
+
+def test_hugging_face_configs_we_cannot_read(tmp_path):
+    with pytest.raises(seqc.Error, match="model_type 'gpt_neox'"):
+        seqc.hf.defines_from_config({"model_type": "gpt_neox"})
+    with pytest.raises(seqc.Error, match="rope_scaling"):
+        seqc.hf.defines_from_config(
+            dict(LLAMA_CONFIG, rope_scaling={"rope_type": "llama3"}))
+    config = dict(LLAMA_CONFIG)
+    del config["intermediate_size"]
+    with pytest.raises(seqc.Error, match="no field 'intermediate_size'"):
+        seqc.hf.defines_from_config(config)
+    with pytest.raises(seqc.Error, match="cannot read .*config.json"):
+        seqc.hf.load(tmp_path)
+    (tmp_path / "config.json").write_text("{")
+    with pytest.raises(seqc.Error, match="not JSON"):
+        seqc.hf.load(tmp_path)
