@@ -266,8 +266,13 @@ private:
                               b, loc, c.initInput,
                               operandIndices(c.initMap, at)))
                         : memref::LoadOp::create(b, loc, c.c, at);
-        memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
-                                c.c, at);
+        Value value = arith::AddFOp::create(b, loc, old, sum);
+        if (!c.epilogue) {
+          memref::StoreOp::create(b, loc, value, c.c, at);
+          continue;
+        }
+        memref::StoreOp::create(b, loc, applyScalarEpilogue(value, at),
+                                c.epilogueOut, at);
       }
     }
   }
@@ -533,6 +538,27 @@ private:
     if (result.getParentBlock() != body && !map.contains(result))
       return vector::BroadcastOp::create(
           b, loc, VectorType::get({t.lanes}, result.getType()), result);
+    return map.lookupOrDefault(result);
+  }
+
+  /// The epilogue's body on `value`, the finished element of C at `at`
+  /// (C's indices), as the reference loops compute it.
+  Value applyScalarEpilogue(Value value, ArrayRef<Value> at) {
+    Block *body = c.epilogue.getBlock();
+    IRMapping map;
+    for (auto [arg, memref, inC] : c.epilogueInputs) {
+      if (!memref) {
+        map.map(arg, value);
+        continue;
+      }
+      SmallVector<Value> where;
+      for (AffineExpr e : inC.getResults())
+        where.push_back(at[cast<AffineDimExpr>(e).getPosition()]);
+      map.map(arg, memref::LoadOp::create(b, loc, memref, where));
+    }
+    for (Operation &op : body->without_terminator())
+      b.clone(op, map);
+    Value result = cast<linalg::YieldOp>(body->getTerminator()).getOperand(0);
     return map.lookupOrDefault(result);
   }
 

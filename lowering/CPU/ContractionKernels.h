@@ -66,8 +66,10 @@ struct ContractionMatch {
   Value initInput;
   AffineMap initMap;
   /// An elementwise op right after the contraction that reads C (the
-  /// epilogue: activation, residual add, scaling, gate), applied to the
-  /// output tile in registers; it writes its own output instead of C.
+  /// epilogue: activation, residual add, scaling, gate), applied in
+  /// registers before the kernel stores (the broadcast kernel on the output
+  /// tile's vectors, the dot kernel on each finished element); it writes
+  /// its own output instead of C.
   linalg::GenericOp epilogue;
   /// The epilogue's operands in C's coordinates: per block argument it
   /// uses, the buffer (null for C itself) and its map over C's dimensions;

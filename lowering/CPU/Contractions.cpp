@@ -255,27 +255,34 @@ static bool isEpilogueOp(Operation &op) {
   return false;
 }
 
-/// Whether the contents of `root` are never read after `op`: the next op
-/// that touches it (or a reshape of it) frees it or overwrites it without
-/// reading it (bufferization reuses dead buffers), or nothing does.
-static bool isDeadAfter(Value root, Operation *op) {
+/// The buffer `root` and all its reshapes, transitively.
+static SmallPtrSet<Value, 4> viewsOf(Value root) {
   SmallPtrSet<Value, 4> views{root};
-  // All reshapes of the root, transitively.
   SmallVector<Value> worklist{root};
   while (!worklist.empty())
     for (Operation *user : worklist.pop_back_val().getUsers())
       if (isReshape(user) && views.insert(user->getResult(0)).second)
         worklist.push_back(user->getResult(0));
-  auto touches = [&](Operation *candidate) {
-    bool found = false;
-    candidate->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands())
-        found |= views.contains(operand);
-    });
-    return found;
-  };
+  return views;
+}
+
+/// Whether `op` or an op nested in it has one of `views` as an operand.
+static bool touchesAny(Operation *op, const SmallPtrSet<Value, 4> &views) {
+  bool found = false;
+  op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      found |= views.contains(operand);
+  });
+  return found;
+}
+
+/// Whether the contents of `root` are never read after `op`: the next op
+/// that touches it (or a reshape of it) frees it or overwrites it without
+/// reading it (bufferization reuses dead buffers), or nothing does.
+static bool isDeadAfter(Value root, Operation *op) {
+  SmallPtrSet<Value, 4> views = viewsOf(root);
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
-    if (isReshape(next) || isa<memref::DimOp>(next) || !touches(next))
+    if (isReshape(next) || isa<memref::DimOp>(next) || !touchesAny(next, views))
       continue;
     if (isa<memref::DeallocOp>(next))
       return true;
@@ -295,18 +302,40 @@ static bool isDeadAfter(Value root, Operation *op) {
   return true;
 }
 
-LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b,
-                                             ContractionMatch &c) {
-  auto op = dyn_cast_or_null<linalg::GenericOp>(
-      effectfulNeighbor(c.op, /*after=*/true));
+LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b, ContractionMatch &c,
+                                             std::string *reason) {
+  Operation *next = effectfulNeighbor(c.op, /*after=*/true);
+  auto op = dyn_cast_or_null<linalg::GenericOp>(next);
+  // Only an op that reads C is a consumer the remark explains.
+  bool consumer = next && !isa<memref::DeallocOp>(next) &&
+                  touchesAny(next, viewsOf(reshapeRoot(c.c)));
   auto notAbsorbed = [&](StringRef why) {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no epilogue: " << why << "\n");
+    if (reason && consumer)
+      *reason = why.str();
     return failure();
   };
+  if (!consumer && !isDeadAfter(reshapeRoot(c.c), c.op)) {
+    // C is read, but not by the next op (by a later one, or by the gate
+    // that is another contraction's epilogue).
+    consumer = true;
+    return notAbsorbed("the op after it does not read C (a later one does)");
+  }
   if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumParallelLoops() != op.getNumLoops() ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
-    return notAbsorbed("the next op is not an elementwise generic");
+  {
+    LogicalResult result =
+        notAbsorbed("the next op is not an elementwise generic");
+    if (reason && consumer)
+      *reason = (Twine("the op after it (") + next->getName().getStringRef() +
+                 (op && op.getNumParallelLoops() != op.getNumLoops()
+                      ? ", a reduction"
+                      : "") +
+                 ") is not elementwise")
+                    .str();
+    return result;
+  }
   Block *body = op.getBlock();
   if (!llvm::all_of(body->getArgumentTypes(), isKernelElementType) ||
       !body->getArguments().back().use_empty() ||
@@ -370,7 +399,9 @@ LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b,
     return notAbsorbed("another input is neither contiguous along C's rows "
                        "nor constant along them");
   }
-  if (!isDeadAfter(reshapeRoot(c.c), op))
+  // An epilogue that writes its result over C leaves C holding what the
+  // kernel then stores there; otherwise C's own contents must be dead.
+  if (outRoot != reshapeRoot(c.c) && !isDeadAfter(reshapeRoot(c.c), op))
     return notAbsorbed("C is read after it");
 
   // Matched: the operands in C's coordinates, built where the kernel goes.

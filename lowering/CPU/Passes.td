@@ -243,6 +243,14 @@ def SeqCPUVectorizeContractions
     is applied in the output tile like any other, the bf16 rounding (to
     nearest even) in integer ops.
 
+    The elementwise op right after a contraction that reads its output (an
+    activation, a residual add, a scaling, a gate) is its epilogue: both
+    kernels apply it before they store (the broadcast kernel to the output
+    tile's vectors, the dot kernel to each element after its lanes are
+    summed), and write its output instead of C. With `remarks`, a
+    contraction whose output another op reads says why that op was not
+    fused.
+
     Contractions whose layout neither kernel handles keep the scalar loops;
     with `remarks`, each says why at its location.
   }];

@@ -38,17 +38,20 @@ FailureOr<ContractionMatch> matchContraction(linalg::LinalgOp op,
 /// nothing, when there is no such op.
 LogicalResult absorbInitializer(RewriterBase &rewriter, ContractionMatch &c);
 
-/// When the op right after a broadcast-kernel contraction is an elementwise
-/// generic that reads C once at the same element (an activation, a residual
-/// add, a scaling, a gate multiply), directly or through an expand_shape
-/// that keeps C's last dimension, its other inputs are contiguous along C's
-/// rows or constant along them, and nothing reads C afterwards, records it
-/// as the epilogue of `c`: the kernel applies it to the output tile in
-/// registers and stores its result. The operands are collapsed to C's shape
-/// (before the epilogue, where the kernel must then be emitted: what it
-/// reads and writes may be defined between the two ops). The epilogue is
-/// not erased. Fails, changing nothing, when there is no such op.
-LogicalResult absorbEpilogue(OpBuilder &b, ContractionMatch &c);
+/// When the op right after a contraction is an elementwise generic that
+/// reads C once at the same element (an activation, a residual add, a
+/// scaling, a gate multiply), directly or through an expand_shape that keeps
+/// C's last dimension, its other inputs are contiguous along C's rows or
+/// constant along them, and nothing reads C afterwards, records it as the
+/// epilogue of `c`: the kernels apply it to the output tile in registers (the
+/// dot kernel to each finished element) and store its result. The operands
+/// are collapsed to C's shape (before the epilogue, where the kernel must
+/// then be emitted: what it reads and writes may be defined between the two
+/// ops). The epilogue is not erased. Fails, changing nothing, when there is
+/// no such op; when the next op reads C but cannot be absorbed, sets
+/// `*reason` (for the remark) to why.
+LogicalResult absorbEpilogue(OpBuilder &b, ContractionMatch &c,
+                             std::string *reason = nullptr);
 
 /// Whether `c` is a dot-kernel contraction with rows and a short static
 /// reduction along B's last dimension, with B's columns the dimension before
@@ -77,10 +80,10 @@ struct ContractionOptions {
 };
 
 /// Replaces the matched contraction `c` by its kernels: absorbs the fill or
-/// bias before it, packs a short reduction when there are enough rows (behind
-/// a run-time test of a dynamic row count, the dot kernel otherwise), or
-/// absorbs the epilogue after a broadcast-kernel contraction; then emits the
-/// kernels and erases the ops they replace. Fails, changing nothing, when B
+/// bias before it and the elementwise epilogue after it, packs a short
+/// reduction when there are enough rows (behind a run-time test of a dynamic
+/// row count, the dot kernel otherwise); then emits the kernels and erases
+/// the ops they replace. Fails, changing nothing, when B
 /// is packed in panels of another width than the target's broadcast kernel
 /// takes.
 LogicalResult vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,

@@ -78,9 +78,10 @@ static std::string roundedOutput(const ContractionMatch &c) {
   return text;
 }
 
-/// What the contraction became, for --remarks.
-static void remarkOn(ContractionMatch c, const ContractionTiling &t,
-                     bool f16c) {
+/// What the contraction became, for --remarks; `noEpilogue` says why the op
+/// after it that reads its output was not fused (empty when there is none).
+static void remarkOn(ContractionMatch c, const ContractionTiling &t, bool f16c,
+                     StringRef noEpilogue) {
   InFlightDiagnostic remark = c.op.emitRemark("contraction vectorized: ");
   if (c.kernel == ContractionKernel::Dot)
     remark << "dot kernel, " << t.mr << " x " << t.nr << " tiles of " << t.lanes
@@ -108,12 +109,15 @@ static void remarkOn(ContractionMatch c, const ContractionTiling &t,
   std::string rounded = roundedOutput(c);
   if (!rounded.empty())
     remark << ", the output rounded to " << rounded << " once, in registers";
+  if (!noEpilogue.empty())
+    remark << "; its consumer not fused: " << noEpilogue;
 }
 
 /// Emits the kernels of `c` at `b`'s insertion point, with a remark.
 static void emitKernel(OpBuilder &b, const ContractionMatch &c,
                        const ContractionTiling &t,
-                       const ContractionOptions &options) {
+                       const ContractionOptions &options,
+                       StringRef noEpilogue) {
   LLVM_DEBUG({
     llvm::dbgs() << "[" DEBUG_TYPE "] "
                  << (c.kernel == ContractionKernel::Dot ? "dot" : "broadcast")
@@ -133,7 +137,7 @@ static void emitKernel(OpBuilder &b, const ContractionMatch &c,
   });
   emitContractionKernel(b, c, t);
   if (options.remarks)
-    remarkOn(c, t, options.f16c);
+    remarkOn(c, t, options.f16c, noEpilogue);
 }
 
 LogicalResult
@@ -157,6 +161,11 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(c.op);
   Location loc = c.op->getLoc();
+  // With an epilogue, the kernels replace it: what it reads and writes may
+  // be defined between the two ops.
+  std::string noEpilogue;
+  if (succeeded(absorbEpilogue(rewriter, c, &noEpilogue)))
+    rewriter.setInsertionPoint(c.epilogue);
   // A short reduction is packed for the broadcast kernel when there are
   // enough rows to pay for the copy; with a dynamic row count (a block of
   // queries of attention, one at decode time), both kernels are emitted
@@ -184,7 +193,7 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
     Value packed = packShortReduction(pb, pc, width);
     ContractionTiling pt = getContractionTiling(pc, options.vectorBits,
                                                 options.vectorRegisters);
-    emitKernel(pb, pc, pt, options);
+    emitKernel(pb, pc, pt, options, noEpilogue);
     memref::DeallocOp::create(pb, loc, packed);
   };
   if (pack && rows) {
@@ -195,19 +204,14 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
     OpBuilder thenBuilder = branch.getThenBodyBuilder(rewriter.getListener());
     emitPacked(c, thenBuilder);
     OpBuilder elseBuilder = branch.getElseBodyBuilder(rewriter.getListener());
-    emitKernel(elseBuilder, c, t, options);
+    emitKernel(elseBuilder, c, t, options, noEpilogue);
   } else if (pack) {
     emitPacked(c, rewriter);
   } else {
-    // With an epilogue, the kernel replaces it: what it reads and writes
-    // may be defined between the two ops.
-    if (c.kernel == ContractionKernel::Broadcast &&
-        succeeded(absorbEpilogue(rewriter, c)))
-      rewriter.setInsertionPoint(c.epilogue);
-    emitKernel(rewriter, c, t, options);
-    if (c.epilogue)
-      rewriter.eraseOp(c.epilogue);
+    emitKernel(rewriter, c, t, options, noEpilogue);
   }
+  if (c.epilogue)
+    rewriter.eraseOp(c.epilogue);
   rewriter.eraseOp(c.op);
   return success();
 }

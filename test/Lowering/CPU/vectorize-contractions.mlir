@@ -30,6 +30,7 @@ func.func @linear(%x: memref<?x?x300xf32>, %w: memref<45x300xf32>, %y: memref<?x
 }
 // CHECK-LABEL: func.func @linear
 // DEBUG:      [seq-cpu-vectorize-contractions] matched linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the next op is not an elementwise generic
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] dot kernel, 4 x 4 tiles of 16 lanes, blocks of 64 x 64: linalg.generic at
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %{{.*}}) step (%c1, %c64)
@@ -103,6 +104,7 @@ func.func @short_reduction(%q: memref<8x?x64xf32>, %k: memref<8x?x64xf32>, %s: m
 // time picks it (8 rows or more) or the dot kernel.
 // CHECK-LABEL: func.func @short_reduction
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] matched linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the next op is not an elementwise generic
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] short reduction: packed if the rows are many
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] right operand packed into memref<8x?x64x64xf32>, reduction of 64, for the broadcast kernel
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] broadcast kernel, 6 x 4 tiles of 16 lanes, blocks of 48 x 256, panels of 64: linalg.generic at
@@ -157,6 +159,90 @@ func.func @transposed_lhs(%a: memref<33x20xf32>, %b: memref<33x40xf32>, %c: memr
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] broadcast kernel, 6 x 4 tiles of 16 lanes, blocks of 48 x 256: linalg.generic at
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   vector.broadcast
+
+// -----
+
+// x @ W^T (a reduction too long to pack) followed by a residual add from
+// another buffer and a ReLU: the dot kernel applies the epilogue to each
+// finished element and stores it into the epilogue's output; C is not
+// written.
+#xd = affine_map<(m, n, k) -> (m, k)>
+#wd = affine_map<(m, n, k) -> (n, k)>
+#yd = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+func.func @dot_epilogue(%x: memref<?x300xf32>, %w: memref<45x300xf32>, %c: memref<?x45xf32>,
+                        %r: memref<?x45xf32>, %out: memref<?x45xf32>) {
+  // expected-remark @below {{-lane accumulators, blocks of 64 x 64, epilogue fused into the output tile: addf maximumf}}
+  linalg.generic {indexing_maps = [#xd, #wd, #yd],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x300xf32>, memref<45x300xf32>) outs(%c : memref<?x45xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %r : memref<?x45xf32>, memref<?x45xf32>) outs(%out : memref<?x45xf32>) {
+  ^bb0(%v: f32, %res: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %sum = arith.addf %v, %res : f32
+    %relu = arith.maximumf %sum, %zero : f32
+    linalg.yield %relu : f32
+  }
+  memref.dealloc %c : memref<?x45xf32>
+  return
+}
+// CHECK-LABEL: func.func @dot_epilogue
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] matched linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] not a binary contraction on buffers with one reduction: linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] epilogue fused: linalg.generic at {{.*}} with 2 inputs
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] dot kernel, 4 x 4 tiles of 16 lanes, blocks of 64 x 64, with its epilogue: linalg.generic at
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   vector.reduction <add>
+//       CHECK:   %[[SUM:.*]] = arith.addf
+//       CHECK:   %[[RES:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x45xf32>
+//       CHECK:   %[[ADD:.*]] = arith.addf %[[SUM]], %[[RES]] : f32
+//       CHECK:   %[[RELU:.*]] = arith.maximumf %[[ADD]], %{{.*}} : f32
+//       CHECK:   memref.store %[[RELU]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x45xf32>
+//   CHECK-NOT:   linalg.generic
+
+// -----
+
+// The op after the product reads C but reduces its rows (a softmax's
+// maximum): not an epilogue, and the remark says why.
+#xs = affine_map<(m, n, k) -> (m, k)>
+#ws = affine_map<(m, n, k) -> (k, n)>
+#ys = affine_map<(m, n, k) -> (m, n)>
+#rows = affine_map<(m, n) -> (m, n)>
+#row = affine_map<(m, n) -> (m)>
+func.func @reduction_consumer(%x: memref<?x32xf32>, %w: memref<32x40xf32>, %c: memref<?x40xf32>,
+                              %max: memref<?xf32>) {
+  // expected-remark @below {{; its consumer not fused: the op after it (linalg.generic, a reduction) is not elementwise}}
+  linalg.generic {indexing_maps = [#xs, #ws, #ys],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x32xf32>, memref<32x40xf32>) outs(%c : memref<?x40xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#rows, #row],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%c : memref<?x40xf32>) outs(%max : memref<?xf32>) {
+  ^bb0(%v: f32, %m: f32):
+    %n = arith.maximumf %v, %m : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @reduction_consumer
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] matched linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] not a binary contraction on buffers with one reduction: linalg.generic at
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the next op is not an elementwise generic
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] broadcast kernel, 6 x 4 tiles of 16 lanes, blocks of 48 x 256: linalg.generic at
+//       CHECK:   vector.fma
+//       CHECK:   linalg.generic
 
 // -----
 
