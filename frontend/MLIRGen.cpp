@@ -18,6 +18,7 @@
 #include "frontend/Elaborator.h"
 
 #include "dialect/Seq/IR/ModelSignature.h"
+#include "dialect/Seq/IR/Quantization.h"
 #include "dialect/Seq/IR/SeqOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -767,9 +768,15 @@ void Elaborator::finalizeSignature(Instance &model) {
       attrs.push_back(builder.getNamedAttr(kRangeAttr, input.range));
     argAttrs.push_back(builder.getDictionaryAttr(attrs));
   }
-  for (const std::string &param : params)
-    argAttrs.push_back(builder.getDictionaryAttr(
-        builder.getNamedAttr(kParamAttr, builder.getStringAttr(param))));
+  for (const std::string &param : params) {
+    SmallVector<NamedAttribute> attrs = {
+        builder.getNamedAttr(kParamAttr, builder.getStringAttr(param))};
+    auto format = paramFormats.find(param);
+    if (format != paramFormats.end())
+      attrs.push_back(builder.getNamedAttr(
+          kFormatAttr, builder.getStringAttr(format->second)));
+    argAttrs.push_back(builder.getDictionaryAttr(attrs));
+  }
   for (const StateInfo &state : states)
     argAttrs.push_back(builder.getDictionaryAttr(
         {builder.getNamedAttr(kStateAttr, builder.getStringAttr(state.name)),

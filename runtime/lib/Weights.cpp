@@ -14,6 +14,7 @@
 
 #include "Checkpoint.h"
 #include "Model.h"
+#include "Quantize.h"
 #include "Random.h"
 #include "Safetensors.h"
 
@@ -98,6 +99,44 @@ void convertElements(const uint8_t *source, seqc_dtype from, void *dest,
   }
 }
 
+/// Quantizes `tensor` (F32, BF16 or F16; its last dimension a multiple of
+/// 32, which the shape check against the manifest ensures) into blocks of
+/// `to`, row by row, into a new buffer.
+seqc_status *quantizeTensor(const SafetensorsTensor &tensor, seqc_dtype to,
+                            Buffer *out) {
+  int rank = static_cast<int>(tensor.shape.size());
+  size_t bytes;
+  if (rank == 0 || !checkedTensorBytes(to, tensor.shape.data(), rank, &bytes))
+    return makeStatus(SEQC_STATUS_INVALID_FILE,
+                      "shape %s cannot be stored as %s (the last dimension "
+                      "must be a multiple of 32)",
+                      formatShape(tensor.shape.data(), rank).c_str(),
+                      seqc_dtype_name(to));
+  SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, out));
+  size_t row = static_cast<size_t>(tensor.shape.back());
+  if (row == 0)
+    return nullptr;
+  size_t rows = bytes / (row / 32 * [&] {
+    size_t blockBytes;
+    seqc_dtype_block(to, nullptr, &blockBytes);
+    return blockBytes;
+  }());
+  size_t rowBytes = bytes / rows;
+  size_t elementSize = seqc_dtype_size(tensor.dtype);
+  std::vector<float> values(row);
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t *source = tensor.data + r * row * elementSize;
+    if (tensor.dtype == SEQC_DTYPE_F32)
+      std::memcpy(values.data(), source, row * sizeof(float));
+    else
+      convertElements(source, tensor.dtype, values.data(), SEQC_DTYPE_F32,
+                      row);
+    quantizeRow(to, values.data(),
+                static_cast<uint8_t *>(out->data) + r * rowBytes, row);
+  }
+  return nullptr;
+}
+
 } // namespace
 
 extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
@@ -178,7 +217,20 @@ seqc_model_load_weights_with(seqc_model *model, const char *path,
                           "F16, BF16, I32 and I64)",
                           file, spec->name.c_str(),
                           printableText(tensor.dtypeName).c_str());
-      if (tensor.dtype != spec->dtype && !convert)
+      // A parameter in a block format is quantized from a float tensor.
+      bool quantize = tensor.supported && isBlockDType(spec->dtype) &&
+                      (tensor.dtype == SEQC_DTYPE_F32 ||
+                       tensor.dtype == SEQC_DTYPE_BF16 ||
+                       tensor.dtype == SEQC_DTYPE_F16);
+      if (isBlockDType(spec->dtype) && !quantize)
+        return makeStatus(SEQC_STATUS_INVALID_FILE,
+                          "'%s': parameter '%s' is stored as %s by the model "
+                          "and is quantized on load from an F32, BF16 or F16 "
+                          "tensor, but the file has %s",
+                          file, spec->name.c_str(),
+                          seqc_dtype_name(spec->dtype),
+                          safetensorsDTypeName(tensor.dtype));
+      if (tensor.dtype != spec->dtype && !convert && !quantize)
         return makeStatus(
             SEQC_STATUS_INVALID_FILE,
             "'%s': parameter '%s' is %s in the file but the model expects "
@@ -198,7 +250,11 @@ seqc_model_load_weights_with(seqc_model *model, const char *path,
                           spec->shapeText().c_str());
       size_t bytes = static_cast<size_t>(tensor.end - tensor.begin);
       auto address = reinterpret_cast<uintptr_t>(tensor.data);
-      if (convert) {
+      if (quantize) {
+        SEQC_RETURN_IF_ERROR(
+            annotate(quantizeTensor(tensor, spec->dtype, &value.buffer),
+                     "parameter '%s'", spec->name.c_str()));
+      } else if (convert) {
         size_t numel = bytes / seqc_dtype_size(tensor.dtype);
         SEQC_RETURN_IF_ERROR(annotate(
             allocateBuffer(numel * seqc_dtype_size(spec->dtype), &value.buffer),
@@ -253,7 +309,7 @@ extern "C" seqc_status *seqc_model_random_weights(seqc_model *model,
     int64_t numel;
     size_t bytes;
     if (!checkedNumel(spec.shape, spec.rank, &numel) ||
-        !checkedBytes(numel, seqc_dtype_size(spec.dtype), &bytes))
+        !checkedTensorBytes(spec.dtype, spec.shape, spec.rank, &bytes))
       return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
                         "parameter '%s': shape %s is too large",
                         spec.name.c_str(), spec.shapeText().c_str());
@@ -318,15 +374,31 @@ extern "C" seqc_status *seqc_model_save_weights(const seqc_model *model,
   const std::vector<ValueSpec> &specs =
       model->manifest.values[SEQC_VALUE_PARAM];
   std::vector<SafetensorsWriteEntry> entries;
+  // Safetensors has no block formats: their parameters are written
+  // dequantized, as F32 (which loads back into the same blocks for q8_0 and
+  // q4_0's symmetric scales only approximately; docs/runtime.md).
+  std::vector<std::vector<float>> dequantized;
+  dequantized.reserve(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
     if (!model->params[i].bound)
       return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
                         "cannot save weights: parameter '%s' is not bound",
                         specs[i].name.c_str());
+    seqc_dtype dtype = specs[i].dtype;
+    const void *data = model->params[i].buffer.data;
+    if (isBlockDType(dtype)) {
+      int64_t numel = 0;
+      checkedNumel(specs[i].shape, specs[i].rank, &numel);
+      dequantized.emplace_back(static_cast<size_t>(numel));
+      dequantizeRow(dtype, data, dequantized.back().data(),
+                    static_cast<size_t>(numel));
+      data = dequantized.back().data();
+      dtype = SEQC_DTYPE_F32;
+    }
     entries.push_back(
-        {specs[i].name, specs[i].dtype,
+        {specs[i].name, dtype,
          std::vector<int64_t>(specs[i].shape, specs[i].shape + specs[i].rank),
-         model->params[i].buffer.data});
+         data});
   }
   // "format": "pt" lets PyTorch tooling (e.g. transformers) load the file.
   return writeSafetensors(path, entries,
