@@ -73,12 +73,13 @@ FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
   if (failed(checkStaticSize(loc, shape, "parameter '" + path + "'")))
     return failure();
   std::optional<WeightFormatInfo> info;
-  if (!format.empty()) {
+  // "f32" is the default storage: the weight as it is.
+  if (!format.empty() && format != "f32") {
     info = getWeightFormat(format);
     if (!info)
       return emitError(formatLoc)
-             << "unknown weight_format '" << format << "' (expected one of "
-             << kWeightFormatNames << ")";
+             << "unknown weight_format '" << format << "' (expected \"f32\" "
+             << "or one of " << kWeightFormatNames << ")";
     if (shape.size() != 2 || !elementType.isF32())
       return emitError(formatLoc)
              << "weight_format " << format << " is for f32 weights [out, in] "
@@ -269,7 +270,7 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
       format = arg->value.getString();
     }
     std::optional<TensorVal> tied = args.optionalTensor("weight");
-    if (!args.failed() && tied && !format.empty())
+    if (!args.failed() && tied && !format.empty() && format != "f32")
       return emitError(args.loc("weight_format"))
              << "weight_format of a Linear applies to its own weight, not to "
                 "a tied 'weight'";
@@ -288,7 +289,7 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     // A tied weight is the other member's parameter, declared once.
     if (tied)
       instance->scope.vars["weight"] = Val::tensor(*tied);
-    else if (!format.empty()) {
+    else if (!format.empty() && format != "f32") {
       FailureOr<TensorVal> weight = declareParameter(
           call.loc, joinPath(instance->path, "weight"), {out, in}, dtype,
           format, args.loc("weight_format"));

@@ -37,7 +37,8 @@ void quantizeQ8_0(const float *x, uint8_t *block) {
   float id = d ? 1.0f / d : 0.0f;
   storeHalf(block, d);
   for (size_t j = 0; j < kBlock; ++j)
-    block[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(std::roundf(x[j] * id)));
+    block[2 + j] =
+        static_cast<uint8_t>(static_cast<int8_t>(std::roundf(x[j] * id)));
 }
 
 /// quantize_row_q4_0_ref: d = -m / 8 with m the value of largest magnitude,
@@ -54,9 +55,11 @@ void quantizeQ4_0(const float *x, uint8_t *block) {
   float id = d ? 1.0f / d : 0.0f;
   storeHalf(block, d);
   for (size_t j = 0; j < kBlock / 2; ++j) {
-    uint8_t low = std::min<int>(15, static_cast<int8_t>(x[j] * id + 8.5f));
-    uint8_t high =
-        std::min<int>(15, static_cast<int8_t>(x[j + kBlock / 2] * id + 8.5f));
+    // Rounded products, then the offset (separate statements: no FMA).
+    float x0 = x[j] * id;
+    float x1 = x[j + kBlock / 2] * id;
+    uint8_t low = std::min<int>(15, static_cast<int8_t>(x0 + 8.5f));
+    uint8_t high = std::min<int>(15, static_cast<int8_t>(x1 + 8.5f));
     block[2 + j] = static_cast<uint8_t>(low | (high << 4));
   }
 }
@@ -76,10 +79,10 @@ void quantizeQ4_1(const float *x, uint8_t *block) {
   storeHalf(block, d);
   storeHalf(block + 2, min);
   for (size_t j = 0; j < kBlock / 2; ++j) {
-    uint8_t low =
-        std::min<int>(15, static_cast<int8_t>((x[j] - min) * id + 0.5f));
-    uint8_t high = std::min<int>(
-        15, static_cast<int8_t>((x[j + kBlock / 2] - min) * id + 0.5f));
+    float x0 = (x[j] - min) * id;
+    float x1 = (x[j + kBlock / 2] - min) * id;
+    uint8_t low = std::min<int>(15, static_cast<int8_t>(x0 + 0.5f));
+    uint8_t high = std::min<int>(15, static_cast<int8_t>(x1 + 0.5f));
     block[4 + j] = static_cast<uint8_t>(low | (high << 4));
   }
 }
