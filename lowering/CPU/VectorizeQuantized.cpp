@@ -11,8 +11,10 @@
 // this pass replaces it with loops generated for the target's vectors:
 //
 //  - an scf.parallel over blocks of mc rows x nc output columns;
-//  - register tiles of mr rows x nr columns, one f32 accumulator vector of
-//    `lanes` lanes each, carried over the weight blocks of the row;
+//  - register tiles of mr rows x nr columns (1 x 2nr for the rows left
+//    over, decode's single row: enough FMA chains to hide their latency),
+//    one f32 accumulator vector of `lanes` lanes each, carried over the
+//    weight blocks of the row;
 //  - per weight block and column, the f16 scale (and q4_1's minimum) is
 //    read as two bytes and splat; per vector of `lanes` weights the bytes
 //    are loaded (vector<lanes x i8>), the nibbles split with a shift and a
@@ -73,6 +75,9 @@ struct QuantizedMatch {
 
 struct QuantizedTiling {
   int64_t lanes, mr, nr, mc, nc;
+  /// Columns of the tiles of one row (decode): more than nr, so that enough
+  /// independent FMA chains hide the FMA latency.
+  int64_t nr1;
 };
 
 /// The quantized generic `op` in the form the kernel needs, or the reason it
@@ -162,8 +167,9 @@ private:
     Value mFull = fullEnd(m0, mEnd, t.mr);
     auto rowsOf = [&](int64_t mr) {
       return [&, mr](Value m1) {
-        Value nFull = fullEnd(n0, nEnd, t.nr);
-        loop(n0, nFull, t.nr, [&](Value n1) { tile(mr, t.nr, m1, n1); });
+        int64_t nr = mr == 1 ? t.nr1 : t.nr;
+        Value nFull = fullEnd(n0, nEnd, nr);
+        loop(n0, nFull, nr, [&](Value n1) { tile(mr, nr, m1, n1); });
         loop(nFull, nEnd, 1, [&](Value n1) { tile(mr, 1, m1, n1); });
       };
     };
@@ -300,6 +306,9 @@ struct SeqCPUVectorizeQuantizedPass
     // column: 4 x 2 with 16 registers (AVX2), 4 x 4 with 32 (AVX-512).
     t.mr = 4;
     t.nr = vectorRegisters >= 32 ? 4 : 2;
+    // One row: 4 (8) accumulators, its vector of x, a column's weights and
+    // the columns' scales.
+    t.nr1 = 2 * t.nr;
     t.mc = 16;
     t.nc = 32;
     SmallVector<QuantizedMatch> found;
@@ -334,7 +343,8 @@ struct SeqCPUVectorizeQuantizedPass
             << " f32 lanes, times the block's f16 scale"
             << (m.format.format == WeightFormat::Q4_1 ? " plus its minimum"
                                                       : "")
-            << "), " << t.mr << " x " << t.nr << " tiles of " << t.lanes
+            << "), " << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+            << " for a single row) of " << t.lanes
             << "-lane f32 accumulators, blocks of " << t.mc << " x " << t.nc;
       rewriter.eraseOp(m.op);
     }
