@@ -524,7 +524,8 @@ seqc_status *runExclusive(seqc_model *model) {
       model->deviceParamsStale = false;
     }
     for (size_t i = 0; i < paramSpecs.size(); ++i)
-      addArg(model->params[i], model->deviceParams[i].data, paramSpecs[i].rank);
+      addArg(model->params[i], model->deviceParams[i].data, paramSpecs[i].rank,
+             paramSpecs[i].dtype);
   } else {
     for (size_t i = 0; i < inputSpecs.size(); ++i)
       addArg(model->inputs[i], model->inputs[i].buffer.data,
