@@ -131,6 +131,34 @@ std::vector<Work> buildWorks() {
     }
     works.push_back(std::move(w));
   }
+  // Decode: x @ W^T on m = 1 and 4 rows with W stored in f32, bf16 and
+  // GGUF's q8_0 and q4_0 blocks; the figure of merit is the weight's bytes
+  // per second against the memory bandwidth.
+  for (auto [out, in] : {std::pair<int64_t, int64_t>{1536, 576}, {4096, 4096}}) {
+    std::string shape = std::to_string(out) + "x" + std::to_string(in);
+    for (const char *format : {"f32", "bf16", "q8_0", "q4_0"}) {
+      std::string name = std::string("matvec_") + format + "_" + shape;
+      std::string f = format;
+      double weightBytes = f == "f32"    ? 4.0 * out * in
+                           : f == "bf16" ? 2.0 * out * in
+                           : f == "q8_0" ? 34.0 * out * in / 32
+                                         : 18.0 * out * in / 32;
+      double activation = f == "bf16" ? 2.0 : 4.0;
+      Work w{name, "matvec", name,
+             "x @ W^T, W [" + std::to_string(out) + ", " + std::to_string(in) +
+                 "] in " + f,
+             {{"in_features", std::to_string(in)},
+              {"out_features", std::to_string(out)},
+              {"weight_format", "\"" + f + "\""}},
+             {}};
+      for (int64_t m : {1, 4}) {
+        Dims dims = f == "bf16" ? Dims{{"b", 1}, {"m", m}} : Dims{{"m", m}};
+        w.sizes.push_back({"m=" + std::to_string(m), dims, 0,
+                           weightBytes + activation * m * (in + out), m == 1});
+      }
+      works.push_back(std::move(w));
+    }
+  }
   {
     Work w{"bmm", "matmul", "bmm", "batched a @ b^T, 8 x [n, 64] @ [64, n]",
            {{"kdim", "64"}},

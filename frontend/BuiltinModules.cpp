@@ -26,6 +26,9 @@
 
 #include "frontend/Elaborator.h"
 
+#include "dialect/Seq/IR/Quantization.h"
+#include "dialect/Seq/IR/SeqOps.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -64,9 +67,32 @@ StringRef Elaborator::getBuiltinModuleName(unsigned id) {
 FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
                                                   const std::string &path,
                                                   ArrayRef<int64_t> shape,
-                                                  Type elementType) {
+                                                  Type elementType,
+                                                  StringRef format,
+                                                  SMLoc formatLoc) {
   if (failed(checkStaticSize(loc, shape, "parameter '" + path + "'")))
     return failure();
+  std::optional<WeightFormatInfo> info;
+  // "f32" is the default storage: the weight as it is.
+  if (!format.empty() && format != "f32") {
+    info = getWeightFormat(format);
+    if (!info)
+      return emitError(formatLoc)
+             << "unknown weight_format '" << format << "' (expected \"f32\" "
+             << "or one of " << kWeightFormatNames << ")";
+    if (shape.size() != 2 || !elementType.isF32())
+      return emitError(formatLoc)
+             << "weight_format " << format << " is for f32 weights [out, in] "
+             << "of a contraction; parameter '" << path << "' is "
+             << formatElementType(elementType) << " of rank " << shape.size();
+    if (shape[1] % info->blockElements != 0)
+      return emitError(formatLoc)
+             << "weight_format " << format << " stores blocks of "
+             << info->blockElements << " weights along the reduction: the "
+             << "in features of parameter '" << path << "' ([" << shape[0]
+             << ", " << shape[1] << "]) must be a multiple of "
+             << info->blockElements;
+  }
   if (static_cast<int64_t>(params.size()) >= options.maxParams) {
     if (!budgetExceeded)
       emitError(loc) << "the model declares more than " << options.maxParams
@@ -78,6 +104,23 @@ FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
   for (int64_t size : shape)
     dims.push_back(Dim::fixed(size));
   Block *entry = &func.getBody().front();
+  if (info) {
+    // The blocks [out, in / 32, bytes] are the argument; the f32 weight is
+    // their seq.dequantize, which only a Linear's weight may use.
+    Builder b(&context);
+    auto blocks = RankedTensorType::get(
+        {shape[0], shape[1] / info->blockElements, info->blockBytes},
+        b.getIntegerType(8));
+    BlockArgument arg = entry->addArgument(blocks, getLoc(loc));
+    params.push_back(path);
+    paramFormats[path] = format.str();
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(entry);
+    Value weight = DequantizeOp::create(
+        builder, getLoc(loc), getTensorType(dims, elementType), arg,
+        builder.getStringAttr(format));
+    return TensorVal{weight, dims};
+  }
   BlockArgument arg =
       entry->addArgument(getTensorType(dims, elementType), getLoc(loc));
   params.push_back(path);
@@ -176,10 +219,21 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
       shape.push_back(arg.value.getInt());
     }
     Type elementType = f32;
+    std::string format;
+    SMLoc formatLoc;
     for (const auto &[keyword, arg] : call.keywords) {
+      if (keyword == "weight_format") {
+        if (!arg.value.is(Val::Kind::String))
+          return emitError(arg.loc) << "weight_format of a Parameter must be "
+                                    << "a string, got " << arg.value.describe();
+        format = arg.value.getString();
+        formatLoc = arg.loc;
+        continue;
+      }
       if (keyword != "dtype")
-        return emitError(arg.loc) << "'Parameter' has no parameter '" << keyword
-                                  << "' (it takes sizes and dtype)";
+        return emitError(arg.loc)
+               << "'Parameter' has no parameter '" << keyword
+               << "' (it takes sizes, dtype and weight_format)";
       StringRef name = arg.value.is(Val::Kind::String)
                            ? StringRef(arg.value.getString())
                            : StringRef();
@@ -191,8 +245,9 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
                   "\"f16\", \"bf16\", \"i32\", \"i64\", got "
                << arg.value.describe();
     }
-    FailureOr<TensorVal> param =
-        declareParameter(call.loc, path, shape, elementType);
+    FailureOr<TensorVal> param = declareParameter(call.loc, path, shape,
+                                                  elementType, format,
+                                                  formatLoc);
     if (failed(param))
       return Val::poison();
     return Val::tensor(*param);
@@ -200,13 +255,25 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
 
   case ModuleID::Linear: {
     ArgReader args(*this, call,
-                   {"in_features", "out_features", "bias", "dtype", "weight"},
+                   {"in_features", "out_features", "bias", "dtype", "weight",
+                    "weight_format"},
                    2);
     int64_t in = args.integer("in_features");
     int64_t out = args.integer("out_features");
     bool bias = args.boolean("bias", true);
     readDType(args);
+    std::string format;
+    if (const ArgVal *arg = args.get("weight_format")) {
+      if (!arg->value.is(Val::Kind::String))
+        return emitError(arg->loc) << "weight_format of a Linear must be a "
+                                   << "string, got " << arg->value.describe();
+      format = arg->value.getString();
+    }
     std::optional<TensorVal> tied = args.optionalTensor("weight");
+    if (!args.failed() && tied && !format.empty() && format != "f32")
+      return emitError(args.loc("weight_format"))
+             << "weight_format of a Linear applies to its own weight, not to "
+                "a tied 'weight'";
     if (args.failed() ||
         failed(checkPositive(*this, args, {"in_features", "out_features"},
                              "Linear")))
@@ -222,7 +289,14 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     // A tied weight is the other member's parameter, declared once.
     if (tied)
       instance->scope.vars["weight"] = Val::tensor(*tied);
-    else
+    else if (!format.empty() && format != "f32") {
+      FailureOr<TensorVal> weight = declareParameter(
+          call.loc, joinPath(instance->path, "weight"), {out, in}, dtype,
+          format, args.loc("weight_format"));
+      ok = succeeded(weight);
+      if (ok)
+        instance->scope.vars["weight"] = Val::tensor(*weight);
+    } else
       ok = succeeded(declare(*instance, "weight", {out, in}));
     if (ok && bias)
       ok = succeeded(declare(*instance, "bias", {out}));

@@ -569,11 +569,16 @@ public:
                              const std::string &path);
   /// Calls (the forward of) a built-in module instance.
   Val callBuiltinModule(Instance &instance, CallArgs &args);
-  /// Declares a parameter (a function argument) named `path`.
+  /// Declares a parameter (a function argument) named `path`. With a
+  /// `format` (a weight format of dialect/Seq/IR/Quantization.h, checked at
+  /// `formatLoc`), the f32 `[out, in]` weight is stored in its blocks and
+  /// read through `seq.dequantize`.
   FailureOr<TensorVal> declareParameter(llvm::SMLoc loc,
                                         const std::string &path,
                                         ArrayRef<int64_t> shape,
-                                        Type elementType);
+                                        Type elementType,
+                                        StringRef format = {},
+                                        llvm::SMLoc formatLoc = {});
   /// Creates an instance of no user module, for a built-in module.
   Instance *newInstance(StringRef typeName, const std::string &path);
 
@@ -746,6 +751,8 @@ private:
   std::deque<std::unique_ptr<Instance>> instances;
   /// The names of the function's parameters, in argument order.
   std::vector<std::string> params;
+  /// The storage format of the parameters declared with one, by name.
+  llvm::StringMap<std::string> paramFormats;
   /// Model inputs: names, declared dims (as in the manifest) and ranges.
   struct InputInfo {
     std::string name;

@@ -18,6 +18,7 @@
 #include "frontend/Elaborator.h"
 
 #include "dialect/Seq/IR/ModelSignature.h"
+#include "dialect/Seq/IR/Quantization.h"
 #include "dialect/Seq/IR/SeqOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -767,9 +768,15 @@ void Elaborator::finalizeSignature(Instance &model) {
       attrs.push_back(builder.getNamedAttr(kRangeAttr, input.range));
     argAttrs.push_back(builder.getDictionaryAttr(attrs));
   }
-  for (const std::string &param : params)
-    argAttrs.push_back(builder.getDictionaryAttr(
-        builder.getNamedAttr(kParamAttr, builder.getStringAttr(param))));
+  for (const std::string &param : params) {
+    SmallVector<NamedAttribute> attrs = {
+        builder.getNamedAttr(kParamAttr, builder.getStringAttr(param))};
+    auto format = paramFormats.find(param);
+    if (format != paramFormats.end())
+      attrs.push_back(builder.getNamedAttr(
+          kFormatAttr, builder.getStringAttr(format->second)));
+    argAttrs.push_back(builder.getDictionaryAttr(attrs));
+  }
   for (const StateInfo &state : states)
     argAttrs.push_back(builder.getDictionaryAttr(
         {builder.getNamedAttr(kStateAttr, builder.getStringAttr(state.name)),
@@ -849,6 +856,27 @@ OwningOpRef<ModuleOp> Elaborator::run() {
       index.getDefiningOp()->erase();
     }
   }
+  // A weight stored in a block format is read only as a Linear's weight
+  // (seq.dequantize's verifier says so too, on the IR).
+  bool misused = false;
+  func.walk([&](DequantizeOp blocks) {
+    for (OpOperand &use : blocks->getUses()) {
+      auto linear = dyn_cast<LinearOp>(use.getOwner());
+      if (linear && use.getOperandNumber() == 1)
+        continue;
+      misused = true;
+      InFlightDiagnostic error = mlir::emitError(use.getOwner()->getLoc())
+                                 << "a weight stored in " << blocks.getFormat()
+                                 << " can only be the weight of a Linear "
+                                    "(x @ W^T: a Linear module or linear(x, "
+                                    "w)), not an operand of '"
+                                 << use.getOwner()->getName().stripDialect()
+                                 << "'";
+      error.attachNote(blocks.getLoc()) << "its weight_format is given here";
+    }
+  });
+  if (misused)
+    return nullptr;
   finalizeSignature(model);
   if (options.verify && failed(mlir::verify(*owner)))
     return nullptr;

@@ -89,6 +89,16 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
   // CPU that is a parallel loop like any other.
   pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createSeqCPULowerStridedCopies());
+  if (options.optLevel >= 1) {
+    // Linears with weights in a block format (q8_0, q4_0, q4_1): a vector
+    // kernel that dequantizes the blocks in registers; -O0 keeps the
+    // reference loops.
+    SeqCPUVectorizeQuantizedOptions quantized;
+    quantized.vectorBits = options.vectorBits;
+    quantized.vectorRegisters = options.vectorRegisters;
+    quantized.remarks = options.remarks;
+    pm.addPass(createSeqCPUVectorizeQuantized(quantized));
+  }
   if (options.optLevel >= 2) {
     // Contractions become register-tiled vector kernels in blocked
     // scf.parallel nests; elementwise ops and row reductions loops over

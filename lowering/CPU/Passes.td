@@ -270,6 +270,35 @@ def SeqCPUVectorizeContractions
                            "::mlir::vector::VectorDialect"];
 }
 
+def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
+  let summary = "Rewrites x @ W^T with W in a block format (q8_0, q4_0, "
+                "q4_1) into a vector kernel that dequantizes in registers";
+  let description = [{
+    The `linalg.generic` of convert-seq-to-linalg carrying `seq.quantized`
+    (a Linear whose weight is stored in GGUF blocks, on buffers) becomes an
+    `scf.parallel` over blocks of rows and output columns with register
+    tiles of `mr x nr` f32 accumulator vectors inside (4 x 2 with 16
+    registers, 4 x 4 with 32). Per weight block of 32 and column, the f16
+    scale is read and splat; per vector of weights the bytes are loaded,
+    widened (the nibbles split for q4_0 and q4_1), converted and scaled in
+    registers, and multiplied into the accumulators of the tile's rows with
+    FMAs. The weight is never copied. With `remarks`, each such op says
+    what it became, or why it kept the scalar loops.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "Width of the target's vector registers in bits">,
+    Option<"vectorRegisters", "vector-registers", "int64_t",
+           /*default=*/"16", "Number of vector registers of the target">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark on every quantized contraction">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def SeqCPUOutlineKernels
     : Pass<"seq-cpu-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Shares loop nests that occur several times as one private "

@@ -55,6 +55,9 @@ struct ConvertSeqToLinalgPass
     ConversionTarget target(*context);
     target.addIllegalDialect<SeqDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    // seq.dequantize only feeds Linear weights, which read its blocks
+    // (Quantized.cpp); it is dead after the conversion and erased.
+    target.addLegalOp<DequantizeOp>();
 
     RewritePatternSet patterns(context);
     populateSeqToLinalgPatterns(patterns);
@@ -70,6 +73,10 @@ struct ConvertSeqToLinalgPass
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
+    getOperation()->walk([](DequantizeOp op) {
+      if (op->use_empty())
+        op->erase();
+    });
   }
 };
 } // namespace

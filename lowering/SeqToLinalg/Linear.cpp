@@ -261,10 +261,16 @@ struct LinearLowering : public OpRewritePattern<LinearOp> {
       Value zero = createFloatConstant(rewriter, loc, accType, 0.0);
       acc = createFilledTensor(rewriter, loc, accSizes, accType, zero);
     }
-    Value product = linalg::MatmulTransposeBOp::create(
-                        rewriter, loc, TypeRange{acc.getType()},
-                        ValueRange{rows2d, weight}, ValueRange{acc})
-                        ->getResult(0);
+    Value product;
+    if (auto blocks = weight.getDefiningOp<DequantizeOp>())
+      // A weight in a block format is read in its blocks (Quantized.cpp).
+      product = buildQuantizedLinear(rewriter, loc, rows2d, blocks.getBlocks(),
+                                     blocks.getFormat(), acc);
+    else
+      product = linalg::MatmulTransposeBOp::create(
+                    rewriter, loc, TypeRange{acc.getType()},
+                    ValueRange{rows2d, weight}, ValueRange{acc})
+                    ->getResult(0);
     Value rounded = convertElementType(rewriter, loc, product, elementType);
     SmallVector<OpFoldResult> leading(inputSizes.begin(), inputSizes.end() - 1);
     Value result = expandLeadingDim(rewriter, loc, rounded, leading);

@@ -23,6 +23,14 @@ void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateShapeToLinalgPatterns(RewritePatternSet &patterns);
 /// Matmul, linear, embedding (Linear.cpp).
 void populateLinearToLinalgPatterns(RewritePatternSet &patterns);
+/// `rows @ W^T` accumulated onto `acc` ([rows, out] f32), with W [out, in]
+/// stored as `blocks` ([out, in / 32, bytes]) in the weight format
+/// `format`: a linalg.generic carrying kQuantizedAttr that dequantizes each
+/// weight where it is read (Quantized.cpp).
+Value buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
+                           Value blocks, StringRef format, Value acc);
+/// The attribute naming the weight format of such a generic.
+constexpr llvm::StringLiteral kQuantizedAttr = "seq.quantized";
 /// Layer norm, RMS norm, softmax (Normalization.cpp).
 void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 /// apply_mask and attention (Attention.cpp).

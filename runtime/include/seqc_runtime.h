@@ -85,13 +85,29 @@ typedef enum seqc_dtype {
   SEQC_DTYPE_BF16 = 3,
   SEQC_DTYPE_I32 = 4,
   SEQC_DTYPE_I64 = 5,
+  /// Weights in GGUF's block formats (docs/language.md, "Weight formats"):
+  /// 32 consecutive values of the last dimension per block, stored as
+  /// llama.cpp stores them. q8_0: {f16 d; int8 qs[32]}, 34 bytes;
+  /// q4_0: {f16 d; uint8 qs[16]}, 18 bytes; q4_1: {f16 d; f16 m;
+  /// uint8 qs[16]}, 20 bytes. Parameters only.
+  SEQC_DTYPE_Q8_0 = 6,
+  SEQC_DTYPE_Q4_0 = 7,
+  SEQC_DTYPE_Q4_1 = 8,
   /// Not a dtype: widens the enum to int32 so that the runtime can reject any
   /// value a C caller passes without undefined behaviour in C++.
   SEQC_DTYPE_MAX_ENUM = 0x7fffffff,
 } seqc_dtype;
 
-/// Returns the size in bytes of one element of `dtype`, 0 if invalid.
+/// Returns the size in bytes of one element of `dtype`, 0 if invalid or a
+/// block format (whose sizes seqc_dtype_block gives).
 size_t seqc_dtype_size(seqc_dtype dtype);
+
+/// Sets *elements and *bytes to the values per block and the bytes per block
+/// of `dtype` (1 and seqc_dtype_size for the element types) and returns 1;
+/// returns 0 if `dtype` is invalid. A tensor of a block format has a last
+/// dimension that is a multiple of *elements, and numel / *elements * *bytes
+/// bytes.
+int seqc_dtype_block(seqc_dtype dtype, int64_t *elements, size_t *bytes);
 
 /// Returns the manifest spelling of `dtype` ("f32", ...), "invalid" if invalid.
 const char *seqc_dtype_name(seqc_dtype dtype);
@@ -101,7 +117,8 @@ const char *seqc_dtype_name(seqc_dtype dtype);
 
 /// A dense row-major tensor.
 ///   shape[0..rank) are the sizes (>= 0); entries past rank are ignored.
-///   data points to numel * seqc_dtype_size(dtype) bytes; it may be NULL
+///   data points to numel * seqc_dtype_size(dtype) bytes (the blocks of a
+///   block format, seqc_dtype_block); it may be NULL
 ///   only when numel == 0. Whether the data is borrowed or owned is stated by
 ///   each function that takes or returns a tensor.
 typedef struct seqc_tensor {

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Gguf.h"
+#include "Quantize.h"
 
 #include <algorithm>
 #include <cstring>
@@ -585,40 +586,29 @@ seqc_status *readGguf(const char *path, GgufFile *out) {
   return annotate(parseGguf(file, out), "'%s'", path);
 }
 
+seqc_dtype dtypeOfGgmlBlocks(uint32_t type) {
+  return type == kGgmlQ8_0   ? SEQC_DTYPE_Q8_0
+         : type == kGgmlQ4_0 ? SEQC_DTYPE_Q4_0
+                             : SEQC_DTYPE_Q4_1;
+}
+
+uint32_t ggmlTypeOfDType(seqc_dtype dtype) {
+  switch (dtype) {
+  case SEQC_DTYPE_Q8_0:
+    return kGgmlQ8_0;
+  case SEQC_DTYPE_Q4_0:
+    return kGgmlQ4_0;
+  case SEQC_DTYPE_Q4_1:
+    return kGgmlQ4_1;
+  default:
+    return UINT32_MAX;
+  }
+}
+
 void dequantizeGgmlRow(uint32_t type, const uint8_t *source, float *dest,
                        uint64_t count) {
-  for (uint64_t block = 0; block < count / 32; ++block) {
-    float *y = dest + block * 32;
-    uint16_t bits;
-    std::memcpy(&bits, source, 2);
-    float d = halfToFloat(bits);
-    if (type == kGgmlQ8_0) {
-      const int8_t *qs = reinterpret_cast<const int8_t *>(source + 2);
-      for (int j = 0; j < 32; ++j)
-        y[j] = static_cast<float>(qs[j]) * d;
-      source += 34;
-    } else if (type == kGgmlQ4_0) {
-      const uint8_t *qs = source + 2;
-      for (int j = 0; j < 16; ++j) {
-        y[j] = static_cast<float>((qs[j] & 15) - 8) * d;
-        y[j + 16] = static_cast<float>((qs[j] >> 4) - 8) * d;
-      }
-      source += 18;
-    } else {
-      std::memcpy(&bits, source + 2, 2);
-      float m = halfToFloat(bits);
-      const uint8_t *qs = source + 4;
-      for (int j = 0; j < 16; ++j) {
-        // Rounded after the product, then after the sum, as ggml's
-        // reference (separate statements keep them from being fused).
-        float low = static_cast<float>(qs[j] & 15) * d;
-        float high = static_cast<float>(qs[j] >> 4) * d;
-        y[j] = low + m;
-        y[j + 16] = high + m;
-      }
-      source += 20;
-    }
-  }
+  dequantizeRow(dtypeOfGgmlBlocks(type), source, dest,
+                static_cast<size_t>(count));
 }
 
 } // namespace seqc

@@ -139,8 +139,13 @@ seqc_status *readGguf(const char *path, GgufFile *out);
 ///                                      x[j + 16] = d * ((qs[j] >> 4) - 8)
 ///   Q4_1 {f16 d; f16 m; u8 qs[16]}     x[j] = d * (qs[j] & 15) + m, ...
 /// (products and sums in f32, as ggml's reference dequantizers).
+/// (Quantize.h's dequantizeRow for the matching seqc_dtype.)
 void dequantizeGgmlRow(uint32_t type, const uint8_t *source, float *dest,
                        uint64_t count);
+
+/// The ggml type that stores seqc's block dtype `dtype` (SEQC_DTYPE_Q8_0,
+/// Q4_0, Q4_1) with the same bytes; UINT32_MAX for other dtypes.
+uint32_t ggmlTypeOfDType(seqc_dtype dtype);
 
 } // namespace seqc
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Manifest.h"
+#include "Quantize.h"
 
 #include "Json.h"
 
@@ -148,6 +149,13 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
                           "dimension names");
     }
   }
+
+  if (isBlockDType(out->dtype) &&
+      (kind != SEQC_VALUE_PARAM || out->rank == 0 ||
+       out->shape[out->rank - 1] % 32 != 0))
+    return manifestError(at + ":", "a block format (q8_0, q4_0, q4_1) is "
+                                   "only allowed on parameters whose last "
+                                   "dimension is a multiple of 32");
 
   const JsonValue *range = entry.find("range");
   if (range) {

@@ -171,7 +171,8 @@ seqc_status *seqc::checkTensor(const seqc_tensor *tensor, const char *what,
                       "%s: rank %d is outside [0, %d]", what, tensor->rank,
                       SEQC_MAX_RANK);
   int64_t numel = seqc_tensor_numel(tensor);
-  if (numel < 0 || !checkedBytes(numel, seqc_dtype_size(tensor->dtype), bytes))
+  if (numel < 0 ||
+      !checkedTensorBytes(tensor->dtype, tensor->shape, tensor->rank, bytes))
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "%s: shape %s has a negative size or is too large", what,
                       formatShape(tensor->shape, tensor->rank).c_str());
@@ -502,10 +503,24 @@ seqc_status *runExclusive(seqc_model *model) {
   std::vector<void *> argPointers; // `allocated` of each argument.
   argOffsets.reserve(numArgs);
   argPointers.reserve(numArgs);
-  auto addArg = [&](const BoundValue &value, void *data, int rank) {
+  auto addArg = [&](const BoundValue &value, void *data, int rank,
+                    seqc_dtype dtype = SEQC_DTYPE_F32) {
     argOffsets.push_back(argStorage.size());
     argPointers.push_back(data);
-    appendDescriptor(argStorage, data, value.shape, rank);
+    int64_t blockElements;
+    size_t blockBytes;
+    if (!isBlockDType(dtype) || rank == 0 ||
+        !seqc_dtype_block(dtype, &blockElements, &blockBytes)) {
+      appendDescriptor(argStorage, data, value.shape, rank);
+      return;
+    }
+    // The model reads a weight in a block format as bytes
+    // [..., last / block elements, block bytes].
+    int64_t blocks[SEQC_MAX_RANK + 1];
+    std::copy(value.shape, value.shape + rank, blocks);
+    blocks[rank - 1] = value.shape[rank - 1] / blockElements;
+    blocks[rank] = static_cast<int64_t>(blockBytes);
+    appendDescriptor(argStorage, data, blocks, rank + 1);
   };
   bool onGpu = model->manifest.target == Target::NVPTX;
   if (onGpu) {
@@ -532,14 +547,15 @@ seqc_status *runExclusive(seqc_model *model) {
       model->deviceParamsStale = false;
     }
     for (size_t i = 0; i < paramSpecs.size(); ++i)
-      addArg(model->params[i], model->deviceParams[i].data, paramSpecs[i].rank);
+      addArg(model->params[i], model->deviceParams[i].data, paramSpecs[i].rank,
+             paramSpecs[i].dtype);
   } else {
     for (size_t i = 0; i < inputSpecs.size(); ++i)
       addArg(model->inputs[i], model->inputs[i].buffer.data,
              inputSpecs[i].rank);
     for (size_t i = 0; i < paramSpecs.size(); ++i)
       addArg(model->params[i], model->params[i].buffer.data,
-             paramSpecs[i].rank);
+             paramSpecs[i].rank, paramSpecs[i].dtype);
     // The model writes these in place.
     for (size_t i = 0; i < stateSpecs.size(); ++i)
       addArg(model->state[i], model->state[i].buffer.data,

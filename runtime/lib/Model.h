@@ -15,6 +15,7 @@
 #define SEQC_RUNTIME_MODEL_H
 
 #include "Manifest.h"
+#include "Quantize.h"
 #include "Support.h"
 
 #include <atomic>

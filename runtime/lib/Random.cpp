@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Random.h"
+#include "Quantize.h"
 
 #include <cmath>
+#include <vector>
 
 namespace seqc {
 
@@ -143,6 +145,14 @@ void initParam(std::string_view name, seqc_dtype dtype, const int64_t *shape,
   int64_t numel = 0;
   if (!checkedNumel(shape, rank, &numel))
     return;
+  if (isBlockDType(dtype)) {
+    // The f32 values of the same parameter in f32, quantized: a model and
+    // its quantized variant get the same weights up to the rounding.
+    std::vector<float> values(static_cast<size_t>(numel));
+    initParam(name, SEQC_DTYPE_F32, shape, rank, seed, values.data());
+    quantizeRow(dtype, values.data(), data, values.size());
+    return;
+  }
   size_t count = static_cast<size_t>(numel);
   switch (classifyParam(name, rank, dtype)) {
   case ParamInit::Ones:

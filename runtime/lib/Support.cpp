@@ -82,6 +82,34 @@ extern "C" size_t seqc_dtype_size(seqc_dtype dtype) {
   }
 }
 
+extern "C" int seqc_dtype_block(seqc_dtype dtype, int64_t *elements,
+                                size_t *bytes) {
+  int64_t blockElements = 32;
+  size_t blockBytes = 0;
+  switch (dtype) {
+  case SEQC_DTYPE_Q8_0:
+    blockBytes = 34;
+    break;
+  case SEQC_DTYPE_Q4_0:
+    blockBytes = 18;
+    break;
+  case SEQC_DTYPE_Q4_1:
+    blockBytes = 20;
+    break;
+  default:
+    blockElements = 1;
+    blockBytes = seqc_dtype_size(dtype);
+    break;
+  }
+  if (!blockBytes)
+    return 0;
+  if (elements)
+    *elements = blockElements;
+  if (bytes)
+    *bytes = blockBytes;
+  return 1;
+}
+
 extern "C" const char *seqc_dtype_name(seqc_dtype dtype) {
   switch (dtype) {
   case SEQC_DTYPE_F32:
@@ -96,6 +124,12 @@ extern "C" const char *seqc_dtype_name(seqc_dtype dtype) {
     return "i32";
   case SEQC_DTYPE_I64:
     return "i64";
+  case SEQC_DTYPE_Q8_0:
+    return "q8_0";
+  case SEQC_DTYPE_Q4_0:
+    return "q4_0";
+  case SEQC_DTYPE_Q4_1:
+    return "q4_1";
   default:
     return "invalid";
   }
@@ -147,7 +181,9 @@ seqc_status *annotate(seqc_status *status, const char *fmt, ...) {
   return result;
 }
 
-bool isValidDType(seqc_dtype dtype) { return seqc_dtype_size(dtype) != 0; }
+bool isValidDType(seqc_dtype dtype) {
+  return seqc_dtype_block(dtype, nullptr, nullptr) != 0;
+}
 
 bool isFloatDType(seqc_dtype dtype) {
   return dtype == SEQC_DTYPE_F32 || dtype == SEQC_DTYPE_F64 ||
@@ -164,6 +200,10 @@ constexpr DTypeNames kDTypeNames[] = {
     {SEQC_DTYPE_F32, "f32", "F32"}, {SEQC_DTYPE_F64, "f64", "F64"},
     {SEQC_DTYPE_F16, "f16", "F16"}, {SEQC_DTYPE_BF16, "bf16", "BF16"},
     {SEQC_DTYPE_I32, "i32", "I32"}, {SEQC_DTYPE_I64, "i64", "I64"},
+    // Block formats have no safetensors dtype: they load from F32, BF16 or
+    // F16 tensors, quantized (Weights.cpp).
+    {SEQC_DTYPE_Q8_0, "q8_0", ""},  {SEQC_DTYPE_Q4_0, "q4_0", ""},
+    {SEQC_DTYPE_Q4_1, "q4_1", ""},
 };
 } // namespace
 
@@ -179,7 +219,7 @@ bool parseManifestDType(std::string_view name, seqc_dtype *out) {
 
 bool parseSafetensorsDType(std::string_view name, seqc_dtype *out) {
   for (const DTypeNames &entry : kDTypeNames) {
-    if (name == entry.safetensors) {
+    if (*entry.safetensors && name == entry.safetensors) {
       *out = entry.dtype;
       return true;
     }

@@ -15,6 +15,7 @@
 #include "Checkpoint.h"
 #include "Gguf.h"
 #include "Model.h"
+#include "Quantize.h"
 #include "Random.h"
 #include "Safetensors.h"
 
@@ -149,6 +150,8 @@ enum class Binding {
   /// Converted element by element: a wider dtype, a block format
   /// dequantized, or rows reordered.
   Convert,
+  /// A float tensor quantized into the blocks of the parameter's format.
+  Quantize,
 };
 
 /// The one place that decides how `tensor` binds to `spec`'s parameter,
@@ -173,6 +176,39 @@ seqc_status *chooseBinding(const SourceTensor &tensor, const ValueSpec &spec,
                       "parameters)",
                       tensor.file, tensor.describe().c_str(),
                       tensor.dtypeName.c_str());
+  if (isBlockDType(spec.dtype)) {
+    // A parameter stored in blocks (`weight_format=`): a GGUF tensor of
+    // the same format binds as it is; a float tensor is quantized.
+    if (tensor.isBlockFormat()) {
+      if (ggmlTypeOfDType(spec.dtype) != tensor.ggmlType)
+        return makeStatus(SEQC_STATUS_INVALID_FILE,
+                          "'%s': tensor %s is %s, but the model stores "
+                          "parameter '%s' as %s; seqc does not convert "
+                          "between block formats (declare "
+                          "weight_format=\"%s\" or use another file)",
+                          tensor.file, tensor.describe().c_str(),
+                          tensor.dtypeName.c_str(), spec.name.c_str(),
+                          seqc_dtype_name(spec.dtype),
+                          tensor.dtypeName == "Q8_0"   ? "q8_0"
+                          : tensor.dtypeName == "Q4_0" ? "q4_0"
+                                                       : "q4_1");
+      *out = tensor.ropeHeads > 0 ? Binding::Convert
+             : tensor.bytes       ? Binding::InPlace
+                                  : Binding::Copy;
+      return nullptr;
+    }
+    if (tensor.dtype != SEQC_DTYPE_F32 && tensor.dtype != SEQC_DTYPE_BF16 &&
+        tensor.dtype != SEQC_DTYPE_F16)
+      return makeStatus(SEQC_STATUS_INVALID_FILE,
+                        "'%s': parameter '%s' is stored as %s by the model "
+                        "and is quantized on load from an F32, BF16 or F16 "
+                        "tensor, but the file has %s",
+                        tensor.file, spec.name.c_str(),
+                        seqc_dtype_name(spec.dtype),
+                        safetensorsDTypeName(tensor.dtype));
+    *out = Binding::Quantize;
+    return nullptr;
+  }
   if (tensor.isBlockFormat()) {
     if (!isFloatDType(spec.dtype))
       return makeStatus(SEQC_STATUS_INVALID_FILE,
@@ -279,7 +315,8 @@ void convertTensor(const SourceTensor &tensor, seqc_dtype to, uint8_t *dest,
     return;
   size_t rows = numel / rowElems;
   size_t sourceRowBytes = tensor.bytes / rows;
-  size_t destRowBytes = rowElems * seqc_dtype_size(to);
+  size_t destRowBytes = isBlockDType(to) ? sourceRowBytes
+                                         : rowElems * seqc_dtype_size(to);
   std::vector<float> scratch(tensor.isBlockFormat() ? rowElems : 0);
   for (size_t row = 0; row < rows; ++row) {
     size_t from = static_cast<size_t>(ropeSourceRow(
@@ -287,7 +324,9 @@ void convertTensor(const SourceTensor &tensor, seqc_dtype to, uint8_t *dest,
         tensor.ropeHeads));
     const uint8_t *source = tensor.data + from * sourceRowBytes;
     uint8_t *target = dest + row * destRowBytes;
-    if (tensor.isBlockFormat()) {
+    if (tensor.isBlockFormat() && isBlockDType(to)) {
+      std::memcpy(target, source, sourceRowBytes);
+    } else if (tensor.isBlockFormat()) {
       dequantizeGgmlRow(tensor.ggmlType, source, scratch.data(), rowElems);
       storeFloats(scratch.data(), to, target, rowElems);
     } else if (tensor.dtype == to) {
@@ -296,6 +335,28 @@ void convertTensor(const SourceTensor &tensor, seqc_dtype to, uint8_t *dest,
       convertElements(source, tensor.dtype, target, to, rowElems);
     }
   }
+}
+
+/// Quantizes `tensor` (F32, BF16 or F16, `numel` elements whose rows are a
+/// multiple of 32 long, as the shape check against the manifest ensures)
+/// into a new buffer of `bytes` holding `to`'s blocks, row by row, with
+/// llama.cpp's reference rounding (Quantize.h).
+seqc_status *quantizeTensor(const SourceTensor &tensor, seqc_dtype to,
+                            int64_t numel, size_t bytes, Buffer *out) {
+  SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, out));
+  size_t row = tensor.shape.empty() ? 0 : static_cast<size_t>(tensor.shape.back());
+  if (numel == 0 || row == 0)
+    return nullptr;
+  std::vector<float> values(static_cast<size_t>(numel));
+  convertTensor(tensor, SEQC_DTYPE_F32,
+                reinterpret_cast<uint8_t *>(values.data()),
+                static_cast<size_t>(numel));
+  size_t rows = static_cast<size_t>(numel) / row;
+  size_t rowBytes = bytes / rows;
+  for (size_t r = 0; r < rows; ++r)
+    quantizeRow(to, values.data() + r * row,
+                static_cast<uint8_t *>(out->data) + r * rowBytes, row);
+  return nullptr;
 }
 
 /// A tensor reported to on_dequantized once the load succeeded.
@@ -387,7 +448,7 @@ seqc_status *bindTensors(const seqc_model *model, const char *path,
     int64_t numel;
     size_t bytes;
     if (!checkedNumel(spec->shape, spec->rank, &numel) ||
-        !checkedBytes(numel, seqc_dtype_size(spec->dtype), &bytes))
+        !checkedTensorBytes(spec->dtype, spec->shape, spec->rank, &bytes))
       return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
                         "parameter '%s': shape %s is too large",
                         spec->name.c_str(), spec->shapeText().c_str());
@@ -408,8 +469,14 @@ seqc_status *bindTensors(const seqc_model *model, const char *path,
       convertTensor(tensor, spec->dtype,
                     static_cast<uint8_t *>(value.buffer.data),
                     static_cast<size_t>(numel));
-      if (tensor.isBlockFormat())
+      if (tensor.isBlockFormat() && !isBlockDType(spec->dtype))
         dequantized->push_back({&tensor, spec->dtype});
+      break;
+    case Binding::Quantize:
+      SEQC_RETURN_IF_ERROR(
+          annotate(quantizeTensor(tensor, spec->dtype, numel, bytes,
+                                  &value.buffer),
+                   "parameter '%s'", spec->name.c_str()));
       break;
     }
     for (int d = 0; d < rank; ++d)
@@ -794,7 +861,7 @@ extern "C" seqc_status *seqc_model_random_weights(seqc_model *model,
     int64_t numel;
     size_t bytes;
     if (!checkedNumel(spec.shape, spec.rank, &numel) ||
-        !checkedBytes(numel, seqc_dtype_size(spec.dtype), &bytes))
+        !checkedTensorBytes(spec.dtype, spec.shape, spec.rank, &bytes))
       return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
                         "parameter '%s': shape %s is too large",
                         spec.name.c_str(), spec.shapeText().c_str());
@@ -859,15 +926,30 @@ extern "C" seqc_status *seqc_model_save_weights(const seqc_model *model,
   const std::vector<ValueSpec> &specs =
       model->manifest.values[SEQC_VALUE_PARAM];
   std::vector<SafetensorsWriteEntry> entries;
+  // Safetensors has no block formats: their parameters are written
+  // dequantized, as F32 (docs/runtime.md).
+  std::vector<std::vector<float>> dequantized;
+  dequantized.reserve(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
     if (!model->params[i].bound)
       return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
                         "cannot save weights: parameter '%s' is not bound",
                         specs[i].name.c_str());
+    seqc_dtype dtype = specs[i].dtype;
+    const void *data = model->params[i].buffer.data;
+    if (isBlockDType(dtype)) {
+      int64_t numel = 0;
+      checkedNumel(specs[i].shape, specs[i].rank, &numel);
+      dequantized.emplace_back(static_cast<size_t>(numel));
+      dequantizeRow(dtype, data, dequantized.back().data(),
+                    static_cast<size_t>(numel));
+      data = dequantized.back().data();
+      dtype = SEQC_DTYPE_F32;
+    }
     entries.push_back(
-        {specs[i].name, specs[i].dtype,
+        {specs[i].name, dtype,
          std::vector<int64_t>(specs[i].shape, specs[i].shape + specs[i].rank),
-         model->params[i].buffer.data});
+         data});
   }
   // "format": "pt" lets PyTorch tooling (e.g. transformers) load the file.
   return writeSafetensors(path, entries,

@@ -26,7 +26,12 @@ namespace {
 /// Bytes of a value of `info` with every symbolic dimension of size 2; false
 /// when over `limit`.
 bool smallEnough(const seqc_value_info &info, size_t limit) {
-  size_t bytes = seqc_dtype_size(info.dtype);
+  // Per element, rounded up for block formats (parameters of q8_0, ...).
+  int64_t blockElements = 1;
+  size_t blockBytes = 0;
+  seqc_dtype_block(info.dtype, &blockElements, &blockBytes);
+  size_t bytes = (blockBytes + static_cast<size_t>(blockElements) - 1) /
+                 static_cast<size_t>(blockElements);
   for (int d = 0; d < info.rank; ++d) {
     size_t size = info.shape[d] < 0 ? 2 : static_cast<size_t>(info.shape[d]);
     if (__builtin_mul_overflow(bytes, size, &bytes) || bytes > limit)

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/ModelSignature.h"
+#include "dialect/Seq/IR/Quantization.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -68,6 +69,26 @@ readValue(llvm::StringRef kind, std::string name, Type type,
   if (!tensorType)
     return emitError() << kind << " '" << value.name
                        << "' must be a ranked tensor, not " << type;
+  if (auto format = attrs ? attrs.getAs<StringAttr>(kFormatAttr)
+                          : StringAttr()) {
+    // A weight in a block format: i8 blocks [out, in / 32, bytes] in the IR,
+    // dtype `format` and the weight's shape [out, in] in the manifest.
+    std::optional<WeightFormatInfo> info = getWeightFormat(format);
+    if (kind != "parameter" || !info || !tensorType.hasStaticShape() ||
+        tensorType.getRank() != 3 ||
+        !tensorType.getElementType().isSignlessInteger(8) ||
+        tensorType.getDimSize(2) != info->blockBytes)
+      return emitError() << "'" << kFormatAttr << "' of " << kind << " '"
+                         << value.name << "' must name a weight format ("
+                         << kWeightFormatNames
+                         << ") of a parameter of i8 blocks [out, in / 32, "
+                            "bytes per block], got "
+                         << format << " on " << type;
+    value.dtype = format.str();
+    value.shape = {tensorType.getDimSize(0),
+                   tensorType.getDimSize(1) * info->blockElements};
+    return value;
+  }
   value.dtype = getDTypeName(tensorType.getElementType()).str();
   if (value.dtype.empty())
     return emitError() << kind << " '" << value.name << "' has element type "

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/SeqOps.h"
+#include "dialect/Seq/IR/Quantization.h"
 #include "dialect/Seq/IR/SeqShapes.h"
 
 #include "mlir/IR/Builders.h"
@@ -630,6 +631,33 @@ LogicalResult MatmulOp::verify() {
            << "'lhs' and 'rhs' expected broadcastable batch dims, got "
            << formatShape(lhsBatch) << " and " << formatShape(rhsBatch);
   return binder.expectResult(getType(), {"...", "m", "n"}, *batch);
+}
+
+LogicalResult DequantizeOp::verify() {
+  std::optional<WeightFormatInfo> format = getWeightFormat(getFormat());
+  if (!format)
+    return emitOpError() << "has unknown format '" << getFormat()
+                         << "' (expected one of " << kWeightFormatNames << ")";
+  auto blocks = cast<RankedTensorType>(getBlocks().getType());
+  RankedTensorType result = getType();
+  if (!blocks.hasStaticShape() || blocks.getRank() != 3 ||
+      blocks.getDimSize(2) != format->blockBytes || result.getRank() != 2 ||
+      result.getDimSize(0) != blocks.getDimSize(0) ||
+      result.getDimSize(1) != blocks.getDimSize(1) * format->blockElements)
+    return emitOpError() << "blocks " << blocks << " of " << getFormat()
+                         << " must be [out, in / " << format->blockElements
+                         << ", " << format->blockBytes << "] for a result "
+                         << result;
+  for (OpOperand &use : getResult().getUses()) {
+    auto linear = dyn_cast<LinearOp>(use.getOwner());
+    if (!linear || use.get() != linear.getWeight() ||
+        linear.getInput() == getResult() || linear.getBias() == getResult())
+      return emitOpError()
+             << "result is used by '" << use.getOwner()->getName()
+             << "': a weight stored in " << getFormat()
+             << " can only be the weight of a Linear (x @ W^T)";
+  }
+  return success();
 }
 
 LogicalResult LinearOp::verify() {

@@ -1040,4 +1040,26 @@ def Seq_CrossEntropyOp : Seq_Op<"cross_entropy", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Seq_DequantizeOp : Seq_Op<"dequantize", [Pure]> {
+  let summary = "a contraction weight stored in a block format";
+  let description = [{
+    `blocks` is the i8 tensor `[out, in / 32, bytes per block]` of a weight
+    stored in one of GGUF's block formats (`format`: "q8_0", "q4_0" or
+    "q4_1", dialect/Seq/IR/Quantization.h); the result is the weight
+    `[out, in]` in f32. Its only users are the `weight` operands of
+    `seq.linear`, which read the blocks directly (the weight is never
+    dequantized into a buffer of its own).
+
+    ```mlir
+    %w = seq.dequantize %blocks {format = "q4_0"} : tensor<256x2x18xi8> -> tensor<256x64xf32>
+    ```
+  }];
+  let arguments = (ins TensorOf<[I8]>:$blocks, StrAttr:$format);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $blocks attr-dict `:` type($blocks) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SEQ_OPS_TD

@@ -1463,3 +1463,28 @@ func.func @cache_write_heads(%kc: tensor<1x2x8x16xf32>, %k: tensor<1x4x1x16xf32>
   %0 = seq.cache_write %kc, %k, %pos : tensor<1x2x8x16xf32>, tensor<1x4x1x16xf32>, tensor<1xi32>
   return
 }
+
+// -----
+
+func.func @dequantize_format(%b: tensor<8x2x34xi8>) {
+  // expected-error @+1 {{'seq.dequantize' op has unknown format 'q5_0' (expected one of "q8_0", "q4_0", "q4_1")}}
+  %0 = seq.dequantize %b {format = "q5_0"} : tensor<8x2x34xi8> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks(%b: tensor<8x2x18xi8>) {
+  // expected-error @+1 {{'seq.dequantize' op blocks 'tensor<8x2x18xi8>' of q8_0 must be [out, in / 32, 34] for a result 'tensor<8x64xf32>'}}
+  %0 = seq.dequantize %b {format = "q8_0"} : tensor<8x2x18xi8> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_use(%b: tensor<8x2x18xi8>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{'seq.dequantize' op result is used by 'seq.relu': a weight stored in q4_0 can only be the weight of a Linear (x @ W^T)}}
+  %0 = seq.dequantize %b {format = "q4_0"} : tensor<8x2x18xi8> -> tensor<8x64xf32>
+  %1 = seq.relu %0 : tensor<8x64xf32>
+  return %1 : tensor<8x64xf32>
+}

@@ -509,3 +509,14 @@ func.func @cache_write(%kc: tensor<?x2x128x16xf32>, %k: tensor<?x2x?x16xf32>,
   %0 = seq.cache_write %kc, %k, %pos : tensor<?x2x128x16xf32>, tensor<?x2x?x16xf32>, tensor<?xi32>
   return %0 : tensor<?x2x128x16xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @dequantize
+func.func @dequantize(%x: tensor<?x64xf32>, %b: tensor<8x2x20xi8>) -> tensor<?x8xf32> {
+  // CHECK: %[[W:.+]] = seq.dequantize %{{.+}} {format = "q4_1"} : tensor<8x2x20xi8> -> tensor<8x64xf32>
+  %w = seq.dequantize %b {format = "q4_1"} : tensor<8x2x20xi8> -> tensor<8x64xf32>
+  // CHECK: seq.linear %{{.+}}, %[[W]]
+  %0 = seq.linear %x, %w : tensor<?x64xf32>, tensor<8x64xf32> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}

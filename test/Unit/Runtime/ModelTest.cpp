@@ -148,6 +148,14 @@ TEST(Manifest, RejectsMalformedManifests) {
       R"({"inputs": [{"name": "x", "dtype": "f32", "shape": []},)"
       R"( {"name": "x", "dtype": "f32", "shape": []}], "outputs": []})",
       "duplicate input name 'x'"));
+  EXPECT_TRUE(manifestRejected(
+      R"({"inputs": [{"name": "x", "dtype": "q8_0", "shape": [32]}],)"
+      R"( "outputs": []})",
+      "a block format (q8_0, q4_0, q4_1) is only allowed on parameters"));
+  EXPECT_TRUE(manifestRejected(
+      R"({"inputs": [], "outputs": [], "params": [{"name": "w",)"
+      R"( "dtype": "q4_0", "shape": [4, 48]}]})",
+      "whose last dimension is a multiple of 32"));
 }
 
 TEST(Manifest, RejectsNullArguments) {
@@ -576,7 +584,34 @@ TEST(Api, RejectsNullArguments) {
   EXPECT_EQ(seqc_tensor_numel(nullptr), -1);
   EXPECT_STREQ(seqc_dtype_name(static_cast<seqc_dtype>(99)), "invalid");
   EXPECT_EQ(seqc_dtype_size(static_cast<seqc_dtype>(99)), 0u);
+  EXPECT_EQ(seqc_dtype_block(static_cast<seqc_dtype>(99), nullptr, nullptr),
+            0);
   seqc_model_reset_inputs(nullptr);
+}
+
+// The block formats: GGUF's block sizes, names, and no element size.
+TEST(RuntimeApi, BlockDTypes) {
+  struct {
+    seqc_dtype dtype;
+    const char *name;
+    size_t bytes;
+  } formats[] = {{SEQC_DTYPE_Q8_0, "q8_0", 34},
+                 {SEQC_DTYPE_Q4_0, "q4_0", 18},
+                 {SEQC_DTYPE_Q4_1, "q4_1", 20}};
+  for (const auto &format : formats) {
+    int64_t elements = 0;
+    size_t bytes = 0;
+    EXPECT_EQ(seqc_dtype_block(format.dtype, &elements, &bytes), 1);
+    EXPECT_EQ(elements, 32);
+    EXPECT_EQ(bytes, format.bytes);
+    EXPECT_STREQ(seqc_dtype_name(format.dtype), format.name);
+    EXPECT_EQ(seqc_dtype_size(format.dtype), 0u);
+  }
+  int64_t elements = 0;
+  size_t bytes = 0;
+  EXPECT_EQ(seqc_dtype_block(SEQC_DTYPE_BF16, &elements, &bytes), 1);
+  EXPECT_EQ(elements, 1);
+  EXPECT_EQ(bytes, 2u);
 }
 
 TEST_F(ProbeModel, FreesASharedAllocationOnce) {

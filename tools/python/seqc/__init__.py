@@ -223,9 +223,9 @@ def _as_array(value):
 
 # numpy dtype -> seqc_dtype code (bf16 has no numpy type of its own).
 _CODES = {np.dtype(np_dtype): code for code, (_, np_dtype) in DTYPES.items()
-          if code != 3}
+          if code != 3 and np_dtype}
 _NUMPY_DTYPES = {code: np.dtype(np_dtype)
-                 for code, (_, np_dtype) in DTYPES.items()}
+                 for code, (_, np_dtype) in DTYPES.items() if np_dtype}
 
 
 def _dtype_code(array, what):

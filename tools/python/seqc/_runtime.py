@@ -30,7 +30,8 @@ VALUE_PARAM = 2
 VALUE_STATE = 3
 
 # seqc_dtype -> (manifest name, numpy dtype string); bf16 has no numpy type
-# and is exchanged as its bits (uint16).
+# and is exchanged as its bits (uint16); the block formats of quantized
+# weights (`weight_format=`) have none.
 DTYPES = {
     0: ("f32", "<f4"),
     1: ("f64", "<f8"),
@@ -38,6 +39,9 @@ DTYPES = {
     3: ("bf16", "<u2"),
     4: ("i32", "<i4"),
     5: ("i64", "<i8"),
+    6: ("q8_0", None),
+    7: ("q4_0", None),
+    8: ("q4_1", None),
 }
 
 

@@ -1,0 +1,354 @@
+//===- VectorizeQuantized.cpp - x @ W^T with W in GGUF blocks -------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The vector kernel of a Linear whose weight is stored in a block format
+// (q8_0, q4_0, q4_1; dialect/Seq/IR/Quantization.h). Convert-seq-to-linalg
+// gives it as a linalg.generic carrying `seq.quantized` that reads the
+// blocks where they are (lowering/SeqToLinalg/Quantized.cpp); on buffers,
+// this pass replaces it with loops generated for the target's vectors:
+//
+//  - an scf.parallel over blocks of mc rows x nc output columns;
+//  - register tiles of mr rows x nr columns (1 x 2nr for the rows left
+//    over, decode's single row: enough FMA chains to hide their latency),
+//    one f32 accumulator vector of `lanes` lanes each, carried over the
+//    weight blocks of the row;
+//  - per weight block and column, the f16 scale (and q4_1's minimum) is
+//    read as two bytes and splat; per vector of `lanes` weights the bytes
+//    are loaded (vector<lanes x i8>), the nibbles split with a shift and a
+//    mask (q4), converted to f32 and scaled (w = q * d, + m for q4_1: the
+//    dequantized weight of the reference, exactly) in registers, and
+//    multiplied into the mr accumulators of the column with FMAs against
+//    the rows' vectors of x, which are loaded once per tile and block step;
+//  - the lanes are summed once per output element and added to C (which
+//    holds the bias or zeros).
+//
+// Every weight byte is read once per tile of mr rows; no f32 copy of the
+// weight exists. Nothing is target-specific beyond `vector-bits` and
+// `vector-registers`: LLVM selects the widening loads (vpmovsxbd /
+// vpmovzxbd), vcvtdq2ps, vcvtph2ps and vfmadd for AVX2 and AVX-512 alike.
+// The sums are reassociated (per lane, then across lanes): results differ
+// from the -O0 loops by rounding only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/CPU/KernelUtils.h"
+#include "lowering/CPU/Passes.h"
+
+#include "dialect/Seq/IR/Quantization.h"
+#include "dialect/Seq/Support/Debug.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#define DEBUG_TYPE "seq-cpu-vectorize-quantized"
+
+namespace mlir {
+namespace seq {
+#define GEN_PASS_DEF_SEQCPUVECTORIZEQUANTIZED
+#include "lowering/CPU/Passes.h.inc"
+} // namespace seq
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::seq;
+
+namespace {
+
+/// The attribute convert-seq-to-linalg puts on the generic
+/// (lowering/SeqToLinalg/Patterns.h, kQuantizedAttr).
+constexpr llvm::StringLiteral kQuantizedAttr = "seq.quantized";
+
+/// A quantized `x @ W^T` on buffers: x [rows, in / 32, 32] f32, the blocks
+/// [out, in / 32, bytes] i8, C [rows, out] f32.
+struct QuantizedMatch {
+  linalg::GenericOp op;
+  WeightFormatInfo format;
+  Value x, blocks, c;
+};
+
+struct QuantizedTiling {
+  int64_t lanes, mr, nr, mc, nc;
+  /// Columns of the tiles of one row (decode): more than nr, so that enough
+  /// independent FMA chains hide the FMA latency.
+  int64_t nr1;
+};
+
+/// The quantized generic `op` in the form the kernel needs, or the reason it
+/// is not.
+FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
+                                         int64_t lanes, std::string &reason) {
+  auto name = op->getAttrOfType<StringAttr>(kQuantizedAttr);
+  if (!name)
+    return failure();
+  std::optional<WeightFormatInfo> format = getWeightFormat(name.getValue());
+  if (!format) {
+    reason = "unknown weight format";
+    return failure();
+  }
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() < 2 ||
+      op.getNumDpsInits() != 1) {
+    reason = "not on buffers";
+    return failure();
+  }
+  QuantizedMatch m{op, *format, op.getDpsInputs()[0], op.getDpsInputs()[1],
+                   op.getDpsInits()[0]};
+  auto xType = dyn_cast<MemRefType>(m.x.getType());
+  auto blocksType = dyn_cast<MemRefType>(m.blocks.getType());
+  auto cType = dyn_cast<MemRefType>(m.c.getType());
+  if (!xType || !blocksType || !cType || xType.getRank() != 3 ||
+      blocksType.getRank() != 3 || cType.getRank() != 2 ||
+      !xType.getElementType().isF32() || !cType.getElementType().isF32()) {
+    reason = "unexpected operand types";
+    return failure();
+  }
+  if (!cpu::hasUnitInnerStride(m.x) || !cpu::hasUnitInnerStride(m.blocks)) {
+    reason = "x or the blocks are not contiguous along the reduction";
+    return failure();
+  }
+  // Vectors of weights must not straddle a block, nor q4's two halves.
+  if (lanes > format->blockElements / 2 || (format->blockElements / 2) % lanes) {
+    reason = "vectors of " + std::to_string(lanes) +
+             " lanes do not divide the half blocks of 16 weights";
+    return failure();
+  }
+  return m;
+}
+
+class QuantizedEmitter {
+public:
+  QuantizedEmitter(QuantizedMatch m, const QuantizedTiling &t,
+                   OpBuilder &b)
+      : m(m), t(t), b(b), loc(m.op.getLoc()),
+        vecType(VectorType::get({t.lanes}, b.getF32Type())) {}
+
+  void emit() {
+    Value rows = memref::DimOp::create(b, loc, m.c, 0);
+    Value cols = memref::DimOp::create(b, loc, m.c, 1);
+    numBlocks = memref::DimOp::create(b, loc, m.blocks, 1);
+    Value zero = idx(0);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero, zero}, ValueRange{rows, cols},
+        ValueRange{idx(t.mc), idx(t.nc)},
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          Value mEnd = min(add(ivs[0], idx(t.mc)), rows);
+          Value nEnd = min(add(ivs[1], idx(t.nc)), cols);
+          emitBlock(ivs[0], mEnd, ivs[1], nEnd);
+        });
+  }
+
+private:
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value fullEnd(Value lo, Value hi, int64_t step) {
+    Value count = arith::DivUIOp::create(b, loc, sub(hi, lo), idx(step));
+    return add(lo, arith::MulIOp::create(b, loc, count, idx(step)));
+  }
+  void loop(Value lo, Value hi, int64_t step,
+            llvm::function_ref<void(Value)> body) {
+    auto forOp = scf::ForOp::create(b, loc, lo, hi, idx(step));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    body(forOp.getInductionVar());
+  }
+
+  void emitBlock(Value m0, Value mEnd, Value n0, Value nEnd) {
+    Value mFull = fullEnd(m0, mEnd, t.mr);
+    auto rowsOf = [&](int64_t mr) {
+      return [&, mr](Value m1) {
+        int64_t nr = mr == 1 ? t.nr1 : t.nr;
+        Value nFull = fullEnd(n0, nEnd, nr);
+        loop(n0, nFull, nr, [&](Value n1) { tile(mr, nr, m1, n1); });
+        loop(nFull, nEnd, 1, [&](Value n1) { tile(mr, 1, m1, n1); });
+      };
+    };
+    loop(m0, mFull, t.mr, rowsOf(t.mr));
+    loop(mFull, mEnd, 1, rowsOf(1));
+  }
+
+  /// The f32 of the little-endian f16 at byte `offset` of block `kb` of
+  /// row `n`.
+  Value halfAt(Value n, Value kb, int64_t offset) {
+    Type i16 = b.getIntegerType(16);
+    auto byte = [&](int64_t at) {
+      Value v = memref::LoadOp::create(b, loc, m.blocks,
+                                       ValueRange{n, kb, idx(offset + at)});
+      return arith::ExtUIOp::create(b, loc, i16, v);
+    };
+    Value high = arith::ShLIOp::create(
+        b, loc, byte(1),
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(i16, 8)));
+    Value bits = arith::OrIOp::create(b, loc, byte(0), high);
+    Value half = arith::BitcastOp::create(b, loc, b.getF16Type(), bits);
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), half);
+  }
+
+  Value splat(Value scalar) {
+    return vector::BroadcastOp::create(b, loc, vecType, scalar);
+  }
+
+  Value intSplat(VectorType type, int64_t v) {
+    return arith::ConstantOp::create(
+        b, loc, type,
+        DenseElementsAttr::get(
+            type, b.getIntegerAttr(type.getElementType(), v)));
+  }
+
+  /// The `lanes` dequantized weights starting at weight `chunk * lanes` of
+  /// block `kb` of row `n`, whose scale is `d` (and minimum `min`).
+  Value weights(Value n, Value kb, int64_t chunk, Value d, Value min) {
+    int64_t half = m.format.blockElements / 2;
+    int64_t first = chunk * t.lanes;
+    VectorType bytes = VectorType::get({t.lanes}, b.getIntegerType(8));
+    if (m.format.bits == 8) {
+      Value q = vector::LoadOp::create(
+          b, loc, bytes, m.blocks,
+          ValueRange{n, kb, idx(m.format.valuesOffset + first)});
+      Value f = arith::SIToFPOp::create(b, loc, vecType, q);
+      return arith::MulFOp::create(b, loc, f, d);
+    }
+    // Weights 0..15 are the low nibbles of bytes 0..15, 16..31 the high.
+    Value q = vector::LoadOp::create(
+        b, loc, bytes, m.blocks,
+        ValueRange{n, kb, idx(m.format.valuesOffset + first % half)});
+    VectorType words = VectorType::get({t.lanes}, b.getI32Type());
+    Value wide = arith::ExtUIOp::create(b, loc, words, q);
+    if (first >= half)
+      wide = arith::ShRUIOp::create(b, loc, wide, intSplat(words, 4));
+    Value nibble = arith::AndIOp::create(b, loc, wide, intSplat(words, 15));
+    bool hasMin = m.format.format == WeightFormat::Q4_1;
+    if (!hasMin)
+      nibble = arith::SubIOp::create(b, loc, nibble, intSplat(words, 8));
+    Value f = arith::SIToFPOp::create(b, loc, vecType, nibble);
+    Value w = arith::MulFOp::create(b, loc, f, d);
+    return hasMin ? arith::AddFOp::create(b, loc, w, min) : w;
+  }
+
+  /// One register tile: rows m1.. m1 + mr, columns n1 .. n1 + nr.
+  void tile(int64_t mr, int64_t nr, Value m1, Value n1) {
+    Value zeros = arith::ConstantOp::create(b, loc, vecType,
+                                            b.getZeroAttr(vecType));
+    SmallVector<Value> init(mr * nr, zeros);
+    SmallVector<Value> rowAt, colAt;
+    for (int64_t i = 0; i < mr; ++i)
+      rowAt.push_back(add(m1, idx(i)));
+    for (int64_t jn = 0; jn < nr; ++jn)
+      colAt.push_back(add(n1, idx(jn)));
+    auto forOp = scf::ForOp::create(b, loc, idx(0), numBlocks, idx(1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(forOp.getBody());
+      Value kb = forOp.getInductionVar();
+      SmallVector<Value> acc(forOp.getRegionIterArgs());
+      SmallVector<Value> scale, minimum;
+      for (int64_t jn = 0; jn < nr; ++jn) {
+        scale.push_back(splat(halfAt(colAt[jn], kb, 0)));
+        minimum.push_back(m.format.format == WeightFormat::Q4_1
+                              ? splat(halfAt(colAt[jn], kb, 2))
+                              : Value());
+      }
+      for (int64_t chunk = 0; chunk < m.format.blockElements / t.lanes;
+           ++chunk) {
+        SmallVector<Value> xs;
+        for (int64_t i = 0; i < mr; ++i)
+          xs.push_back(vector::LoadOp::create(
+              b, loc, vecType, m.x,
+              ValueRange{rowAt[i], kb, idx(chunk * t.lanes)}));
+        for (int64_t jn = 0; jn < nr; ++jn) {
+          Value w = weights(colAt[jn], kb, chunk, scale[jn], minimum[jn]);
+          for (int64_t i = 0; i < mr; ++i)
+            acc[i * nr + jn] =
+                vector::FMAOp::create(b, loc, xs[i], w, acc[i * nr + jn]);
+        }
+      }
+      scf::YieldOp::create(b, loc, acc);
+    }
+    for (int64_t i = 0; i < mr; ++i) {
+      for (int64_t jn = 0; jn < nr; ++jn) {
+        Value sum = vector::ReductionOp::create(
+            b, loc, vector::CombiningKind::ADD, forOp.getResult(i * nr + jn));
+        ValueRange at{rowAt[i], colAt[jn]};
+        Value old = memref::LoadOp::create(b, loc, m.c, at);
+        memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
+                                m.c, at);
+      }
+    }
+  }
+
+  QuantizedMatch m;
+  const QuantizedTiling &t;
+  OpBuilder &b;
+  Location loc;
+  VectorType vecType;
+  Value numBlocks;
+};
+
+struct SeqCPUVectorizeQuantizedPass
+    : public mlir::seq::impl::SeqCPUVectorizeQuantizedBase<
+          SeqCPUVectorizeQuantizedPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    QuantizedTiling t;
+    t.lanes = std::max<int64_t>(1, vectorBits / 32);
+    // mr * nr accumulators, mr vectors of x, the weights and scales of a
+    // column: 4 x 2 with 16 registers (AVX2), 4 x 4 with 32 (AVX-512).
+    t.mr = 4;
+    t.nr = vectorRegisters >= 32 ? 4 : 2;
+    // One row: 4 (8) accumulators, its vector of x, a column's weights and
+    // the columns' scales.
+    t.nr1 = 2 * t.nr;
+    t.mc = 16;
+    t.nc = 32;
+    SmallVector<QuantizedMatch> found;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      std::string reason;
+      FailureOr<QuantizedMatch> m = matchQuantized(op, t.lanes, reason);
+      if (succeeded(m)) {
+        found.push_back(*m);
+        return;
+      }
+      if (reason.empty())
+        return;
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] left to the scalar loops: "
+                              << reason << ": " << op.getLoc() << "\n");
+      if (remarks)
+        op.emitRemark("quantized contraction left to the scalar loops: ")
+            << reason;
+    });
+    IRRewriter rewriter(&getContext());
+    for (QuantizedMatch m : found) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] " << m.format.name << " kernel, " << t.mr
+                 << " x " << t.nr << " tiles of " << t.lanes
+                 << " lanes, blocks of " << t.mc << " x " << t.nc << ": "
+                 << m.op.getLoc() << "\n");
+      rewriter.setInsertionPoint(m.op);
+      QuantizedEmitter(m, t, rewriter).emit();
+      if (remarks)
+        m.op.emitRemark("quantized contraction vectorized: ")
+            << m.format.name << " weight blocks dequantized in registers ("
+            << m.format.bits << "-bit values widened to " << t.lanes
+            << " f32 lanes, times the block's f16 scale"
+            << (m.format.format == WeightFormat::Q4_1 ? " plus its minimum"
+                                                      : "")
+            << "), " << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+            << " for a single row) of " << t.lanes
+            << "-lane f32 accumulators, blocks of " << t.mc << " x " << t.nc;
+      rewriter.eraseOp(m.op);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,126 @@
+//===- Quantized.cpp - x W^T with W in a block format ----------------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `seq.linear` whose weight is a `seq.dequantize` of GGUF blocks
+// (dialect/Seq/IR/Quantization.h) becomes one `linalg.generic` reading the
+// blocks where they are: loops (rows, out, block, j) with j the 32 weights
+// of a block,
+//
+//   C[r, n] += x[r, b, j] * w(blocks[n, b, :], j)
+//
+// on x viewed as [rows, in / 32, 32]
+//
+// where w(...) is the format's dequantization of weight j from its block's
+// bytes: the f16 scale (and q4_1's f16 minimum) assembled from two bytes
+// read at constant offsets, the quantized value at its byte (q8_0) or nibble
+// (q4_0, q4_1). The generic carries kQuantizedAttr; it is the reference
+// form (linalg-to-loops at -O0), and seq-cpu-vectorize-quantized rewrites
+// it into a vector kernel at -O1 and above. No f32 copy of the weight is
+// made at any level.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/SeqToLinalg/Patterns.h"
+#include "lowering/SeqToLinalg/Utils.h"
+
+#include "dialect/Seq/IR/Quantization.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::seq;
+
+/// The f32 value of the f16 whose little-endian bytes are `lo` and `hi`.
+static Value halfFromBytes(OpBuilder &b, Location loc, Value lo, Value hi) {
+  Type i16 = b.getIntegerType(16);
+  Value low = arith::ExtUIOp::create(b, loc, i16, lo);
+  Value high = arith::ShLIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, i16, hi),
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(i16, 8)));
+  Value bits = arith::OrIOp::create(b, loc, low, high);
+  Value half = arith::BitcastOp::create(b, loc, b.getF16Type(), bits);
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), half);
+}
+
+Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
+                                      Value blocks, StringRef formatName,
+                                      Value acc) {
+  MLIRContext *ctx = b.getContext();
+  WeightFormatInfo format = *getWeightFormat(formatName);
+  int64_t block = format.blockElements;
+  AffineExpr r = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+             kb = getAffineDimExpr(2, ctx), j = getAffineDimExpr(3, ctx);
+  auto map = [&](ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(4, 0, exprs, ctx);
+  };
+  auto byteAt = [&](int64_t offset) {
+    return map({n, kb, getAffineConstantExpr(offset, ctx)});
+  };
+  // The byte of weight j: j itself for 8 bits, j mod 16 for nibbles.
+  AffineExpr valueByte =
+      format.bits == 8 ? j : j % (block / 2);
+  // x as [rows, in / 32, 32] (a view): every loop is a dimension of some
+  // operand, as linalg requires.
+  auto rowsType = cast<RankedTensorType>(rows.getType());
+  int64_t numBlocks = cast<RankedTensorType>(blocks.getType()).getDimSize(1);
+  Value blockedRows = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get({rowsType.getDimSize(0), numBlocks, block},
+                            rowsType.getElementType()),
+      rows, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  SmallVector<Value> inputs = {blockedRows, blocks, blocks, blocks};
+  SmallVector<AffineMap> maps = {map({r, kb, j}),
+                                 map({n, kb, valueByte + format.valuesOffset}),
+                                 byteAt(0), byteAt(1)};
+  bool hasMin = format.format == WeightFormat::Q4_1;
+  if (hasMin) {
+    inputs.append({blocks, blocks});
+    maps.append({byteAt(2), byteAt(3)});
+  }
+  maps.push_back(map({r, n}));
+  auto generic = linalg::GenericOp::create(
+      b, loc, acc.getType(), inputs, acc, maps,
+      getIteratorTypes(4, {2, 3}),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Type f32 = nb.getF32Type();
+        Value scale = halfFromBytes(nb, nloc, args[2], args[3]);
+        Value q;
+        if (format.bits == 8) {
+          q = arith::SIToFPOp::create(nb, nloc, f32, args[1]);
+        } else {
+          // Weights 0..15 are the low nibbles, 16..31 the high ones.
+          Type i32 = nb.getI32Type();
+          Value byte = arith::ExtUIOp::create(nb, nloc, i32, args[1]);
+          Value index = linalg::IndexOp::create(nb, nloc, 3);
+          Value high = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::uge, index,
+              arith::ConstantIndexOp::create(nb, nloc, block / 2));
+          Value shift = arith::SelectOp::create(
+              nb, nloc, high,
+              arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(4)),
+              arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(0)));
+          Value nibble = arith::AndIOp::create(
+              nb, nloc, arith::ShRUIOp::create(nb, nloc, byte, shift),
+              arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(15)));
+          if (!hasMin)
+            nibble = arith::SubIOp::create(
+                nb, nloc, nibble,
+                arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(8)));
+          q = arith::SIToFPOp::create(nb, nloc, f32, nibble);
+        }
+        Value w = arith::MulFOp::create(nb, nloc, q, scale);
+        if (hasMin)
+          w = arith::AddFOp::create(nb, nloc, w,
+                                    halfFromBytes(nb, nloc, args[4], args[5]));
+        Value product = arith::MulFOp::create(nb, nloc, args[0], w);
+        Value sum = arith::AddFOp::create(nb, nloc, args.back(), product);
+        linalg::YieldOp::create(nb, nloc, sum);
+      });
+  generic->setAttr(kQuantizedAttr, b.getStringAttr(formatName));
+  return generic.getResult(0);
+}
