@@ -207,8 +207,16 @@ public:
 
   bool run() {
     if (a.ops.size() != b.ops.size() || a.numOps != b.numOps ||
-        a.externals.size() != b.externals.size())
+        a.externals.size() != b.externals.size()) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] '" << a.instance.getName().getValue()
+                 << "' and '" << b.instance.getName().getValue()
+                 << "' differ in size: " << a.ops.size() << "/"
+                 << b.ops.size() << " top-level ops, " << a.numOps << "/"
+                 << b.numOps << " ops, " << a.externals.size() << "/"
+                 << b.externals.size() << " uses from above\n");
       return false;
+    }
     for (auto [x, y] : llvm::zip_equal(a.externals, b.externals))
       if (x.getType() != y.getType())
         return false;
@@ -234,10 +242,10 @@ private:
 
   bool compareOps(Operation *x, Operation *y) {
     if (!haveSameShape(x, y))
-      return false;
+      return mismatch(x, y, "op");
     for (auto [u, v] : llvm::zip_equal(x->getOperands(), y->getOperands()))
       if (!compareOperands(u, v))
-        return false;
+        return mismatch(x, y, "operand");
     for (auto [u, v] : llvm::zip_equal(x->getResults(), y->getResults()))
       mapLocal(u, v);
     for (auto [rx, ry] : llvm::zip_equal(x->getRegions(), y->getRegions())) {
@@ -262,6 +270,16 @@ private:
           return false;
     }
     return true;
+  }
+
+  bool mismatch(Operation *x, Operation *y, StringRef what) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] '"
+                            << a.instance.getName().getValue() << "' and '"
+                            << b.instance.getName().getValue() << "' differ ("
+                            << what << "): " << x->getName() << " at "
+                            << x->getLoc() << " / " << y->getName() << " at "
+                            << y->getLoc() << "\n");
+    return false;
   }
 
   const Segment &a;
@@ -466,6 +484,13 @@ void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
                               << "\n");
       continue;
     }
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] level " << level << " '"
+               << segment->instance.getName().getValue() << "': "
+               << segment->ops.size() << " top-level ops, " << segment->numOps
+               << " ops, " << segment->externals.size()
+               << " uses from above, hash "
+               << static_cast<size_t>(segment->hash) << "\n");
     auto &groups = byHash[segment->hash];
     auto it = llvm::find_if(groups, [&](const SmallVector<Segment *> &group) {
       return SegmentComparator(*group.front(), *segment).run();
@@ -512,10 +537,13 @@ void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
     }
   }
 
+  // A target that cannot fold was told so about the outermost layers.
+  if (!unsupported.empty())
+    return;
   for (std::unique_ptr<Segment> &segment : segments) {
     if (folded.contains(segment.get()))
       continue;
-    if (level == 0 && remarks && unsupported.empty())
+    if (level == 0 && remarks)
       mlir::emitRemark(segment->instance)
           << "layer '" << segment->instance.getName().getValue()
           << "' is not folded: "
@@ -552,7 +580,10 @@ void SeqFoldLayersPass::runOnOperation() {
       // Pure ops without regions (sizes, offsets, views) do not cut: the
       // memory plan computes the sizes of every layer's buffers at the
       // entry, and a view may be placed before the op that writes it.
-      if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+      // Neither do deallocations (-O0), placed after a buffer's last use,
+      // which may be in the next layer.
+      if (!isa<memref::DeallocOp>(op) &&
+          (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)))
         chains[&op] = getInstanceChain(op.getLoc());
       ops.push_back(&op);
     }

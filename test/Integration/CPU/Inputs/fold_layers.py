@@ -1,8 +1,9 @@
-"""fold_layers.py SEQC WORK MODEL DEPTHS LEVELS: compiles examples/MODEL.seq
+"""fold_layers.py SEQC WORK MODEL DEPTHS LEVELS [NAME=SIZE...]: compiles examples/MODEL.seq
+(or MODEL itself when it names a .seq file)
 at each depth (comma separated) and -O level (digits) twice, with layers
 folded (seq-fold-layers, the default) and with --fold-layers=false, runs
 both on the same random weights and inputs (--dim b=2, every other symbolic
-size 7) and prints one line per build: "MODEL depth D -OL: identical" when
+size 7, unless given) and prints one line per build: "MODEL depth D -OL: identical" when
 every output's .npy file is the same bytes, else what differs."""
 import filecmp
 import os
@@ -11,8 +12,11 @@ import subprocess
 import sys
 
 seqc, work, model, depths, levels = sys.argv[1:6]
+sizes = dict(arg.split("=") for arg in sys.argv[6:])
 here = os.path.dirname(os.path.abspath(__file__))
-source = os.path.join(here, "..", "..", "..", "..", "examples", model + ".seq")
+source = model if model.endswith(".seq") else \
+    os.path.join(here, "..", "..", "..", "..", "examples", model + ".seq")
+model = os.path.basename(model).removesuffix(".seq")
 
 
 def signature(exe, section):
@@ -50,7 +54,7 @@ for depth in depths.split(","):
             argv = [exe, "--random-weights", "3", "--random-inputs", "4",
                     "--threads", "2"]
             for dim in signature(exe, "inputs"):
-                argv += ["--dim", f"{dim}={2 if dim == 'b' else 7}"]
+                argv += ["--dim", f"{dim}={sizes.get(dim, 2 if dim == 'b' else 7)}"]
             names = signature(exe, "outputs")
             for name in names:
                 argv += ["--output", f"{name}={out}/{name}.npy"]
