@@ -215,7 +215,8 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
     // function and places them as the unrolled model would, so that the
     // folded model runs the same ops on the same bytes.
     SeqFoldLayersOptions fold;
-    fold.remarks = options.remarks;
+    // -O0, the reference, asks for no optimized form and hears nothing.
+    fold.remarks = options.remarks && options.optLevel >= 1;
     if (options.target == SeqTarget::NVPTX)
       fold.unsupported = "the NVPTX target";
     pm.addPass(createSeqFoldLayers(fold));
