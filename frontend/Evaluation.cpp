@@ -246,7 +246,13 @@ Val Elaborator::callFunction(const ast::FuncDecl &func, Instance *self,
     return Val::poison();
 
   activeDecls.push_back(&func);
-  callerLocs.push_back(getLoc(args.loc));
+  // The forward of a module instance names the instance ("layers.3") in
+  // the call site of the ops it builds, so that seq-fold-layers can tell
+  // the layers of a model apart after lowering.
+  Location callerLoc = getLoc(args.loc);
+  if (self && !self->path.empty())
+    callerLoc = NameLoc::get(StringAttr::get(&context, self->path), callerLoc);
+  callerLocs.push_back(callerLoc);
   Scope *saved = scope;
   scope = &callee;
   Val result = execFunctionBody(func);

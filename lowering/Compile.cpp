@@ -18,7 +18,10 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/PassInstrumentation.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -230,7 +233,26 @@ mlir::seq::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
   tuning.LoopVectorization = optLevel >= 2;
   tuning.SLPVectorization = optLevel >= 2;
   tuning.LoopUnrolling = optLevel >= 2;
-  llvm::PassBuilder builder(&machine, tuning);
+  // CalledValuePropagation only annotates indirect calls with their
+  // possible callees, but its solver revisits a call whenever one of its
+  // arguments changes, walking all of them: quadratic in the arguments of
+  // a call. The model function takes a descriptor per parameter (thousands
+  // of arguments at depth 48), which made the pass most of LLVM's time and
+  // grow with the square of the depth. Without an indirect call it has
+  // nothing to annotate, so it is skipped and the output is the same.
+  llvm::PassInstrumentationCallbacks instrumentation;
+  bool hasIndirectCall = llvm::any_of(*llvmModule, [](llvm::Function &f) {
+    return llvm::any_of(llvm::instructions(f), [](llvm::Instruction &inst) {
+      auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+      return call && call->isIndirectCall();
+    });
+  });
+  if (!hasIndirectCall)
+    instrumentation.registerShouldRunOptionalPassCallback(
+        [](llvm::StringRef pass, llvm::Any) {
+          return pass != "CalledValuePropagationPass";
+        });
+  llvm::PassBuilder builder(&machine, tuning, std::nullopt, &instrumentation);
   builder.registerModuleAnalyses(moduleAM);
   builder.registerCGSCCAnalyses(cgsccAM);
   builder.registerFunctionAnalyses(functionAM);

@@ -76,6 +76,12 @@ struct SeqPipelineOptions {
   /// generate, the same ops at run time.
   bool outlineKernels = true;
 
+  /// Compile the repeated layers of the model once, as a function called
+  /// for each layer with its weights (seq-fold-layers): the code of the
+  /// model function no longer grows with the depth. The CPU target folds at
+  /// every level; NVPTX keeps its layers unrolled.
+  bool foldLayers = true;
+
   /// NVPTX: the GPU architecture the kernels are compiled for ("sm_80").
   std::string gpuArch = "sm_80";
 

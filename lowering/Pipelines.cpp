@@ -77,6 +77,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.runtimeAllocator = runtimeAllocator;
   options.remarks = remarks;
   options.outlineKernels = outlineKernels;
+  options.foldLayers = foldLayers;
   options.gpuArch = gpuArch;
   options.gpuBinary = gpuBinary;
   options.cudaPath = cudaPath;
@@ -208,6 +209,17 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
     plan.dims.assign(options.memoryPlanDims.begin(),
                      options.memoryPlanDims.end());
     pm.addPass(createSeqPlanMemory(plan));
+  }
+  if (options.emitEntry && options.foldLayers) {
+    // After the memory plan, which sees every layer's buffers in one
+    // function and places them as the unrolled model would, so that the
+    // folded model runs the same ops on the same bytes.
+    SeqFoldLayersOptions fold;
+    // -O0, the reference, asks for no optimized form and hears nothing.
+    fold.remarks = options.remarks && options.optLevel >= 1;
+    if (options.target == SeqTarget::NVPTX)
+      fold.unsupported = "the NVPTX target";
+    pm.addPass(createSeqFoldLayers(fold));
   }
   target.addLLVMConversion(pm, options);
 

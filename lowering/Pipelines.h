@@ -82,6 +82,11 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("Share the loop nests that occur several times as one "
                      "function each (-O1+)"),
       llvm::cl::init(SeqPipelineOptions().outlineKernels)};
+  Option<bool> foldLayers{
+      *this, "fold-layers",
+      llvm::cl::desc("Compile the repeated layers of the model once, as a "
+                     "function called for each layer"),
+      llvm::cl::init(SeqPipelineOptions().foldLayers)};
   Option<bool> remarks{
       *this, "remarks",
       llvm::cl::desc("Remark on every op that falls back to a slower form"),

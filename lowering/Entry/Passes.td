@@ -194,4 +194,55 @@ def SeqPlanMemory : Pass<"seq-plan-memory", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
+  let summary = "Compiles the repeated layers of the model function once, "
+                "as a function called for each layer";
+  let description = [{
+    Runs on memrefs, after the memory plan, on the function `seqc.entry`
+    names (without it, on every public function of one block). The
+    frontend names the module instance whose forward built an op in the
+    op's location (`loc(callsite(... at "layers.3"(call site)))`). The
+    function's top-level ops are cut into segments where the outermost
+    instance changes (ops of no instance between two ops of one instance
+    belong to it); segments of the same structure (op names, attributes,
+    properties and types in pre-order, operands by position: the values
+    defined inside the segment, and the i-th value defined above it) are
+    outlined into one private function `@__seqc_layer_N`, called in place of
+    each with its values from above as arguments: the layer's weights and
+    prepared weights, its views of the arena, sizes. A constant defined
+    above is cloned into the function when every twin uses the same one
+    there, and passed otherwise. Results used after a segment are returned.
+
+    ```mlir
+    %y0 = ... ops of layers.0 on %x, %w0 ...
+    %y1 = ... ops of layers.1 on %y0, %w1 ...
+    // becomes
+    %y0 = func.call @__seqc_layer_0(%x, %w0) : (...) -> memref<...>
+    %y1 = func.call @__seqc_layer_0(%y0, %w1) : (...) -> memref<...>
+    ```
+
+    Each call runs the ops of the segment it replaces on the same values,
+    so outputs are unchanged; what shrinks is the code LLVM optimizes and
+    generates, which no longer grows with the depth. Segments without a
+    twin (a layer of a different width or options) stay in place and are
+    cut again at the next level of instances (its sub-modules). Segments
+    with a stack allocation at their top level, or control flow of several
+    blocks, are not outlined.
+
+    With `remarks`, a remark at the call site of the first layer of each
+    folded group names the function and the layers, and one at each layer
+    left unfolded says why. A non-empty `unsupported` (the target that
+    cannot fold) folds nothing and says so in the remarks.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Remark on the layers folded and on those that are not">,
+    Option<"unsupported", "unsupported", "std::string", /*default=*/"\"\"",
+           "Fold nothing and remark that this target keeps layers "
+           "unrolled">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // SEQC_LOWERING_ENTRY_PASSES_TD

@@ -172,6 +172,14 @@ static cl::opt<bool> outlineKernels(
     cl::init(seq::SeqPipelineOptions().outlineKernels),
     cl::cat(seqcCategory));
 
+static cl::opt<bool> foldLayers(
+    "fold-layers",
+    cl::desc("Compile the repeated layers of the model (structurally "
+             "identical module instances) once, as a function called for "
+             "each layer with its weights (default true; the NVPTX target "
+             "keeps them unrolled)"),
+    cl::init(seq::SeqPipelineOptions().foldLayers), cl::cat(seqcCategory));
+
 static cl::opt<std::string> runtimeDir(
     "runtime-dir",
     cl::desc("Directory of libseqc_runtime.a (default: $SEQC_RUNTIME_DIR, "
@@ -323,6 +331,7 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.pipeline.memoryPlanDims.assign(memoryPlanDims.begin(),
                                          memoryPlanDims.end());
   options.pipeline.outlineKernels = outlineKernels;
+  options.pipeline.foldLayers = foldLayers;
   // seqc's models always link the runtime, whose allocator reuses buffers.
   options.pipeline.runtimeAllocator = true;
   options.codegen.arch = march;

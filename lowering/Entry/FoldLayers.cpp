@@ -1,0 +1,594 @@
+//===- FoldLayers.cpp - compile repeated layers once ----------------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Outlines the code of each layer of the model function into a function
+// shared by the layers that compile to the same code, called once per
+// layer with that layer's values (its weights, prepared weights, arena
+// views and sizes) as arguments. See the pass description in Passes.td.
+//
+// The frontend names the module instance whose forward built an op in the
+// op's location (a NameLoc "layers.3" around the call site). The top-level
+// ops of the model function are cut into segments at the points where the
+// outermost instance changes; segments with the same structure are folded.
+// Structure is compared as seq-cpu-outline-kernels compares loop nests:
+// op names, attributes, properties and types in pre-order, each operand a
+// value defined inside the segment (by its position) or the i-th value
+// defined above it, except that a constant defined above is cloned into
+// the function only when every folded segment uses the same constant there
+// and is passed as an argument otherwise (the arena offsets of layers
+// differ). Each call then runs exactly the ops of the segment it replaces
+// on the same values: outlining a contiguous range of ops preserves the
+// semantics whatever the segments are, the locations only choose the cuts.
+//
+// Segments that have no twin are cut again at the next instance level
+// (a model whose layers differ may still repeat their sub-modules).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Entry/Entry.h"
+
+#include "dialect/Seq/IR/ModelSignature.h"
+#include "dialect/Seq/Support/Debug.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <map>
+
+#define DEBUG_TYPE "seq-fold-layers"
+
+namespace mlir {
+namespace seq {
+#define GEN_PASS_DEF_SEQFOLDLAYERS
+#include "lowering/Entry/Passes.h.inc"
+} // namespace seq
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// The instances (outermost first) whose forwards built an op: the names of
+/// the NameLocs on its call-site chain. A fused location (ops merged from
+/// several places) names none.
+struct InstanceChain {
+  SmallVector<NameLoc, 4> names;
+};
+
+/// A contiguous range of top-level ops of the model function built by one
+/// instance, and what it reads from above.
+struct Segment {
+  NameLoc instance;
+  SmallVector<Operation *> ops;
+  /// The operands defined above the segment, constants included, one per
+  /// use in pre-order: the same value in two places of one layer may be
+  /// two values in another (two offsets in the arena that happen to be
+  /// equal), so the group decides which uses share an argument.
+  SmallVector<Value> externals;
+  /// Results of the top-level ops, in order; `escapes` says which are used
+  /// after the segment.
+  SmallVector<Value> results;
+  llvm::BitVector escapes;
+  llvm::hash_code hash;
+  int64_t numOps = 0;
+  /// Why the segment is not folded whatever its twins; empty if it may be.
+  std::string rejected;
+};
+
+} // namespace
+
+static InstanceChain getInstanceChain(Location loc) {
+  InstanceChain chain;
+  // callsite(callee at caller): the caller is the outer call. The frontend
+  // puts the NameLoc around the call site of an instance's forward.
+  while (true) {
+    if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
+      loc = callSite.getCaller();
+      continue;
+    }
+    if (auto name = dyn_cast<NameLoc>(loc)) {
+      chain.names.push_back(name);
+      loc = name.getChildLoc();
+      continue;
+    }
+    break;
+  }
+  std::reverse(chain.names.begin(), chain.names.end());
+  return chain;
+}
+
+static bool isClonableConstant(Operation *op) {
+  return op && op->hasTrait<OpTrait::ConstantLike>() &&
+         op->getNumOperands() == 0 && op->getNumRegions() == 0 &&
+         op->getNumResults() == 1;
+}
+
+/// Hash of the op itself (not of its operands or regions).
+static llvm::hash_code hashOpShape(Operation *op) {
+  llvm::hash_code hash = llvm::hash_combine(
+      op->getName().getAsOpaquePointer(),
+      op->getRawDictionaryAttrs().getAsOpaquePointer(), op->hashProperties(),
+      op->getNumOperands(), op->getNumResults(), op->getNumRegions());
+  for (Type type : op->getResultTypes())
+    hash = llvm::hash_combine(hash, type.getAsOpaquePointer());
+  return hash;
+}
+
+static bool haveSameShape(Operation *a, Operation *b) {
+  return a->getName() == b->getName() &&
+         a->getRawDictionaryAttrs() == b->getRawDictionaryAttrs() &&
+         a->getName().compareOpProperties(a->getPropertiesStorage(),
+                                          b->getPropertiesStorage()) &&
+         a->getNumOperands() == b->getNumOperands() &&
+         a->getNumRegions() == b->getNumRegions() &&
+         a->getResultTypes() == b->getResultTypes();
+}
+
+/// Fills in the externals, results, hash and size of `segment`, or the
+/// reason it cannot be outlined: a region of several blocks or an op with
+/// successors (values used before the walk reaches them), or a stack
+/// allocation at its top level (released when the function returns).
+static void analyzeSegment(Segment &segment) {
+  DenseSet<Value> local;
+  llvm::hash_code hash = llvm::hash_value(segment.ops.size());
+  int64_t numOps = 0;
+  for (Operation *top : segment.ops) {
+    if (isa<memref::AllocaOp>(top)) {
+      segment.rejected = "it allocates on the stack at its top level";
+      return;
+    }
+    WalkResult result = top->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op->getNumSuccessors() != 0)
+        return WalkResult::interrupt();
+      ++numOps;
+      hash = llvm::hash_combine(hash, hashOpShape(op));
+      for (Value operand : op->getOperands()) {
+        if (local.contains(operand))
+          continue;
+        segment.externals.push_back(operand);
+        hash = llvm::hash_combine(hash, operand.getType().getAsOpaquePointer());
+      }
+      for (Value value : op->getResults())
+        local.insert(value);
+      for (Region &region : op->getRegions()) {
+        hash = llvm::hash_combine(hash, region.empty());
+        if (region.empty())
+          continue;
+        if (!region.hasOneBlock())
+          return WalkResult::interrupt();
+        for (BlockArgument arg : region.front().getArguments()) {
+          local.insert(arg);
+          hash = llvm::hash_combine(hash, arg.getType().getAsOpaquePointer());
+        }
+        hash = llvm::hash_combine(hash, region.front().getOperations().size());
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted()) {
+      segment.rejected = "it has control flow of several blocks";
+      return;
+    }
+  }
+  DenseSet<Operation *> members(segment.ops.begin(), segment.ops.end());
+  Block *block = segment.ops.front()->getBlock();
+  for (Operation *top : segment.ops) {
+    for (Value value : top->getResults()) {
+      bool escapes = llvm::any_of(value.getUsers(), [&](Operation *user) {
+        return !members.contains(block->findAncestorOpInBlock(*user));
+      });
+      segment.results.push_back(value);
+      segment.escapes.push_back(escapes);
+    }
+  }
+  segment.hash = hash;
+  segment.numOps = numOps;
+}
+
+namespace {
+
+/// Compares two analyzed segments op by op, in the pre-order analyzeSegment
+/// hashed them in. Values defined inside correspond by position; values
+/// from above need only have the same types (they become arguments, or
+/// constants when the group agrees on them).
+class SegmentComparator {
+public:
+  SegmentComparator(const Segment &a, const Segment &b) : a(a), b(b) {}
+
+  bool run() {
+    if (a.ops.size() != b.ops.size() || a.numOps != b.numOps ||
+        a.externals.size() != b.externals.size()) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] '" << a.instance.getName().getValue()
+                 << "' and '" << b.instance.getName().getValue()
+                 << "' differ in size: " << a.ops.size() << "/"
+                 << b.ops.size() << " top-level ops, " << a.numOps << "/"
+                 << b.numOps << " ops, " << a.externals.size() << "/"
+                 << b.externals.size() << " uses from above\n");
+      return false;
+    }
+    for (auto [x, y] : llvm::zip_equal(a.externals, b.externals))
+      if (x.getType() != y.getType())
+        return false;
+    for (auto [x, y] : llvm::zip_equal(a.ops, b.ops))
+      if (!compareOps(x, y))
+        return false;
+    return true;
+  }
+
+private:
+  bool compareOperands(Value x, Value y) {
+    if (auto it = local.find(x); it != local.end())
+      return it->second == y;
+    // From above in both: the k-th such use of `a` is the k-th of `b`,
+    // whose types run() compared.
+    return !localB.contains(y);
+  }
+
+  void mapLocal(Value x, Value y) {
+    local[x] = y;
+    localB.insert(y);
+  }
+
+  bool compareOps(Operation *x, Operation *y) {
+    if (!haveSameShape(x, y))
+      return mismatch(x, y, "op");
+    for (auto [u, v] : llvm::zip_equal(x->getOperands(), y->getOperands()))
+      if (!compareOperands(u, v))
+        return mismatch(x, y, "operand");
+    for (auto [u, v] : llvm::zip_equal(x->getResults(), y->getResults()))
+      mapLocal(u, v);
+    for (auto [rx, ry] : llvm::zip_equal(x->getRegions(), y->getRegions())) {
+      if (rx.empty() || ry.empty()) {
+        if (rx.empty() != ry.empty())
+          return false;
+        continue;
+      }
+      Block &bx = rx.front();
+      Block &by = ry.front();
+      if (bx.getNumArguments() != by.getNumArguments() ||
+          bx.getOperations().size() != by.getOperations().size())
+        return false;
+      for (auto [u, v] :
+           llvm::zip_equal(bx.getArguments(), by.getArguments())) {
+        if (u.getType() != v.getType())
+          return false;
+        mapLocal(u, v);
+      }
+      for (auto [ox, oy] : llvm::zip_equal(bx, by))
+        if (!compareOps(&ox, &oy))
+          return false;
+    }
+    return true;
+  }
+
+  bool mismatch(Operation *x, Operation *y, StringRef what) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] '"
+                            << a.instance.getName().getValue() << "' and '"
+                            << b.instance.getName().getValue() << "' differ ("
+                            << what << "): " << x->getName() << " at "
+                            << x->getLoc() << " / " << y->getName() << " at "
+                            << y->getLoc() << "\n");
+    return false;
+  }
+
+  const Segment &a;
+  const Segment &b;
+  /// Values of `a` defined inside its segment -> their counterparts in `b`.
+  DenseMap<Value, Value> local;
+  DenseSet<Value> localB;
+};
+
+struct SeqFoldLayersPass
+    : public seq::impl::SeqFoldLayersBase<SeqFoldLayersPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// Cuts `ops` (top-level ops of one function, in order) into segments at
+  /// the `level`-th instance of their chains, folds the groups of twins and
+  /// recurses into the segments left.
+  void foldRange(ArrayRef<Operation *> ops, unsigned level);
+
+  /// Outlines `group` (twins, the first one the pattern) into a function and
+  /// replaces each segment by a call to it.
+  func::FuncOp fold(ArrayRef<Segment *> group);
+
+  DenseMap<Operation *, InstanceChain> chains;
+  /// Results of segments replaced by the results of their calls, for the
+  /// externals of segments folded later.
+  DenseMap<Value, Value> replaced;
+  SymbolTable *symbols = nullptr;
+  unsigned numFolded = 0;
+};
+
+} // namespace
+
+/// A list of the instances' names: "layers.0, layers.1, layers.2".
+static std::string describeInstances(ArrayRef<Segment *> group) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(group, os, [&](Segment *segment) {
+    os << "'" << segment->instance.getName().getValue() << "'";
+  });
+  return text;
+}
+
+func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group) {
+  MLIRContext *context = &getContext();
+  Segment &pattern = *group.front();
+  for (Segment *segment : group)
+    for (Value &value : segment->externals)
+      value = replaced.lookup_or(value, value);
+
+  // Each use from above is a constant cloned into the function when every
+  // twin has the same constant there, else an argument; two uses share an
+  // argument when they are the same value in every twin.
+  size_t numUses = pattern.externals.size();
+  SmallVector<int> argOfUse(numUses, -1);
+  SmallVector<size_t> firstUseOfArg;
+  std::map<std::vector<const void *>, int> argOfValues;
+  for (size_t i = 0; i < numUses; ++i) {
+    Operation *def = pattern.externals[i].getDefiningOp();
+    bool isConstant =
+        isClonableConstant(def) && llvm::all_of(group, [&](Segment *segment) {
+          Operation *other = segment->externals[i].getDefiningOp();
+          return isClonableConstant(other) && haveSameShape(def, other);
+        });
+    if (isConstant)
+      continue;
+    std::vector<const void *> key;
+    for (Segment *segment : group)
+      key.push_back(segment->externals[i].getAsOpaquePointer());
+    auto [it, inserted] =
+        argOfValues.try_emplace(std::move(key), firstUseOfArg.size());
+    if (inserted)
+      firstUseOfArg.push_back(i);
+    argOfUse[i] = it->second;
+  }
+  llvm::BitVector escapes(pattern.results.size());
+  for (Segment *segment : group)
+    escapes |= segment->escapes;
+
+  SmallVector<Type> argTypes, resultTypes;
+  for (size_t use : firstUseOfArg)
+    argTypes.push_back(pattern.externals[use].getType());
+  for (unsigned i : escapes.set_bits())
+    resultTypes.push_back(pattern.results[i].getType());
+
+  Location loc = pattern.instance;
+  OpBuilder builder(context);
+  auto module = getOperation();
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(
+      builder, loc, "__seqc_layer_" + std::to_string(numFolded++),
+      FunctionType::get(context, argTypes, resultTypes));
+  func.setPrivate();
+  // Internal in LLVM IR, and never inlined back into the model function:
+  // the point is one copy of the code.
+  func->setAttr("llvm.linkage",
+                LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
+  func->setAttr("passthrough",
+                builder.getArrayAttr({builder.getStringAttr("noinline")}));
+  symbols->insert(func);
+
+  // The clone first reads the values from above, which the walk below
+  // replaces use by use, in the pre-order analyzeSegment listed them in.
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  DenseMap<Operation *, Value> constants;
+  for (size_t i = 0; i < numUses; ++i) {
+    if (argOfUse[i] >= 0)
+      continue;
+    Operation *def = pattern.externals[i].getDefiningOp();
+    if (!constants.count(def))
+      constants[def] = builder.clone(*def)->getResult(0);
+  }
+  IRMapping mapping;
+  SmallVector<Operation *> clones;
+  for (Operation *op : pattern.ops)
+    clones.push_back(builder.clone(*op, mapping));
+  size_t use = 0;
+  for (Operation *clone : clones) {
+    clone->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      for (OpOperand &operand : op->getOpOperands()) {
+        Operation *parent = operand.get().getParentRegion()->getParentOp();
+        if (func->isAncestor(parent))
+          continue;
+        Value value = pattern.externals[use];
+        operand.set(argOfUse[use] >= 0
+                        ? Value(entry->getArgument(argOfUse[use]))
+                        : constants.lookup(value.getDefiningOp()));
+        ++use;
+      }
+    });
+  }
+  assert(use == numUses && "the clone reads what the segment read");
+  SmallVector<Value> returned;
+  for (unsigned i : escapes.set_bits())
+    returned.push_back(mapping.lookup(pattern.results[i]));
+  func::ReturnOp::create(builder, loc, returned);
+
+  for (Segment *segment : group) {
+    // An argument may be a result of a twin folded just before.
+    SmallVector<Value> operands;
+    for (size_t use : firstUseOfArg)
+      operands.push_back(replaced.lookup_or(segment->externals[use],
+                                            segment->externals[use]));
+    OpBuilder callBuilder(segment->ops.front());
+    auto call = func::CallOp::create(callBuilder, segment->instance, func,
+                                     operands);
+    for (auto [i, result] : llvm::enumerate(escapes.set_bits())) {
+      Value from = segment->results[result];
+      Value to = call.getResult(i);
+      from.replaceAllUsesWith(to);
+      replaced[from] = to;
+    }
+    for (Operation *op : llvm::reverse(segment->ops)) {
+      chains.erase(op);
+      op->erase();
+    }
+  }
+  return func;
+}
+
+void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
+  auto instanceAt = [&](Operation *op) -> NameLoc {
+    const InstanceChain &chain = chains[op];
+    return level < chain.names.size() ? chain.names[level] : NameLoc();
+  };
+
+  // Untagged ops between two ops of the same instance belong to it; those
+  // between two instances to neither.
+  SmallVector<std::unique_ptr<Segment>> segments;
+  SmallVector<Operation *> pending;
+  for (Operation *op : ops) {
+    NameLoc instance = instanceAt(op);
+    if (!instance) {
+      if (!segments.empty())
+        pending.push_back(op);
+      continue;
+    }
+    if (segments.empty() || segments.back()->instance != instance) {
+      segments.push_back(std::make_unique<Segment>());
+      segments.back()->instance = instance;
+    } else {
+      llvm::append_range(segments.back()->ops, pending);
+    }
+    pending.clear();
+    segments.back()->ops.push_back(op);
+  }
+  if (segments.empty())
+    return;
+
+  // Groups of twins, in order of first occurrence.
+  llvm::MapVector<llvm::hash_code, SmallVector<SmallVector<Segment *>, 1>>
+      byHash;
+  for (std::unique_ptr<Segment> &segment : segments) {
+    analyzeSegment(*segment);
+    if (!segment->rejected.empty()) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] level " << level << " '"
+                              << segment->instance.getName().getValue()
+                              << "' not folded: " << segment->rejected
+                              << "\n");
+      continue;
+    }
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] level " << level << " '"
+               << segment->instance.getName().getValue() << "': "
+               << segment->ops.size() << " top-level ops, " << segment->numOps
+               << " ops, " << segment->externals.size()
+               << " uses from above, hash "
+               << static_cast<size_t>(segment->hash) << "\n");
+    auto &groups = byHash[segment->hash];
+    auto it = llvm::find_if(groups, [&](const SmallVector<Segment *> &group) {
+      return SegmentComparator(*group.front(), *segment).run();
+    });
+    if (it == groups.end())
+      groups.push_back({segment.get()});
+    else
+      it->push_back(segment.get());
+  }
+
+  DenseSet<Segment *> folded;
+  for (auto &entry : byHash) {
+    for (SmallVector<Segment *> &group : entry.second) {
+      if (group.size() < 2)
+        continue;
+      if (!unsupported.empty()) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not folded ("
+                                << unsupported << "): "
+                                << describeInstances(group) << "\n");
+        if (remarks)
+          mlir::emitRemark(group.front()->instance)
+              << group.size() << " layers compile to the same code but are "
+              << "not folded: " << unsupported << " keeps them unrolled ("
+              << describeInstances(group) << ")";
+        continue;
+      }
+      std::string names = describeInstances(group);
+      Location loc = group.front()->instance;
+      size_t numOps = group.front()->numOps;
+      size_t numUses = group.front()->externals.size();
+      func::FuncOp func = fold(group);
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] @" << func.getSymName() << " ("
+                 << numOps << " ops, " << func.getNumArguments()
+                 << " arguments for " << numUses << " uses from above, "
+                 << func.getNumResults()
+                 << " results) called for " << names << "\n");
+      if (remarks)
+        mlir::emitRemark(loc)
+            << group.size() << " layers compiled once as @"
+            << func.getSymName() << " and called for each: " << names;
+      for (Segment *segment : group)
+        folded.insert(segment);
+    }
+  }
+
+  // A target that cannot fold was told so about the outermost layers.
+  if (!unsupported.empty())
+    return;
+  for (std::unique_ptr<Segment> &segment : segments) {
+    if (folded.contains(segment.get()))
+      continue;
+    if (level == 0 && remarks)
+      mlir::emitRemark(segment->instance)
+          << "layer '" << segment->instance.getName().getValue()
+          << "' is not folded: "
+          << (segment->rejected.empty()
+                  ? std::string("no other layer compiles to the same code")
+                  : segment->rejected);
+    foldRange(segment->ops, level + 1);
+  }
+}
+
+void SeqFoldLayersPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<func::FuncOp> functions;
+  if (auto entry = module->getAttrOfType<FlatSymbolRefAttr>(
+          seq::kEntryAttrName)) {
+    if (auto function = module.lookupSymbol<func::FuncOp>(entry.getValue()))
+      functions.push_back(function);
+  } else {
+    for (auto function : module.getOps<func::FuncOp>())
+      if (function.isPublic())
+        functions.push_back(function);
+  }
+
+  SymbolTable table(module);
+  symbols = &table;
+  for (func::FuncOp function : functions) {
+    if (function.isExternal() || !llvm::hasSingleElement(function.getBody())) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << function.getSymName()
+                              << " is not a defined function of one block\n");
+      continue;
+    }
+    SmallVector<Operation *> ops;
+    for (Operation &op : function.getBody().front().without_terminator()) {
+      // Pure ops without regions (sizes, offsets, views) do not cut: the
+      // memory plan computes the sizes of every layer's buffers at the
+      // entry, and a view may be placed before the op that writes it.
+      // Neither do deallocations (-O0), placed after a buffer's last use,
+      // which may be in the next layer.
+      if (!isa<memref::DeallocOp>(op) &&
+          (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)))
+        chains[&op] = getInstanceChain(op.getLoc());
+      ops.push_back(&op);
+    }
+    foldRange(ops, 0);
+    chains.clear();
+  }
+}
