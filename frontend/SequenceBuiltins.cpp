@@ -430,7 +430,8 @@ static Val builtinSSM(Elaborator &e, CallArgs &call) {
 static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
   ArgReader args(e, call,
                  {"input", "delta", "A", "B", "C", "D", "z", "delta_bias",
-                  "delta_softplus", "initial_state", "return_state"},
+                  "delta_softplus", "initial_state", "return_state", "pos",
+                  "lengths"},
                  5);
   TensorVal u = args.tensor("input");
   TensorVal delta = args.tensor("delta");
@@ -443,8 +444,29 @@ static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
   bool softplus = args.boolean("delta_softplus", false);
   std::optional<TensorVal> initial = args.optionalTensor("initial_state");
   bool returnState = args.boolean("return_state", false);
+  std::optional<TensorVal> pos = args.optionalTensor("pos");
+  std::optional<TensorVal> lengths = args.optionalTensor("lengths");
   if (args.failed() || failed(e.checkInForward(call.loc, "'selective_scan'")))
     return Val::poison();
+  // With pos= the scan keeps its state in the model instance, so the state
+  // is not also passed in or out.
+  if (pos && (initial || returnState))
+    return e.emitError(args.loc(initial ? "initial_state" : "return_state"))
+           << "selective_scan with pos= keeps its state '"
+           << joinPath(e.getCurrentPath(), "ssm_state")
+           << "' across calls; it takes no "
+           << (initial ? "initial_state" : "return_state");
+  if (lengths && !pos)
+    return e.emitError(args.loc("lengths"))
+           << "lengths= says where each row's state is taken; it needs pos= "
+              "(a selective_scan without pos= keeps no state)";
+  // A padded position must leave the state as it is: a zero step does,
+  // but softplus and the bias would make it positive again.
+  if (lengths && (softplus || deltaBias))
+    return e.emitError(args.loc("lengths"))
+           << "selective_scan with lengths= takes the step after its "
+              "softplus and bias (pass softplus(delta + delta_bias) as "
+              "delta): padded positions get a zero step";
   ShapeMatcher m(e, call.loc, "selective_scan");
   m.bind("input", u, {"batch", "L", "D"});
   m.bind("delta", delta, {"batch", "L", "D"});
@@ -464,6 +486,35 @@ static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
   Shape shape = m.result({"batch", "L", "D"});
   Shape stateShape = m.result({"batch", "D", "N"});
   SmallVector<Type> types{getTensorType(shape, m.getElementType())};
+  if (pos) {
+    FailureOr<Elaborator::RecurrentState> state = e.openRecurrentState(
+        call.loc, "selective_scan", joinPath(e.getCurrentPath(), "ssm_state"),
+        stateShape, m.getElementType(), {*pos, lengths});
+    if (failed(state))
+      return Val::poison();
+    Value step = delta.value;
+    if (lengths) {
+      FailureOr<TensorVal> mask =
+          e.buildValidMask(call.loc, *lengths, delta, m.getElementType());
+      if (failed(mask))
+        return Val::poison();
+      Val masked = e.buildElementwise(call.loc, Elaborator::Elementwise::Mul,
+                                      Val::tensor(delta), Val::tensor(*mask),
+                                      "selective_scan");
+      if (masked.isPoison())
+        return masked;
+      step = masked.getTensor().value;
+    }
+    types.push_back(getTensorType(state->initial.shape, m.getElementType()));
+    auto op = e.create<SelectiveScanOp>(
+        call.loc, types, u.value, step, a.value, b.value, c.value,
+        d ? d->value : Value(), z ? z->value : Value(),
+        deltaBias ? deltaBias->value : Value(), state->initial.value,
+        softplus ? e.getBuilder().getUnitAttr() : UnitAttr());
+    e.closeRecurrentState(call.loc, *state,
+                          {op.getFinalState(), state->initial.shape});
+    return Val::tensor({op.getResult(), shape});
+  }
   if (returnState)
     types.push_back(getTensorType(stateShape, m.getElementType()));
   auto op = e.create<SelectiveScanOp>(
