@@ -1463,3 +1463,29 @@ func.func @cache_write_heads(%kc: tensor<1x2x8x16xf32>, %k: tensor<1x4x1x16xf32>
   %0 = seq.cache_write %kc, %k, %pos : tensor<1x2x8x16xf32>, tensor<1x4x1x16xf32>, tensor<1xi32>
   return
 }
+
+// -----
+
+func.func @state_store_not_argument(%h: tensor<1x4x2xf32>) {
+  %0 = seq.exp %h : tensor<1x4x2xf32>
+  // expected-error @+1 {{expected 'state' to be an argument of the enclosing function}}
+  seq.state_store %h into %0 : tensor<1x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @state_store_type(%h: tensor<1x4x3xf32>, %state: tensor<1x4x2xf32>) {
+  // expected-error @+1 {{failed to verify that all of {value, state} have same type}}
+  "seq.state_store"(%h, %state) : (tensor<1x4x3xf32>, tensor<1x4x2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @state_store_read_after(%h: tensor<1x4x2xf32>, %state: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+  // expected-error @+1 {{expected no use of 'state' after the store}}
+  seq.state_store %h into %state : tensor<1x4x2xf32>
+  %0 = seq.exp %state : tensor<1x4x2xf32>
+  return %0 : tensor<1x4x2xf32>
+}
