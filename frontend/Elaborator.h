@@ -658,10 +658,10 @@ public:
   /// Stores `final` as the state of the next call.
   void closeRecurrentState(llvm::SMLoc loc, const RecurrentState &state,
                            const TensorVal &final);
-  /// `i < lengths[r]` as 1 or 0 of `elementType`, [b, n, 1] for `sequence`
-  /// [b, n, ...].
+  /// `i < lengths[r]` as 1 or 0 of `elementType`, of `sequence`'s rank with
+  /// the batch first, the positions at `axis` and 1 elsewhere.
   FailureOr<TensorVal> buildValidMask(llvm::SMLoc loc, const TensorVal &lengths,
-                                      const TensorVal &sequence,
+                                      const TensorVal &sequence, unsigned axis,
                                       Type elementType);
   /// A CausalConv1d called with `pos=`: its window of the last K - 1 inputs,
   /// `<path>.conv_state` [b, C, K - 1], continues across calls.

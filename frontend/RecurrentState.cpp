@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The recurrent state of a decoder that is not attention: the conv window of
-// a CausalConv1d and the SSM state of a selective scan (Mamba's
-// `conv_state` and `ssm_state`), owned by the model instance between calls
-// (docs/language.md, "Recurrent state").
+// The recurrent state of a decoder that is not softmax attention: the conv
+// window of a CausalConv1d and the SSM state of a selective scan (Mamba's
+// `conv_state` and `ssm_state`), the sums (S, z) of causal linear
+// attention, owned by the model instance between calls (docs/language.md,
+// "Recurrent state").
 //
 // A call passes `pos` (each batch row's position; 0 restarts the row from
 // the zero state) and optionally `lengths` (each row's number of valid
@@ -17,6 +18,8 @@
 //   - the selective scan's step is zeroed at padded positions (delta = 0
 //     makes exp(delta A) = 1 and delta B u = 0, so the state passes through
 //     unchanged), and its final state is stored;
+//   - causal linear attention's keys are mapped to phi(k) = 0 at padded
+//     positions, which add nothing to its sums (S, z);
 //   - the convolution runs over the stored window followed by the new
 //     inputs, and the new window is the K - 1 inputs ending at the row's last
 //     valid one, gathered by a one-hot product over the positions.
@@ -130,14 +133,15 @@ void Elaborator::closeRecurrentState(SMLoc loc, const RecurrentState &state,
 FailureOr<TensorVal> Elaborator::buildValidMask(SMLoc loc,
                                                 const TensorVal &lengths,
                                                 const TensorVal &sequence,
+                                                unsigned axis,
                                                 Type elementType) {
-  // mask[r, i] = (i < lengths[r]), shaped [b, n, 1] to scale a [b, n, d]
-  // tensor.
-  Dim batch = sequence.shape[0], n = sequence.shape[1];
+  // mask[r, i] = (i < lengths[r]), shaped [b, 1, .., n, .., 1] (n at `axis`)
+  // to scale `sequence`.
+  Dim batch = sequence.shape[0], n = sequence.shape[axis];
   Type i64 = builder.getI64Type();
   TensorVal positions =
       tensorResult(create<ArangeOp>(loc, getTensorType({n}, i64),
-                                    getDimValue(loc, sequence, 1)),
+                                    getDimValue(loc, sequence, axis)),
                    {n})
           .getTensor();
   SmallVector<Value> batchSize;
@@ -151,11 +155,13 @@ FailureOr<TensorVal> Elaborator::buildValidMask(SMLoc loc,
   if (mask.isPoison())
     return failure();
   mask = buildCast(loc, mask.getTensor(), elementType);
+  Shape shape(sequence.getRank(), Dim::fixed(1));
+  shape[0] = batch;
+  shape[axis] = n;
   SmallVector<Value> sizes = batchSize;
   if (!n.isStatic())
-    sizes.push_back(getDimValue(loc, sequence, 1));
-  return buildReshape(loc, mask.getTensor(), {batch, n, Dim::fixed(1)}, sizes)
-      .getTensor();
+    sizes.push_back(getDimValue(loc, sequence, axis));
+  return buildReshape(loc, mask.getTensor(), shape, sizes).getTensor();
 }
 
 Val Elaborator::buildStatefulConv1d(SMLoc loc, const TensorVal &x,

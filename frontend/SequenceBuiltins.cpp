@@ -315,7 +315,8 @@ static Val builtinMultiHeadAttention(Elaborator &e, CallArgs &call) {
 static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
   ArgReader args(e, call,
                  {"query", "key", "value", "feature_map", "causal", "eps",
-                  "initial_state", "initial_normalizer", "return_state"},
+                  "initial_state", "initial_normalizer", "return_state", "pos",
+                  "lengths"},
                  3);
   TensorVal q = args.tensor("query");
   TensorVal k = args.tensor("key");
@@ -327,8 +328,24 @@ static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
   std::optional<TensorVal> s0 = args.optionalTensor("initial_state");
   std::optional<TensorVal> z0 = args.optionalTensor("initial_normalizer");
   bool returnState = args.boolean("return_state", false);
+  std::optional<TensorVal> pos = args.optionalTensor("pos");
+  std::optional<TensorVal> lengths = args.optionalTensor("lengths");
   if (args.failed() || failed(e.checkInForward(call.loc, "'linear_attention'")))
     return Val::poison();
+  if (pos && !causal)
+    return e.emitError(args.loc("pos"))
+           << "linear_attention keeps a state with pos= only when "
+              "causal=True (the non-causal form has no recurrence)";
+  if (pos && (s0 || returnState))
+    return e.emitError(args.loc(s0 ? "initial_state" : "return_state"))
+           << "linear_attention with pos= keeps its state '"
+           << joinPath(e.getCurrentPath(), "kv_state")
+           << "' across calls; it takes no "
+           << (s0 ? "initial_state" : "return_state");
+  if (lengths && !pos)
+    return e.emitError(args.loc("lengths"))
+           << "lengths= says where each row's state is taken; it needs pos= "
+              "(a linear_attention without pos= keeps no state)";
   if (!(eps >= 0))
     return e.emitError(args.loc("eps"))
            << "eps must be non-negative, got " << eps;
@@ -362,6 +379,58 @@ static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
   Shape stateShape = m.result({"batch", "heads", "d", "d_v"});
   Shape normalizerShape = m.result({"batch", "heads", "d"});
   Type elementType = m.getElementType();
+  if (pos) {
+    // S [b, h, d, d_v] and z [b, h, d], as the op's state(S0, z0).
+    FailureOr<Elaborator::RecurrentState> sums = e.openRecurrentState(
+        call.loc, "linear_attention", joinPath(e.getCurrentPath(), "kv_state"),
+        stateShape, elementType, {*pos, lengths});
+    if (failed(sums))
+      return Val::poison();
+    FailureOr<Elaborator::RecurrentState> normalizer = e.openRecurrentState(
+        call.loc, "linear_attention", joinPath(e.getCurrentPath(), "k_sum"),
+        normalizerShape, elementType, {*pos, lengths});
+    if (failed(normalizer))
+      return Val::poison();
+    Value keys = k.value;
+    if (lengths) {
+      // phi(k) = 0 at padded positions: k * mask is 0 there, where relu and
+      // the identity give 0; elu + 1 needs a key of -1e4 (exp underflows).
+      FailureOr<TensorVal> mask =
+          e.buildValidMask(call.loc, *lengths, k, 2, elementType);
+      if (failed(mask))
+        return Val::poison();
+      using Kind = Elaborator::Elementwise;
+      Val masked = e.buildElementwise(call.loc, Kind::Mul, Val::tensor(k),
+                                      Val::tensor(*mask), "linear_attention");
+      if (masked.isPoison())
+        return masked;
+      if (featureMap == "elu_plus_one") {
+        Val shift = e.buildElementwise(call.loc, Kind::Sub, Val::tensor(*mask),
+                                       Val::real(1.0), "linear_attention");
+        if (shift.isPoison())
+          return shift;
+        shift = e.buildElementwise(call.loc, Kind::Mul, shift, Val::real(1e4),
+                                   "linear_attention");
+        masked = e.buildElementwise(call.loc, Kind::Add, masked, shift,
+                                    "linear_attention");
+        if (masked.isPoison())
+          return masked;
+      }
+      keys = masked.getTensor().value;
+    }
+    auto op = e.create<LinearAttentionOp>(
+        call.loc, getTensorType(shape, elementType),
+        sums->initial.value.getType(), normalizer->initial.value.getType(),
+        q.value, keys, v.value, sums->initial.value,
+        normalizer->initial.value,
+        FeatureMapAttr::get(e.getContext(), *symbolizeFeatureMap(featureMap)),
+        e.getBuilder().getUnitAttr(), e.getBuilder().getF64FloatAttr(eps));
+    e.closeRecurrentState(call.loc, *sums,
+                          {op.getFinalState(), sums->initial.shape});
+    e.closeRecurrentState(call.loc, *normalizer,
+                          {op.getFinalNormalizer(), normalizer->initial.shape});
+    return Val::tensor({op.getResult(), shape});
+  }
   auto op = e.create<LinearAttentionOp>(
       call.loc, getTensorType(shape, elementType),
       returnState ? getTensorType(stateShape, elementType) : Type(),
@@ -495,7 +564,7 @@ static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
     Value step = delta.value;
     if (lengths) {
       FailureOr<TensorVal> mask =
-          e.buildValidMask(call.loc, *lengths, delta, m.getElementType());
+          e.buildValidMask(call.loc, *lengths, delta, 1, m.getElementType());
       if (failed(mask))
         return Val::poison();
       Val masked = e.buildElementwise(call.loc, Elaborator::Elementwise::Mul,
