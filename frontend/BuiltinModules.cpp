@@ -542,6 +542,23 @@ Val Elaborator::callBuiltinModule(Instance &instance, CallArgs &call) {
     return buildMultiHeadAttention(call.loc, o);
   }
 
+  if (instance.builtin == BuiltinModuleKind::CausalConv1d) {
+    ArgReader args(*this, call, {"input", "pos", "lengths"}, 1);
+    TensorVal x = args.tensor("input");
+    std::optional<TensorVal> pos = args.optionalTensor("pos");
+    std::optional<TensorVal> lengths = args.optionalTensor("lengths");
+    if (args.failed())
+      return Val::poison();
+    if (lengths && !pos)
+      return emitError(args.loc("lengths"))
+             << "lengths= says where each row's state is taken; it needs "
+                "pos= (a CausalConv1d without pos= keeps no state)";
+    if (pos)
+      return buildStatefulConv1d(call.loc, x, member("weight").getTensor(),
+                                 member("bias"), {*pos, lengths},
+                                 instance.path);
+  }
+
   // The other modules take one input and apply their builtin function.
   ArgReader args(*this, call, {"input"}, 1);
   if (args.failed())

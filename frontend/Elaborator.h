@@ -639,6 +639,44 @@ public:
                            const TensorVal &pos, int64_t maxLen,
                            const std::string &path);
 
+  /// Recurrent state (RecurrentState.cpp): the inputs of a call that
+  /// carries state, `pos=` and the optional `lengths=`.
+  struct RecurrentInputs {
+    TensorVal pos;
+    std::optional<TensorVal> lengths;
+  };
+  /// A state argument and the state a call starts from (zeros in the rows
+  /// at position 0).
+  struct RecurrentState {
+    Value arg;
+    TensorVal initial;
+  };
+  /// The name of model input `value`; reports `what` must be one otherwise.
+  FailureOr<std::string> getInputName(llvm::SMLoc loc, const TensorVal &value,
+                                      StringRef what);
+  /// Declares the state argument `name` of `shape` (batch first) carried by
+  /// `op` across calls, and the state this call starts from.
+  FailureOr<RecurrentState> openRecurrentState(llvm::SMLoc loc, StringRef op,
+                                               const std::string &name,
+                                               Shape shape, Type elementType,
+                                               const RecurrentInputs &in);
+  /// Stores `final` as the state of the next call.
+  void closeRecurrentState(llvm::SMLoc loc, const RecurrentState &state,
+                           const TensorVal &final);
+  /// `i < lengths[r]` as 1 or 0 of `elementType`, of `sequence`'s rank with
+  /// the batch first, the positions at `axis` and 1 elsewhere.
+  FailureOr<TensorVal> buildValidMask(llvm::SMLoc loc, const TensorVal &lengths,
+                                      const TensorVal &sequence, unsigned axis,
+                                      Type elementType);
+  /// A CausalConv1d called with `pos=`: its window of the last K - 1 inputs,
+  /// `<path>.conv_state` [b, C, K - 1], continues across calls.
+  Val buildStatefulConv1d(llvm::SMLoc loc, const TensorVal &x,
+                          const TensorVal &weight, const Val &bias,
+                          const RecurrentInputs &in, const std::string &path);
+  /// The path of the module instance whose forward is being inlined (empty
+  /// in the model's own forward).
+  const std::string &getCurrentPath() const { return currentPath; }
+
   /// The element type spelled `name` (`f32`, `bf16`, `i64`, ...); null for
   /// another name.
   Type getElementTypeByName(StringRef name);
@@ -766,9 +804,14 @@ private:
   struct StateInfo {
     std::string name;
     ArrayAttr dims;
+    /// kStateWriteAttr of a KV cache, or kStateCarryAttr of a recurrent
+    /// state.
     DictionaryAttr write;
+    DictionaryAttr carry;
   };
   std::vector<StateInfo> states;
+  /// See getCurrentPath.
+  std::string currentPath;
   struct OutputInfo {
     std::string name;
     ArrayAttr dims;

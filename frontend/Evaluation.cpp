@@ -255,7 +255,11 @@ Val Elaborator::callFunction(const ast::FuncDecl &func, Instance *self,
   callerLocs.push_back(callerLoc);
   Scope *saved = scope;
   scope = &callee;
+  std::string savedPath = currentPath;
+  if (self)
+    currentPath = self->path;
   Val result = execFunctionBody(func);
+  currentPath = savedPath;
   // Declared results are checked like annotated parameters.
   if (func.hasResultList && !result.isPoison()) {
     std::vector<Val> values;

@@ -777,11 +777,16 @@ void Elaborator::finalizeSignature(Instance &model) {
           kFormatAttr, builder.getStringAttr(format->second)));
     argAttrs.push_back(builder.getDictionaryAttr(attrs));
   }
-  for (const StateInfo &state : states)
-    argAttrs.push_back(builder.getDictionaryAttr(
-        {builder.getNamedAttr(kStateAttr, builder.getStringAttr(state.name)),
-         builder.getNamedAttr(kDimsAttr, state.dims),
-         builder.getNamedAttr(kStateWriteAttr, state.write)}));
+  for (const StateInfo &state : states) {
+    SmallVector<NamedAttribute> attrs = {
+        builder.getNamedAttr(kStateAttr, builder.getStringAttr(state.name)),
+        builder.getNamedAttr(kDimsAttr, state.dims)};
+    if (state.write)
+      attrs.push_back(builder.getNamedAttr(kStateWriteAttr, state.write));
+    if (state.carry)
+      attrs.push_back(builder.getNamedAttr(kStateCarryAttr, state.carry));
+    argAttrs.push_back(builder.getDictionaryAttr(attrs));
+  }
   func.setAllArgAttrs(argAttrs);
   SmallVector<Attribute> resultAttrs;
   for (const OutputInfo &output : outputs)

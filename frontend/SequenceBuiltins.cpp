@@ -315,7 +315,8 @@ static Val builtinMultiHeadAttention(Elaborator &e, CallArgs &call) {
 static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
   ArgReader args(e, call,
                  {"query", "key", "value", "feature_map", "causal", "eps",
-                  "initial_state", "initial_normalizer", "return_state"},
+                  "initial_state", "initial_normalizer", "return_state", "pos",
+                  "lengths"},
                  3);
   TensorVal q = args.tensor("query");
   TensorVal k = args.tensor("key");
@@ -327,8 +328,24 @@ static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
   std::optional<TensorVal> s0 = args.optionalTensor("initial_state");
   std::optional<TensorVal> z0 = args.optionalTensor("initial_normalizer");
   bool returnState = args.boolean("return_state", false);
+  std::optional<TensorVal> pos = args.optionalTensor("pos");
+  std::optional<TensorVal> lengths = args.optionalTensor("lengths");
   if (args.failed() || failed(e.checkInForward(call.loc, "'linear_attention'")))
     return Val::poison();
+  if (pos && !causal)
+    return e.emitError(args.loc("pos"))
+           << "linear_attention keeps a state with pos= only when "
+              "causal=True (the non-causal form has no recurrence)";
+  if (pos && (s0 || returnState))
+    return e.emitError(args.loc(s0 ? "initial_state" : "return_state"))
+           << "linear_attention with pos= keeps its state '"
+           << joinPath(e.getCurrentPath(), "kv_state")
+           << "' across calls; it takes no "
+           << (s0 ? "initial_state" : "return_state");
+  if (lengths && !pos)
+    return e.emitError(args.loc("lengths"))
+           << "lengths= says where each row's state is taken; it needs pos= "
+              "(a linear_attention without pos= keeps no state)";
   if (!(eps >= 0))
     return e.emitError(args.loc("eps"))
            << "eps must be non-negative, got " << eps;
@@ -362,6 +379,58 @@ static Val builtinLinearAttention(Elaborator &e, CallArgs &call) {
   Shape stateShape = m.result({"batch", "heads", "d", "d_v"});
   Shape normalizerShape = m.result({"batch", "heads", "d"});
   Type elementType = m.getElementType();
+  if (pos) {
+    // S [b, h, d, d_v] and z [b, h, d], as the op's state(S0, z0).
+    FailureOr<Elaborator::RecurrentState> sums = e.openRecurrentState(
+        call.loc, "linear_attention", joinPath(e.getCurrentPath(), "kv_state"),
+        stateShape, elementType, {*pos, lengths});
+    if (failed(sums))
+      return Val::poison();
+    FailureOr<Elaborator::RecurrentState> normalizer = e.openRecurrentState(
+        call.loc, "linear_attention", joinPath(e.getCurrentPath(), "k_sum"),
+        normalizerShape, elementType, {*pos, lengths});
+    if (failed(normalizer))
+      return Val::poison();
+    Value keys = k.value;
+    if (lengths) {
+      // phi(k) = 0 at padded positions: k * mask is 0 there, where relu and
+      // the identity give 0; elu + 1 needs a key of -1e4 (exp underflows).
+      FailureOr<TensorVal> mask =
+          e.buildValidMask(call.loc, *lengths, k, 2, elementType);
+      if (failed(mask))
+        return Val::poison();
+      using Kind = Elaborator::Elementwise;
+      Val masked = e.buildElementwise(call.loc, Kind::Mul, Val::tensor(k),
+                                      Val::tensor(*mask), "linear_attention");
+      if (masked.isPoison())
+        return masked;
+      if (featureMap == "elu_plus_one") {
+        Val shift = e.buildElementwise(call.loc, Kind::Sub, Val::tensor(*mask),
+                                       Val::real(1.0), "linear_attention");
+        if (shift.isPoison())
+          return shift;
+        shift = e.buildElementwise(call.loc, Kind::Mul, shift, Val::real(1e4),
+                                   "linear_attention");
+        masked = e.buildElementwise(call.loc, Kind::Add, masked, shift,
+                                    "linear_attention");
+        if (masked.isPoison())
+          return masked;
+      }
+      keys = masked.getTensor().value;
+    }
+    auto op = e.create<LinearAttentionOp>(
+        call.loc, getTensorType(shape, elementType),
+        sums->initial.value.getType(), normalizer->initial.value.getType(),
+        q.value, keys, v.value, sums->initial.value,
+        normalizer->initial.value,
+        FeatureMapAttr::get(e.getContext(), *symbolizeFeatureMap(featureMap)),
+        e.getBuilder().getUnitAttr(), e.getBuilder().getF64FloatAttr(eps));
+    e.closeRecurrentState(call.loc, *sums,
+                          {op.getFinalState(), sums->initial.shape});
+    e.closeRecurrentState(call.loc, *normalizer,
+                          {op.getFinalNormalizer(), normalizer->initial.shape});
+    return Val::tensor({op.getResult(), shape});
+  }
   auto op = e.create<LinearAttentionOp>(
       call.loc, getTensorType(shape, elementType),
       returnState ? getTensorType(stateShape, elementType) : Type(),
@@ -430,7 +499,8 @@ static Val builtinSSM(Elaborator &e, CallArgs &call) {
 static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
   ArgReader args(e, call,
                  {"input", "delta", "A", "B", "C", "D", "z", "delta_bias",
-                  "delta_softplus", "initial_state", "return_state"},
+                  "delta_softplus", "initial_state", "return_state", "pos",
+                  "lengths"},
                  5);
   TensorVal u = args.tensor("input");
   TensorVal delta = args.tensor("delta");
@@ -443,8 +513,29 @@ static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
   bool softplus = args.boolean("delta_softplus", false);
   std::optional<TensorVal> initial = args.optionalTensor("initial_state");
   bool returnState = args.boolean("return_state", false);
+  std::optional<TensorVal> pos = args.optionalTensor("pos");
+  std::optional<TensorVal> lengths = args.optionalTensor("lengths");
   if (args.failed() || failed(e.checkInForward(call.loc, "'selective_scan'")))
     return Val::poison();
+  // With pos= the scan keeps its state in the model instance, so the state
+  // is not also passed in or out.
+  if (pos && (initial || returnState))
+    return e.emitError(args.loc(initial ? "initial_state" : "return_state"))
+           << "selective_scan with pos= keeps its state '"
+           << joinPath(e.getCurrentPath(), "ssm_state")
+           << "' across calls; it takes no "
+           << (initial ? "initial_state" : "return_state");
+  if (lengths && !pos)
+    return e.emitError(args.loc("lengths"))
+           << "lengths= says where each row's state is taken; it needs pos= "
+              "(a selective_scan without pos= keeps no state)";
+  // A padded position must leave the state as it is: a zero step does,
+  // but softplus and the bias would make it positive again.
+  if (lengths && (softplus || deltaBias))
+    return e.emitError(args.loc("lengths"))
+           << "selective_scan with lengths= takes the step after its "
+              "softplus and bias (pass softplus(delta + delta_bias) as "
+              "delta): padded positions get a zero step";
   ShapeMatcher m(e, call.loc, "selective_scan");
   m.bind("input", u, {"batch", "L", "D"});
   m.bind("delta", delta, {"batch", "L", "D"});
@@ -464,6 +555,35 @@ static Val builtinSelectiveScan(Elaborator &e, CallArgs &call) {
   Shape shape = m.result({"batch", "L", "D"});
   Shape stateShape = m.result({"batch", "D", "N"});
   SmallVector<Type> types{getTensorType(shape, m.getElementType())};
+  if (pos) {
+    FailureOr<Elaborator::RecurrentState> state = e.openRecurrentState(
+        call.loc, "selective_scan", joinPath(e.getCurrentPath(), "ssm_state"),
+        stateShape, m.getElementType(), {*pos, lengths});
+    if (failed(state))
+      return Val::poison();
+    Value step = delta.value;
+    if (lengths) {
+      FailureOr<TensorVal> mask =
+          e.buildValidMask(call.loc, *lengths, delta, 1, m.getElementType());
+      if (failed(mask))
+        return Val::poison();
+      Val masked = e.buildElementwise(call.loc, Elaborator::Elementwise::Mul,
+                                      Val::tensor(delta), Val::tensor(*mask),
+                                      "selective_scan");
+      if (masked.isPoison())
+        return masked;
+      step = masked.getTensor().value;
+    }
+    types.push_back(getTensorType(state->initial.shape, m.getElementType()));
+    auto op = e.create<SelectiveScanOp>(
+        call.loc, types, u.value, step, a.value, b.value, c.value,
+        d ? d->value : Value(), z ? z->value : Value(),
+        deltaBias ? deltaBias->value : Value(), state->initial.value,
+        softplus ? e.getBuilder().getUnitAttr() : UnitAttr());
+    e.closeRecurrentState(call.loc, *state,
+                          {op.getFinalState(), state->initial.shape});
+    return Val::tensor({op.getResult(), shape});
+  }
   if (returnState)
     types.push_back(getTensorType(stateShape, m.getElementType()));
   auto op = e.create<SelectiveScanOp>(

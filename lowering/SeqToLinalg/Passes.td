@@ -83,7 +83,9 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::math::MathDialect",
     "::mlir::x86vector::X86VectorDialect",
     "::mlir::scf::SCFDialect",

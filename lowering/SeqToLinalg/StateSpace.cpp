@@ -37,8 +37,11 @@
 #include "lowering/SeqToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -516,8 +519,34 @@ struct SelectiveScanOpLowering : public OpRewritePattern<SelectiveScanOp> {
 };
 } // namespace
 
+/// seq.state_store: `value` copied into the buffer of the state argument,
+/// a memref.copy between the two buffers. Not
+/// bufferization.materialize_in_destination: empty-tensor elimination would
+/// make the producer of `value` write the destination, created before the
+/// state's last read, which the analysis then resolves by copying the
+/// argument and storing into the copy.
+struct StateStoreLowering : public OpRewritePattern<StateStoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StateStoreOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getState().getType());
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] seq.state_store at " << loc
+                            << ": copied into the state argument's buffer\n");
+    Value source = bufferization::ToBufferOp::create(
+        rewriter, loc, bufferization::getMemRefTypeWithFullyDynamicLayout(type),
+        op.getValue(), /*read_only=*/true);
+    Value buffer = bufferization::ToBufferOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        op.getState());
+    memref::CopyOp::create(rewriter, loc, source, buffer);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 void mlir::seq::populateStateSpaceToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<HippoOpLowering, SSMOpLowering, SelectiveScanOpLowering>(
-      patterns.getContext());
+  patterns.add<HippoOpLowering, SSMOpLowering, SelectiveScanOpLowering,
+               StateStoreLowering>(patterns.getContext());
 }

@@ -21,6 +21,14 @@
 // Right padding is invisible to a causal model: the logits at a row's last
 // real position depend on its real tokens only.
 //
+// A recurrent state (a state entry with "carry": a conv window, an SSM
+// state) is different: it is carried token by token, so a row's padding
+// would run into it. Such a model is stepped like a cached one when its
+// states name an input of valid counts ("carry": {"lengths": ...}): the
+// prefill passes each prompt's length, a decode step 1 (0 for a finished
+// row, whose state then stays as it is). Without one, prompts of different
+// lengths are refused.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Json.h"
@@ -45,6 +53,11 @@ struct Interface {
   bool hasPos = false;
   /// Cached stepping: `pos` and state.
   bool cached = false;
+  /// A recurrent state ("carry"): the input of valid counts that every one
+  /// names, or empty when one names none (`unpaddedState` says which).
+  bool recurrent = false;
+  std::string lengthsName;
+  std::string unpaddedState;
   /// The static batch size of `tokens`, or -1 when `b` is symbolic.
   int64_t staticBatch = -1;
   /// The constant range of `tokens` when it has one.
@@ -75,6 +88,22 @@ seqc_status *readState(const seqc_model *model, bool *hasState,
     *hasState = true;
     const JsonValue *name = entry.isObject() ? entry.find("name") : nullptr;
     const JsonValue *shape = entry.isObject() ? entry.find("shape") : nullptr;
+    const JsonValue *carry = entry.isObject() ? entry.find("carry") : nullptr;
+    if (carry && name && name->isString()) {
+      const JsonValue *lengths =
+          carry->isObject() ? carry->find("lengths") : nullptr;
+      std::string lengthsName =
+          lengths && lengths->isString() ? lengths->string : std::string();
+      if (lengthsName.empty() ||
+          (iface->recurrent && lengthsName != iface->lengthsName)) {
+        if (iface->unpaddedState.empty())
+          iface->unpaddedState = name->string;
+      }
+      if (!iface->recurrent)
+        iface->lengthsName = lengthsName;
+      iface->recurrent = true;
+      continue;
+    }
     if (!name || !name->isString() || !shape || !shape->isArray() ||
         shape->items.size() != 4 || !shape->items[2].isNumber() ||
         !shape->items[2].isInteger)
@@ -157,13 +186,29 @@ seqc_status *findInterface(const seqc_model *model, Interface *iface) {
           "the range " + pos->rangeText() + " of input 'pos'";
     }
   }
-  for (const ValueSpec &spec : manifest.values[SEQC_VALUE_INPUT])
-    if (spec.name != iface->tokensName && spec.name != "pos")
+  bool hasState = false;
+  Interface withState = *iface;
+  SEQC_RETURN_IF_ERROR(readState(model, &hasState, &withState));
+  const std::string &lengthsName = withState.lengthsName;
+  if (!lengthsName.empty()) {
+    const ValueSpec *lengths =
+        manifest.find(SEQC_VALUE_INPUT, lengthsName, &index);
+    if (!lengths || lengths->dtype != SEQC_DTYPE_I32 || lengths->rank != 1)
       return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
-                        "generation binds only the inputs '%s' and 'pos'; "
-                        "the model also has input '%s' (%s %s)",
-                        iface->tokensName.c_str(), spec.name.c_str(), seqc_dtype_name(spec.dtype),
-                        spec.shapeText().c_str());
+                        "generation needs the input '%s' of valid counts "
+                        "that the model's recurrent state names to be i32 "
+                        "[b]",
+                        lengthsName.c_str());
+  }
+  for (const ValueSpec &spec : manifest.values[SEQC_VALUE_INPUT])
+    if (spec.name != iface->tokensName && spec.name != "pos" &&
+        spec.name != lengthsName)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "generation binds only the inputs '%s', 'pos' and "
+                        "the valid counts of a recurrent state; the model "
+                        "also has input '%s' (%s %s)",
+                        iface->tokensName.c_str(), spec.name.c_str(),
+                        seqc_dtype_name(spec.dtype), spec.shapeText().c_str());
 
   const ValueSpec *logits =
       manifest.find(SEQC_VALUE_OUTPUT, std::string("logits"), &index);
@@ -177,9 +222,6 @@ seqc_status *findInterface(const seqc_model *model, Interface *iface) {
                       seqc_dtype_name(logits->dtype),
                       logits->shapeText().c_str());
 
-  bool hasState = false;
-  Interface withState = *iface;
-  SEQC_RETURN_IF_ERROR(readState(model, &hasState, &withState));
   if (hasState && !iface->hasPos)
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "the model has state but no input 'pos' (i32 [b]): "
@@ -275,7 +317,7 @@ private:
   const seqc_generate_options &options;
   std::vector<Row> &rows;
   std::vector<Sampler> samplers;
-  std::vector<int32_t> tokenData, posData;
+  std::vector<int32_t> tokenData, posData, lengthData;
   std::vector<float> scratch;
   /// The width n of the last call.
   int64_t width = 0;
@@ -290,9 +332,15 @@ private:
     int64_t b = static_cast<int64_t>(batch.size());
     tokenData.assign(static_cast<size_t>(b * n), 0);
     posData.assign(static_cast<size_t>(b), 0);
+    lengthData.assign(static_cast<size_t>(b), 0);
     for (int64_t i = 0; i < b; ++i) {
       const std::vector<int32_t> &tokens = rows[batch[i]].tokens;
       int32_t *out = &tokenData[static_cast<size_t>(i * n)];
+      // A recurrent state takes in a row's valid tokens only: none for a
+      // finished row in a decode step, which keeps its state.
+      lengthData[static_cast<size_t>(i)] =
+          decode ? (rows[batch[i]].done ? 0 : 1)
+                 : static_cast<int32_t>(tokens.size());
       if (decode) {
         // A finished row writes its last token again where it is due:
         // harmless, and within the cache.
@@ -319,6 +367,11 @@ private:
       tensor.shape[1] = 0;
       tensor.data = posData.data();
       SEQC_RETURN_IF_ERROR(seqc_model_set_input(model, "pos", &tensor));
+      if (!iface.lengthsName.empty()) {
+        tensor.data = lengthData.data();
+        SEQC_RETURN_IF_ERROR(
+            seqc_model_set_input(model, iface.lengthsName.c_str(), &tensor));
+      }
     }
     width = n;
     return seqc_model_run(model);
@@ -478,6 +531,23 @@ extern "C" seqc_status *seqc_generate(seqc_model *model, int64_t batch,
     row.tokens.reserve(static_cast<size_t>(length + opts.max_new_tokens));
     row.tokens.assign(prompts[r], prompts[r] + length);
   }
+
+  // A recurrent state without valid counts would take in a short prompt's
+  // padding.
+  if (iface.recurrent && !iface.unpaddedState.empty())
+    for (int64_t r = 1; r < batch; ++r)
+      if (prompt_lengths[r] != prompt_lengths[0])
+        return makeStatus(
+            SEQC_STATUS_INVALID_ARGUMENT,
+            "prompts %lld and %lld have %lld and %lld tokens, but the "
+            "model's recurrent state '%s' cannot be right-padded: the "
+            "padding would enter it, and its call takes no lengths= "
+            "(valid tokens per row, docs/language.md); pass prompts of "
+            "one length or one prompt at a time",
+            0LL, static_cast<long long>(r),
+            static_cast<long long>(prompt_lengths[0]),
+            static_cast<long long>(prompt_lengths[r]),
+            iface.unpaddedState.c_str());
 
   seqc_generate_stats stats = {};
   stats.cached = iface.cached ? 1 : 0;

@@ -214,8 +214,31 @@ FailureOr<ModelSignature> mlir::seq::readModelSignature(func::FuncOp model) {
                     "or a dimension name, and an axis of the state";
         stateWrite = StateWrite{inputName.str(), *countSpec, axis.getInt()};
       }
+      std::optional<StateCarry> stateCarry;
+      if (Attribute carry = attrs.get(kStateCarryAttr)) {
+        auto dict = dyn_cast<DictionaryAttr>(carry);
+        auto inputName = dict ? dict.getAs<StringAttr>("input") : StringAttr();
+        Attribute lengths = dict ? dict.get("lengths") : Attribute();
+        auto lengthsName = dyn_cast_if_present<StringAttr>(lengths);
+        auto isInput = [&](StringAttr name) {
+          return llvm::any_of(manifest.inputs, [&](const TensorSpec &in) {
+            return in.name == name.getValue();
+          });
+        };
+        if (!inputName || !isInput(inputName) ||
+            (lengths && (!lengthsName || !isInput(lengthsName))) ||
+            stateWrite)
+          return emitArgError()
+                 << "'" << kStateCarryAttr
+                 << "' must be {input, lengths?}: the names of inputs, on a "
+                    "state without '"
+                 << kStateWriteAttr << "'";
+        stateCarry = StateCarry{
+            inputName.str(), lengthsName ? lengthsName.str() : std::string()};
+      }
       manifest.state.push_back(std::move(*value));
       manifest.stateWrites.push_back(std::move(stateWrite));
+      manifest.stateCarries.push_back(std::move(stateCarry));
       continue;
     }
     if (param) {
@@ -341,12 +364,20 @@ std::string mlir::seq::toManifestJSON(const ModelSignature &signature,
     manifest["target"] = target.str();
   if (!signature.state.empty()) {
     llvm::json::Array state = toJSON(signature.state);
-    for (auto [entry, write] : llvm::zip(state, signature.stateWrites))
+    for (auto [entry, write, carry] :
+         llvm::zip(state, signature.stateWrites, signature.stateCarries)) {
       if (write)
         entry.getAsObject()->insert(
             {"write", llvm::json::Object{{"input", write->input},
                                          {"count", toJSON(write->count)},
                                          {"axis", write->axis}}});
+      if (carry) {
+        llvm::json::Object object{{"input", carry->input}};
+        if (!carry->lengths.empty())
+          object["lengths"] = carry->lengths;
+        entry.getAsObject()->insert({"carry", std::move(object)});
+      }
+    }
     manifest["state"] = std::move(state);
   }
   // llvm::json prints an object's keys sorted, whatever order they were

@@ -56,6 +56,15 @@ constexpr llvm::StringLiteral kStateAttr = "seq.state";
 /// writes positions `input[r] .. input[r] + count - 1` of `axis` of batch
 /// row r, which the runtime checks against the axis' size before the run.
 constexpr llvm::StringLiteral kStateWriteAttr = "seq.state_write";
+/// Argument attribute of a recurrent state buffer (a conv window, an SSM
+/// state, linear attention's sums): a DictionaryAttr {input: StringAttr,
+/// lengths: optional StringAttr}: batch row r starts from the zero state
+/// when `input[r]` is 0 and continues the stored one otherwise, and the
+/// state after the call is the one after the row's token `lengths[r] - 1`
+/// (after its last token without `lengths`). Such a state cannot be
+/// right-padded: a row's padding would enter its state unless `lengths`
+/// says where the row ends.
+constexpr llvm::StringLiteral kStateCarryAttr = "seq.state_carry";
 /// Result attribute of an output: its name (StringAttr).
 constexpr llvm::StringLiteral kOutputAttr = "seq.output";
 /// Argument and result attribute: the declared shape, one entry per
@@ -113,6 +122,14 @@ struct StateWrite {
   int64_t axis = 0;
 };
 
+/// How a call continues a recurrent state (kStateCarryAttr): the input of
+/// positions whose zeros restart it, and the input of valid counts per row
+/// (empty without one).
+struct StateCarry {
+  std::string input;
+  std::string lengths;
+};
+
 /// Everything the manifest of docs/abi.md describes, in argument order.
 struct ModelSignature {
   std::string model;
@@ -124,6 +141,7 @@ struct ModelSignature {
   /// writes into each (parallel to `state`).
   SmallVector<TensorSpec> state;
   std::vector<std::optional<StateWrite>> stateWrites;
+  std::vector<std::optional<StateCarry>> stateCarries;
   /// Hyperparameters by name (sorted); values are integer, float, bool or
   /// string attributes.
   SmallVector<std::pair<std::string, Attribute>> hyper;

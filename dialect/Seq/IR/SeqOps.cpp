@@ -29,6 +29,7 @@
 #include "dialect/Seq/IR/Quantization.h"
 #include "dialect/Seq/IR/SeqShapes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -993,6 +994,24 @@ LogicalResult CacheWriteOp::verify() {
   if (ShapedType::isStatic(maxLen) && ShapedType::isStatic(n) && n > maxLen)
     return emitOpError() << "expected at most max_len = " << maxLen
                          << " (dim 2 of 'cache') new rows, got n = " << n;
+  return success();
+}
+
+LogicalResult StateStoreOp::verify() {
+  // The store writes the buffer the caller passes for this argument (the
+  // runtime's state buffer when the argument carries `seq.state`), so the
+  // state must be an entry argument of the function.
+  auto arg = dyn_cast<BlockArgument>(getState());
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                  : func::FuncOp();
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return emitOpError() << "expected 'state' to be an argument of the "
+                            "enclosing function";
+  for (Operation *user : getState().getUsers())
+    if (user != getOperation() &&
+        user->getBlock() == getOperation()->getBlock() &&
+        getOperation()->isBeforeInBlock(user))
+      return emitOpError() << "expected no use of 'state' after the store";
   return success();
 }
 

@@ -738,6 +738,29 @@ def Seq_CacheWriteOp : Seq_Op<"cache_write",
   let hasVerifier = 1;
 }
 
+def Seq_StateStoreOp : Seq_Op<"state_store",
+    [MemoryEffects<[MemWrite]>, AllTypesMatch<["value", "state"]>]> {
+  let summary = "stores a recurrent state into a state argument of the model";
+  let description = [{
+    Writes `value` into the buffer of `state`, a state argument of the model
+    function (an argument carrying `seq.state`, docs/abi.md), so that the
+    next call of the model reads it: the conv window and SSM state of a
+    Mamba mixer, the sums `(S, z)` of causal linear attention. Uses of
+    `state` before the store read the state of the previous call; none may
+    follow it. The lowering copies `value` into the argument's buffer
+    (`memref.copy` after bufferization), as Mamba's `step()`
+    copies its new state into `conv_state` and `ssm_state`.
+
+    ```mlir
+    seq.state_store %h into %ssm_state : tensor<?x128x16xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$value,
+                       RankedTensorOf<[AnyFloat]>:$state);
+  let assemblyFormat = "$value `into` $state attr-dict `:` type($state)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Position encodings
 //===----------------------------------------------------------------------===//

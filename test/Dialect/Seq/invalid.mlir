@@ -1488,3 +1488,29 @@ func.func @dequantize_use(%b: tensor<8x2x18xi8>) -> tensor<8x64xf32> {
   %1 = seq.relu %0 : tensor<8x64xf32>
   return %1 : tensor<8x64xf32>
 }
+
+// -----
+
+func.func @state_store_not_argument(%h: tensor<1x4x2xf32>) {
+  %0 = seq.exp %h : tensor<1x4x2xf32>
+  // expected-error @+1 {{expected 'state' to be an argument of the enclosing function}}
+  seq.state_store %h into %0 : tensor<1x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @state_store_type(%h: tensor<1x4x3xf32>, %state: tensor<1x4x2xf32>) {
+  // expected-error @+1 {{failed to verify that all of {value, state} have same type}}
+  "seq.state_store"(%h, %state) : (tensor<1x4x3xf32>, tensor<1x4x2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @state_store_read_after(%h: tensor<1x4x2xf32>, %state: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+  // expected-error @+1 {{expected no use of 'state' after the store}}
+  seq.state_store %h into %state : tensor<1x4x2xf32>
+  %0 = seq.exp %state : tensor<1x4x2xf32>
+  return %0 : tensor<1x4x2xf32>
+}

@@ -502,6 +502,15 @@ func.func @cross_entropy(%logits: tensor<?x?x1000xf32>, %t: tensor<?x?xi32>) {
 
 // -----
 
+// CHECK-LABEL: func.func @state_store
+func.func @state_store(%h: tensor<?x128x16xf32>, %state: tensor<?x128x16xf32>) {
+  // CHECK: seq.state_store %{{.+}} into %{{.+}} : tensor<?x128x16xf32>
+  seq.state_store %h into %state : tensor<?x128x16xf32>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @cache_write
 func.func @cache_write(%kc: tensor<?x2x128x16xf32>, %k: tensor<?x2x?x16xf32>,
                        %pos: tensor<?xi32>) -> tensor<?x2x128x16xf32> {

@@ -523,7 +523,8 @@ TEST(Generate, ModelsThatCannotGenerate) {
       {"{\"inputs\": [" LM_INPUT_TOKENS ", {\"name\": \"mask\", \"dtype\": "
        "\"f32\", \"shape\": [\"n\"]}], " LM_OUTPUT_LOGITS "}",
        SEQC_STATUS_INVALID_ARGUMENT,
-       "generation binds only the inputs 'tokens' and 'pos'; the model also "
+       "generation binds only the inputs 'tokens', 'pos' and the valid counts "
+       "of a recurrent state; the model also "
        "has input 'mask' (f32 [n])"},
       {"{\"inputs\": [" LM_INPUT_TOKENS ", {\"name\": \"pos\", \"dtype\": "
        "\"i32\", \"shape\": [\"n\"]}], " LM_OUTPUT_LOGITS "}",

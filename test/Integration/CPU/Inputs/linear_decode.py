@@ -1,0 +1,137 @@
+"""linear_decode.py LIBDECODE.so FULL_EXE WORKDIR: causal linear attention
+decoded incrementally through the C API (Inputs/linear_attention_decode.seq,
+whose sums S and z are instance state) against the `causal` output of the
+full forward of examples/linear_attention.seq on the same random weights:
+uneven rows prefilled right-padded with random vectors (pos = 0, lengths =
+each row's length), then one position per call; again after
+seqc_model_reset_state from pos > 0; across seqc_model_copy_state_row.
+"""
+import ctypes
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+lib_path, full_exe, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+lib = ctypes.CDLL(lib_path)
+vp, cp, i64 = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int64
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int), ("rank", ctypes.c_int32),
+                ("shape", ctypes.c_int64 * 8), ("data", ctypes.c_void_p)]
+
+
+for name, args in {
+        "seqc_model_load": [ctypes.POINTER(vp)],
+        "seqc_model_random_weights": [vp, ctypes.c_uint64],
+        "seqc_model_save_weights": [vp, cp],
+        "seqc_model_set_input": [vp, cp, ctypes.POINTER(Tensor)],
+        "seqc_model_run": [vp],
+        "seqc_model_get_output": [vp, cp, ctypes.POINTER(Tensor)],
+        "seqc_model_reset_state": [vp],
+        "seqc_model_copy_state_row": [vp, i64, i64],
+        "seqc_status_message": [vp],
+        "seqc_status_free": [vp]}.items():
+    getattr(lib, name).argtypes = args
+    getattr(lib, name).restype = vp
+lib.seqc_status_message.restype = cp
+lib.seqc_status_free.restype = None
+lib.seqc_model_reset_inputs.argtypes = [vp]
+lib.seqc_model_reset_inputs.restype = None
+lib.seqc_model_num_state.argtypes = [vp]
+lib.seqc_model_num_state.restype = i64
+lib.seqc_model_free.argtypes = [vp]
+lib.seqc_model_free.restype = None
+
+
+def check(status, what):
+    if status:
+        sys.exit(f"{what}: {lib.seqc_status_message(status).decode()}")
+
+
+model = vp()
+check(lib.seqc_model_load(ctypes.byref(model)), "load")
+check(lib.seqc_model_random_weights(model, 5), "random weights")
+weights = os.path.join(work, "weights.safetensors")
+check(lib.seqc_model_save_weights(model, weights.encode()), "save weights")
+print("state buffers:", lib.seqc_model_num_state(model))
+keep = []
+
+
+def bind(name, array, dtype):
+    array = np.ascontiguousarray(array, dtype=np.int32 if dtype == 4 else np.float32)
+    keep.append(array)
+    t = Tensor()
+    t.dtype = dtype
+    t.rank = array.ndim
+    for d, size in enumerate(array.shape):
+        t.shape[d] = size
+    t.data = array.ctypes.data
+    check(lib.seqc_model_set_input(model, name.encode(), ctypes.byref(t)), name)
+
+
+def run(x, pos, lengths=None):
+    lib.seqc_model_reset_inputs(model)
+    keep.clear()
+    bind("x", x, 0)  # f32
+    bind("pos", pos, 4)
+    bind("lengths", np.full(x.shape[0], x.shape[1]) if lengths is None else lengths, 4)
+    check(lib.seqc_model_run(model), "run")
+    t = Tensor()
+    check(lib.seqc_model_get_output(model, b"causal", ctypes.byref(t)), "causal")
+    shape = tuple(t.shape[d] for d in range(t.rank))
+    n = int(np.prod(shape))
+    return np.ctypeslib.as_array((ctypes.c_float * n).from_address(t.data)).reshape(shape).copy()
+
+
+def full_forward(x):
+    path = os.path.join(work, "x.npy")
+    out = os.path.join(work, "causal.npy")
+    np.save(path, x.astype(np.float32))
+    subprocess.run([full_exe, "--weights", weights, "--input", f"x={path}",
+                    "--output", f"causal={out}"], check=True)
+    return np.load(out)
+
+
+def report(name, got, want):
+    err = np.abs(got - want).max() / np.abs(want).max()
+    print(f"{name}: {'ok' if err <= 1e-5 else f'error {err:.3g}'}")
+
+
+rng = np.random.default_rng(3)
+dim, total = 64, 17
+xs = rng.standard_normal((3, total, dim)).astype(np.float32)
+lengths = np.array([5, 1, 9])
+prompt = max(lengths)
+padded = np.where((np.arange(prompt)[None, :] < lengths[:, None])[:, :, None],
+                  xs[:, :prompt], rng.standard_normal((3, prompt, dim)))
+got = np.zeros((3, total, dim), np.float32)
+out = run(padded, np.zeros(3), lengths)
+for r in range(3):
+    got[r, :lengths[r]] = out[r, :lengths[r]]
+pos = lengths.copy()
+while (pos < total).any():
+    active = pos < total
+    step = xs[np.arange(3), np.minimum(pos, total - 1)][:, None]
+    out = run(step, pos, active.astype(np.int32))
+    for r in range(3):
+        if active[r]:
+            got[r, pos[r]] = out[r, 0]
+    pos = np.where(active, pos + 1, pos)
+report("prefill + decode", got, full_forward(xs))
+
+check(lib.seqc_model_reset_state(model), "reset")
+report("reset", run(xs[:, 4:9], np.full(3, 4)), full_forward(xs[:, 4:9]))
+
+run(xs[:, :6], np.zeros(3))
+check(lib.seqc_model_copy_state_row(model, 0, 2), "copy row")
+fork = xs[:, :6].copy()
+fork[2] = fork[0]
+ext = rng.standard_normal((3, 2, dim)).astype(np.float32)
+ext[2] = ext[0]
+tail = np.stack([run(ext[:, i:i + 1], np.full(3, 6 + i))[:, 0] for i in range(2)], axis=1)
+report("copy row", tail, full_forward(np.concatenate([fork, ext], axis=1))[:, 6:])
+lib.seqc_model_free(model)
