@@ -24,54 +24,12 @@ import sys
 
 import numpy as np
 
+from decode_capi import Tensor, check, open_library, status_text, vp
+
 MAX_RANK = 8
 lib_path, full_exe, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
-lib = ctypes.CDLL(lib_path)
-vp, cp, i64 = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int64
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("dtype", ctypes.c_int), ("rank", ctypes.c_int32),
-                ("shape", ctypes.c_int64 * MAX_RANK), ("data", ctypes.c_void_p)]
-
-
-for name, args in {
-        "seqc_model_load": [ctypes.POINTER(vp)],
-        "seqc_model_random_weights": [vp, ctypes.c_uint64],
-        "seqc_model_save_weights": [vp, cp],
-        "seqc_model_set_input": [vp, cp, ctypes.POINTER(Tensor)],
-        "seqc_model_run": [vp],
-        "seqc_model_get_output": [vp, cp, ctypes.POINTER(Tensor)],
-        "seqc_model_reset_state": [vp],
-        "seqc_model_copy_state_row": [vp, i64, i64],
-        "seqc_status_message": [vp],
-        "seqc_status_free": [vp]}.items():
-    getattr(lib, name).argtypes = args
-    getattr(lib, name).restype = vp
-lib.seqc_status_message.restype = cp
-lib.seqc_status_free.restype = None
-lib.seqc_model_reset_inputs.argtypes = [vp]
-lib.seqc_model_reset_inputs.restype = None
-lib.seqc_model_num_state.argtypes = [vp]
-lib.seqc_model_num_state.restype = i64
-lib.seqc_model_free.argtypes = [vp]
-lib.seqc_model_free.restype = None
-
-
-def status_text(status):
-    if not status:
-        return None
-    text = lib.seqc_status_message(status).decode()
-    lib.seqc_status_free(status)
-    return text
-
-
-def check(status, what):
-    text = status_text(status)
-    if text:
-        sys.exit(f"{what}: {text}")
-
+lib = open_library(lib_path)
 
 model = vp()
 check(lib.seqc_model_load(ctypes.byref(model)), "load")
