@@ -21,6 +21,7 @@
 
 #include "lowering/CPU/Passes.h"
 #include "lowering/Common/Attributes.h"
+#include "lowering/Common/OpShape.h"
 
 #include "dialect/Seq/Support/Debug.h"
 
@@ -44,6 +45,9 @@ namespace seq {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::seq::haveSameShape;
+using mlir::seq::hashOpShape;
+using mlir::seq::isClonableConstant;
 
 namespace {
 
@@ -63,37 +67,6 @@ struct Nest {
 };
 
 } // namespace
-
-/// Constants are cloned into the outlined function rather than passed: a
-/// kernel keeps the static values its loops were generated with.
-static bool isClonableConstant(Operation *op) {
-  return op && op->hasTrait<OpTrait::ConstantLike>() &&
-         op->getNumOperands() == 0 && op->getNumRegions() == 0 &&
-         op->getNumResults() == 1;
-}
-
-/// Hash of the op itself (not of its operands or regions).
-static llvm::hash_code hashOpShape(Operation *op) {
-  llvm::hash_code hash = llvm::hash_combine(
-      op->getName().getAsOpaquePointer(),
-      op->getRawDictionaryAttrs().getAsOpaquePointer(), op->hashProperties(),
-      op->getNumOperands(), op->getNumResults(), op->getNumRegions());
-  for (Type type : op->getResultTypes())
-    hash = llvm::hash_combine(hash, type.getAsOpaquePointer());
-  return hash;
-}
-
-/// Whether two ops agree in name, attributes, properties and result types
-/// (not operands or regions).
-static bool haveSameShape(Operation *a, Operation *b) {
-  return a->getName() == b->getName() &&
-         a->getRawDictionaryAttrs() == b->getRawDictionaryAttrs() &&
-         a->getName().compareOpProperties(a->getPropertiesStorage(),
-                                          b->getPropertiesStorage()) &&
-         a->getNumOperands() == b->getNumOperands() &&
-         a->getNumRegions() == b->getNumRegions() &&
-         a->getResultTypes() == b->getResultTypes();
-}
 
 /// Whether `value` is defined inside `root` (a block argument of one of its
 /// regions or the result of an op nested in it).

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Entry/Entry.h"
+#include "lowering/Common/OpShape.h"
 
 #include "dialect/Seq/IR/ModelSignature.h"
 #include "dialect/Seq/Support/Debug.h"
@@ -57,6 +58,9 @@ namespace seq {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::seq::haveSameShape;
+using mlir::seq::hashOpShape;
+using mlir::seq::isClonableConstant;
 
 namespace {
 
@@ -107,33 +111,6 @@ static InstanceChain getInstanceChain(Location loc) {
   }
   std::reverse(chain.names.begin(), chain.names.end());
   return chain;
-}
-
-static bool isClonableConstant(Operation *op) {
-  return op && op->hasTrait<OpTrait::ConstantLike>() &&
-         op->getNumOperands() == 0 && op->getNumRegions() == 0 &&
-         op->getNumResults() == 1;
-}
-
-/// Hash of the op itself (not of its operands or regions).
-static llvm::hash_code hashOpShape(Operation *op) {
-  llvm::hash_code hash = llvm::hash_combine(
-      op->getName().getAsOpaquePointer(),
-      op->getRawDictionaryAttrs().getAsOpaquePointer(), op->hashProperties(),
-      op->getNumOperands(), op->getNumResults(), op->getNumRegions());
-  for (Type type : op->getResultTypes())
-    hash = llvm::hash_combine(hash, type.getAsOpaquePointer());
-  return hash;
-}
-
-static bool haveSameShape(Operation *a, Operation *b) {
-  return a->getName() == b->getName() &&
-         a->getRawDictionaryAttrs() == b->getRawDictionaryAttrs() &&
-         a->getName().compareOpProperties(a->getPropertiesStorage(),
-                                          b->getPropertiesStorage()) &&
-         a->getNumOperands() == b->getNumOperands() &&
-         a->getNumRegions() == b->getNumRegions() &&
-         a->getResultTypes() == b->getResultTypes();
 }
 
 /// Fills in the externals, results, hash and size of `segment`, or the
