@@ -345,3 +345,24 @@ def test_hugging_face_configs_we_cannot_read(tmp_path):
     (tmp_path / "config.json").write_text("{")
     with pytest.raises(seqc.Error, match="not JSON"):
         seqc.hf.load(tmp_path)
+
+
+def test_hugging_face_text(tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    words = ["<unk>"] + ["w%d" % i for i in range(95)]
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.WordLevel(
+        {w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tokenizer.decoder = tokenizers.decoders.WordPiece()
+    tokenizer.save(str(tmp_path / "tokenizer.json"))
+    example, defines = seqc.hf.defines_from_config(LLAMA_CONFIG)
+    reference = seqc.compile(example, defines=defines).load(random_weights=9)
+    reference.save_weights(tmp_path / "model.safetensors")
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA_CONFIG))
+    pretrained = seqc.hf.load(tmp_path)
+    assert pretrained.tokenizer is not None
+    ids = reference.generate([5, 6, 7], 4)
+    text = pretrained.generate("w4 w5 w6", 4)
+    assert text == " ".join(words[i] for i in ids)
+    assert pretrained.generate(["w4 w5 w6", "w7"], 2)[0] == \
+        " ".join(words[i] for i in ids[:2])
