@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <unordered_set>
 
 namespace seqc {
@@ -105,18 +106,25 @@ size_t valueSize(uint32_t type) {
   return SIZE_MAX;
 }
 
+/// Reads one number of type T into `value`: `u` for unsigned integers, `i`
+/// for every integer an int64 holds, `f` for every number.
+template <typename T>
+bool readNumber(Reader &reader, GgufValue *value) {
+  T v;
+  if (!reader.scalar(&v))
+    return false;
+  if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>)
+    value->u = v;
+  if constexpr (std::is_integral_v<T> &&
+                (std::is_signed_v<T> || sizeof(T) < sizeof(int64_t)))
+    value->i = static_cast<int64_t>(v);
+  value->f = static_cast<double>(v);
+  return true;
+}
+
 /// Reads a fixed-size scalar of `type` into `value`.
 bool readScalar(Reader &reader, GgufValueType type, GgufValue *value) {
   switch (type) {
-  case GgufValueType::U8: {
-    uint8_t v;
-    if (!reader.scalar(&v))
-      return false;
-    value->u = v;
-    value->i = v;
-    value->f = v;
-    return true;
-  }
   case GgufValueType::Bool: {
     uint8_t v;
     if (!reader.scalar(&v))
@@ -124,73 +132,26 @@ bool readScalar(Reader &reader, GgufValueType type, GgufValue *value) {
     value->u = v;
     return true;
   }
-  case GgufValueType::I8: {
-    int8_t v;
-    if (!reader.scalar(&v))
-      return false;
-    value->i = v;
-    value->f = v;
-    return true;
-  }
-  case GgufValueType::U16: {
-    uint16_t v;
-    if (!reader.scalar(&v))
-      return false;
-    value->u = v;
-    value->i = v;
-    value->f = v;
-    return true;
-  }
-  case GgufValueType::I16: {
-    int16_t v;
-    if (!reader.scalar(&v))
-      return false;
-    value->i = v;
-    value->f = v;
-    return true;
-  }
-  case GgufValueType::U32: {
-    uint32_t v;
-    if (!reader.scalar(&v))
-      return false;
-    value->u = v;
-    value->i = v;
-    value->f = v;
-    return true;
-  }
-  case GgufValueType::I32: {
-    int32_t v;
-    if (!reader.scalar(&v))
-      return false;
-    value->i = v;
-    value->f = v;
-    return true;
-  }
-  case GgufValueType::U64: {
-    uint64_t v;
-    if (!reader.scalar(&v))
-      return false;
-    value->u = v;
-    value->f = static_cast<double>(v);
-    return true;
-  }
-  case GgufValueType::I64: {
-    int64_t v;
-    if (!reader.scalar(&v))
-      return false;
-    value->i = v;
-    value->f = static_cast<double>(v);
-    return true;
-  }
-  case GgufValueType::F32: {
-    float v;
-    if (!reader.scalar(&v))
-      return false;
-    value->f = v;
-    return true;
-  }
+  case GgufValueType::U8:
+    return readNumber<uint8_t>(reader, value);
+  case GgufValueType::I8:
+    return readNumber<int8_t>(reader, value);
+  case GgufValueType::U16:
+    return readNumber<uint16_t>(reader, value);
+  case GgufValueType::I16:
+    return readNumber<int16_t>(reader, value);
+  case GgufValueType::U32:
+    return readNumber<uint32_t>(reader, value);
+  case GgufValueType::I32:
+    return readNumber<int32_t>(reader, value);
+  case GgufValueType::U64:
+    return readNumber<uint64_t>(reader, value);
+  case GgufValueType::I64:
+    return readNumber<int64_t>(reader, value);
+  case GgufValueType::F32:
+    return readNumber<float>(reader, value);
   case GgufValueType::F64:
-    return reader.scalar(&value->f);
+    return readNumber<double>(reader, value);
   case GgufValueType::String:
   case GgufValueType::Array:
     break;
