@@ -66,11 +66,11 @@ mlir::seq::cpu::getContractionTiling(const ContractionMatch &c,
 namespace {
 
 /// Emits the loop nest of one contraction.
-class ContractionEmitter {
+class ContractionEmitter : KernelBuilder {
 public:
   ContractionEmitter(ContractionMatch c, const ContractionTiling &t,
                      OpBuilder &b)
-      : c(c), t(t), b(b), loc(c.op.getLoc()),
+      : KernelBuilder(b, c.op.getLoc()), c(c), t(t),
         vecType(VectorType::get({t.lanes}, b.getF32Type())),
         maskType(VectorType::get({t.lanes}, b.getI1Type())) {}
 
@@ -111,15 +111,6 @@ public:
   }
 
 private:
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  /// lo + floor((hi - lo) / step) * step: the end of the full steps.
-  Value fullEnd(Value lo, Value hi, int64_t step) {
-    Value count = arith::DivUIOp::create(b, loc, sub(hi, lo), idx(step));
-    return add(lo, arith::MulIOp::create(b, loc, count, idx(step)));
-  }
 
   /// The vector of i32 words (one per f32 lane) equal to `v` in every lane.
   Value wordSplat(int64_t v) {
@@ -156,13 +147,6 @@ private:
   }
 
   /// `for (x = lo; x < hi; x += step) body(x)`, with iv bound by `body`.
-  void loop(Value lo, Value hi, int64_t step,
-            llvm::function_ref<void(Value)> body) {
-    auto forOp = scf::ForOp::create(b, loc, lo, hi, idx(step));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(forOp.getBody()->getTerminator());
-    body(forOp.getInductionVar());
-  }
 
   /// The indices of an operand (indexed by `map`) at the current loops.
   SmallVector<Value> indices(AffineMap map) {
@@ -564,8 +548,6 @@ private:
 
   ContractionMatch c;
   const ContractionTiling &t;
-  OpBuilder &b;
-  Location loc;
   VectorType vecType, maskType;
   /// Per loop: its extent, and its value at the point being emitted.
   SmallVector<Value> extent, iv;

@@ -18,12 +18,42 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/AffineMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace mlir::seq::cpu {
+
+/// The index arithmetic and loops that the register-tiled kernel emitters
+/// (ContractionKernels.cpp, VectorizeQuantized.cpp) build their loop nests
+/// with, at one builder and location.
+class KernelBuilder {
+protected:
+  KernelBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  /// lo + floor((hi - lo) / step) * step: the end of the full steps.
+  Value fullEnd(Value lo, Value hi, int64_t step) {
+    Value count = arith::DivUIOp::create(b, loc, sub(hi, lo), idx(step));
+    return add(lo, arith::MulIOp::create(b, loc, count, idx(step)));
+  }
+  /// An scf.for from `lo` to `hi` by `step` whose body `body` emits.
+  void loop(Value lo, Value hi, int64_t step,
+            llvm::function_ref<void(Value)> body) {
+    auto forOp = scf::ForOp::create(b, loc, lo, hi, idx(step));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(forOp.getBody()->getTerminator());
+    body(forOp.getInductionVar());
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
 
 /// Whether `value` is a memref whose innermost dimension has stride 1.
 inline bool hasUnitInnerStride(Value value) {

@@ -121,11 +121,11 @@ FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
   return m;
 }
 
-class QuantizedEmitter {
+class QuantizedEmitter : seq::cpu::KernelBuilder {
 public:
   QuantizedEmitter(QuantizedMatch m, const QuantizedTiling &t,
                    OpBuilder &b)
-      : m(m), t(t), b(b), loc(m.op.getLoc()),
+      : KernelBuilder(b, m.op.getLoc()), m(m), t(t),
         vecType(VectorType::get({t.lanes}, b.getF32Type())) {}
 
   void emit() {
@@ -147,21 +147,6 @@ public:
   }
 
 private:
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value fullEnd(Value lo, Value hi, int64_t step) {
-    Value count = arith::DivUIOp::create(b, loc, sub(hi, lo), idx(step));
-    return add(lo, arith::MulIOp::create(b, loc, count, idx(step)));
-  }
-  void loop(Value lo, Value hi, int64_t step,
-            llvm::function_ref<void(Value)> body) {
-    auto forOp = scf::ForOp::create(b, loc, lo, hi, idx(step));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(forOp.getBody()->getTerminator());
-    body(forOp.getInductionVar());
-  }
 
   void emitBlock(Value m0, Value mEnd, Value n0, Value nEnd) {
     Value mFull = fullEnd(m0, mEnd, t.mr);
@@ -288,8 +273,6 @@ private:
 
   QuantizedMatch m;
   const QuantizedTiling &t;
-  OpBuilder &b;
-  Location loc;
   VectorType vecType;
   Value numBlocks;
 };
