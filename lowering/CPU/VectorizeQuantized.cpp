@@ -263,7 +263,7 @@ private:
       for (int64_t jn = 0; jn < nr; ++jn) {
         Value sum = vector::ReductionOp::create(
             b, loc, vector::CombiningKind::ADD, forOp.getResult(i * nr + jn));
-        ValueRange at{rowAt[i], colAt[jn]};
+        SmallVector<Value, 2> at = {rowAt[i], colAt[jn]};
         Value old = memref::LoadOp::create(b, loc, m.c, at);
         memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
                                 m.c, at);
