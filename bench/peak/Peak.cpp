@@ -23,8 +23,11 @@
 #include <cstring>
 #include <fstream>
 #include <immintrin.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 using namespace seqc::bench;
@@ -32,6 +35,13 @@ using Clock = std::chrono::steady_clock;
 
 static double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+template <typename... Args>
+static std::string formatString(const char *format, Args... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), format, args...);
+  return buf;
 }
 
 // Each call performs iters * ACC * LANES FMAs and returns a value that
@@ -86,10 +96,44 @@ struct FmaKernel {
 
 static volatile float gSink;
 
+/// The CPUs this process may run on, in order.
+static std::vector<int> allowedCpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set))
+        cpus.push_back(c);
+  return cpus;
+}
+
+/// Runs body(t) on `threads` threads, thread t pinned to the t-th allowed
+/// CPU, so that two threads never share a core the scheduler chose.
+template <typename Body>
+static void runPinned(int threads, Body &&body) {
+  static const std::vector<int> cpus = allowedCpus();
+  std::vector<std::thread> team;
+  for (int t = 0; t < threads; ++t) {
+    team.emplace_back([&, t] {
+      if (t < static_cast<int>(cpus.size())) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[t], &one);
+        pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+      }
+      body(t);
+    });
+  }
+  for (auto &th : team)
+    th.join();
+}
+
 /// Runs `kernel` on `threads` threads at once for about `seconds` each and
-/// returns the best GFLOP/s of `rounds` rounds.
+/// returns the best GFLOP/s of `rounds` rounds; `median` receives their
+/// median, whose distance from the best tells a disturbed measurement.
 static double measureFma(const FmaKernel &k, int threads, double seconds,
-                         int rounds) {
+                         int rounds, double &median) {
   const int lanes = k.bits / 32;
   // Calibrate: iterations per second on one thread.
   int64_t iters = 1 << 16;
@@ -103,53 +147,61 @@ static double measureFma(const FmaKernel &k, int threads, double seconds,
     }
     iters *= 4;
   }
-  double best = 0;
+  std::vector<double> rates;
   for (int r = 0; r < rounds; ++r) {
-    std::vector<std::thread> team;
     auto start = Clock::now();
-    for (int t = 0; t < threads; ++t)
-      team.emplace_back([&] { gSink = k.loop(iters); });
-    for (auto &th : team)
-      th.join();
+    runPinned(threads, [&](int) { gSink = k.loop(iters); });
     double t = secondsSince(start);
     double flops = 2.0 * iters * k.accumulators * lanes * threads;
-    best = std::max(best, flops / t * 1e-9);
+    rates.push_back(flops / t * 1e-9);
   }
-  return best;
+  std::sort(rates.begin(), rates.end());
+  median = rates[rates.size() / 2];
+  return rates.back();
 }
 
-/// The running clock: a chain of dependent integer adds retires one per
-/// cycle on every x86-64 core of the last decade.
+/// The 1-minute load average, or -1 where /proc/loadavg cannot be read.
+static double readLoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  if (!(in >> load))
+    return -1;
+  return load;
+}
+
+/// The running clock: a chain of dependent 64-bit integer multiplies, whose
+/// latency is 3 cycles on every x86-64 core of the last decade (Intel since
+/// Nehalem, AMD since Zen). A chain of `add $1` is not used: Intel's Golden
+/// Cove and later fold immediate adds in the renamer, so such a chain
+/// retires several per cycle and read as a 22.5 GHz clock.
 static double measureClockGHz(double seconds) {
   auto run = [](int64_t n) {
-    uint64_t x = 0;
+    uint64_t x = 3, one = 1;
     int64_t count = n;
     asm volatile("1:\n\t"
                  ".rept 32\n\t"
-                 "add $1, %0\n\t"
+                 "imul %2, %0\n\t"
                  ".endr\n\t"
                  "dec %1\n\t"
                  "jnz 1b"
                  : "+r"(x), "+r"(count)
-                 :
+                 : "r"(one)
                  : "cc");
     return x;
   };
-  int64_t n = 1 << 16;
-  double t = 0;
+  int64_t n = 1 << 14;
   for (;;) {
     auto start = Clock::now();
     run(n);
-    t = secondsSince(start);
-    if (t > seconds)
+    if (secondsSince(start) > seconds)
       break;
     n *= 2;
   }
   double best = 0;
-  for (int r = 0; r < 3; ++r) {
+  for (int r = 0; r < 5; ++r) {
     auto start = Clock::now();
     run(n);
-    best = std::max(best, 32.0 * n / secondsSince(start) * 1e-9);
+    best = std::max(best, 3.0 * 32.0 * n / secondsSince(start) * 1e-9);
   }
   return best;
 }
@@ -168,14 +220,9 @@ static double measureTriad(int threads, size_t elems, int rounds) {
   }
   double *a = arrays[0], *b = arrays[1], *c = arrays[2];
   auto forSlices = [&](auto &&body) {
-    std::vector<std::thread> team;
-    for (int t = 0; t < threads; ++t)
-      team.emplace_back([&, t] {
-        size_t lo = elems * t / threads, hi = elems * (t + 1) / threads;
-        body(lo, hi);
-      });
-    for (auto &th : team)
-      th.join();
+    runPinned(threads, [&](int t) {
+      body(elems * t / threads, elems * (t + 1) / threads);
+    });
   };
   forSlices([&](size_t lo, size_t hi) {
     for (size_t i = lo; i < hi; ++i) {
@@ -237,8 +284,17 @@ MachineFigures seqc::bench::measureMachine(bool quick) {
     if (i.present)
       fig.isa.push_back(i.name);
 
+  // Work other than ours, running as the measurement starts, takes cores
+  // from the 2-thread figures.
+  fig.load1 = readLoadAverage();
+  if (fig.load1 > 0.5)
+    fig.disturbed.push_back(formatString(
+        "load average %.2f before the measurement: other work shared the "
+        "CPUs",
+        fig.load1));
+
   const double seconds = quick ? 0.05 : 0.25;
-  const int rounds = quick ? 2 : 3;
+  const int rounds = quick ? 3 : 5;
   fig.clockGHz = measureClockGHz(quick ? 0.02 : 0.1);
   FmaKernel kernels[] = {
       {"avx2", 256, 12, fmaLoopAvx2,
@@ -252,9 +308,37 @@ MachineFigures seqc::bench::measureMachine(bool quick) {
     FmaPeak p;
     p.isa = k.isa;
     p.bits = k.bits;
-    p.gflops1 = measureFma(k, 1, seconds, rounds);
-    p.gflops2 = maxThreads >= 2 ? measureFma(k, 2, seconds, rounds) : p.gflops1;
+    double median1 = 0, median2 = 0;
+    p.gflops1 = measureFma(k, 1, seconds, rounds, median1);
+    p.gflops2 = p.gflops1;
+    median2 = median1;
+    if (maxThreads >= 2)
+      p.gflops2 = measureFma(k, 2, seconds, rounds, median2);
     fig.fma.push_back(p);
+
+    // Sanity of the figures against each other. A core issues at most two
+    // FMAs of a vector per cycle, so a faster 1-thread rate means the clock
+    // reading is wrong; two threads cannot do more than twice the work of
+    // one; and rounds of the same loop agree within a few percent on a quiet
+    // machine.
+    const int lanes = k.bits / 32;
+    if (fig.clockGHz > 0 && p.gflops1 > 1.05 * 2 * 2 * lanes * fig.clockGHz)
+      fig.disturbed.push_back(formatString(
+          "%s: %.1f GFLOP/s on 1 thread exceeds two %d-bit FMAs per cycle at "
+          "the measured %.2f GHz: the clock reading is wrong",
+          k.isa, p.gflops1, k.bits, fig.clockGHz));
+    if (p.gflops2 > 2.1 * p.gflops1)
+      fig.disturbed.push_back(formatString(
+          "%s: the 2-thread peak (%.1f) is more than twice the 1-thread peak "
+          "(%.1f): the 1-thread rounds were disturbed",
+          k.isa, p.gflops2, p.gflops1));
+    for (auto [threads, best, median] :
+         {std::tuple{1, p.gflops1, median1}, std::tuple{2, p.gflops2, median2}})
+      if (threads <= maxThreads && median < 0.9 * best)
+        fig.disturbed.push_back(formatString(
+            "%s: the %d-thread FMA rounds spread from %.1f to %.1f GFLOP/s "
+            "(median %.0f%% of the best)",
+            k.isa, threads, median, best, 100 * median / best));
   }
   // 3 x 64 MiB (quick: 3 x 16 MiB), well past any L3 of these machines.
   size_t elems = (quick ? 2u : 8u) << 20;
@@ -303,7 +387,11 @@ std::string MachineFigures::toJson() const {
   os << "\n  ],\n  \"peak_gflops_1t\": " << peakGflops(1)
      << ",\n  \"peak_gflops_2t\": " << peakGflops(2)
      << ",\n  \"triad_gbs_1t\": " << triadGBs1
-     << ",\n  \"triad_gbs_2t\": " << triadGBs2 << "\n}\n";
+     << ",\n  \"triad_gbs_2t\": " << triadGBs2
+     << ",\n  \"load_1m\": " << load1 << ",\n  \"disturbed\": [";
+  for (size_t i = 0; i < disturbed.size(); ++i)
+    os << (i ? ",\n" : "\n") << "    " << jsonString(disturbed[i]);
+  os << (disturbed.empty() ? "]" : "\n  ]") << "\n}\n";
   return os.str();
 }
 

@@ -7,7 +7,9 @@
 // Every performance figure seqc reports is a ratio against what the machine
 // it ran on can do, measured in the same run: the FP32 FMA peak at each
 // vector width the host supports, on 1 and 2 threads; the running clock; and
-// the memory bandwidth of a STREAM-style triad.
+// the memory bandwidth of a STREAM-style triad. Threads are pinned, each
+// figure is the best of several rounds, and what makes a run suspect (load,
+// disagreeing rounds, an impossible clock) is listed with the figures.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,10 @@ struct MachineFigures {
   std::vector<FmaPeak> fma;     // one entry per supported vector width
   double triadGBs1 = 0;         // STREAM triad, one thread
   double triadGBs2 = 0;         // two threads
+  double load1 = 0;             // 1-minute load average as measuring began
+  /// Why the figures may understate the machine (other work running, rounds
+  /// that disagree, a clock reading that cannot be right); empty when none.
+  std::vector<std::string> disturbed;
 
   /// The best FMA throughput on `threads` (1 or 2) threads over all widths.
   double peakGflops(int threads) const;
