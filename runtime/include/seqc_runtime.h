@@ -343,7 +343,9 @@ seqc_status *seqc_model_set_param(seqc_model *model, const char *name,
 seqc_status *seqc_model_get_param(const seqc_model *model, const char *name,
                                   seqc_tensor *out_tensor);
 
-/// Writes every parameter (all must be bound) to a safetensors file.
+/// Writes every parameter (all must be bound) to a safetensors file, or to
+/// a GGUF v3 file when `path` ends in ".gguf" (docs/runtime.md, "Writing
+/// GGUF": each parameter in its stored dtype, blocks as they are).
 /// Output files (also seqc_npy_write): "-" is standard output; a symbolic
 /// link is followed to its target; a target that is absent or a regular
 /// file is written next to it and renamed over it (keeping an existing

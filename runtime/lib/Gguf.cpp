@@ -555,6 +555,14 @@ seqc_dtype dtypeOfGgmlBlocks(uint32_t type) {
 
 uint32_t ggmlTypeOfDType(seqc_dtype dtype) {
   switch (dtype) {
+  case SEQC_DTYPE_F32:
+    return kGgmlF32;
+  case SEQC_DTYPE_F16:
+    return kGgmlF16;
+  case SEQC_DTYPE_BF16:
+    return kGgmlBF16;
+  case SEQC_DTYPE_F64:
+    return 28; // GGML_TYPE_F64
   case SEQC_DTYPE_Q8_0:
     return kGgmlQ8_0;
   case SEQC_DTYPE_Q4_0:
@@ -564,6 +572,103 @@ uint32_t ggmlTypeOfDType(seqc_dtype dtype) {
   default:
     return UINT32_MAX;
   }
+}
+
+namespace {
+/// Appends little-endian scalars and GGUF strings to a byte buffer.
+struct GgufBuffer {
+  std::string bytes;
+
+  template <typename T> void put(T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    char raw[sizeof(T)];
+    std::memcpy(raw, &value, sizeof(T));
+    bytes.append(raw, sizeof(T));
+  }
+  void putString(const std::string &text) {
+    put<uint64_t>(text.size());
+    bytes += text;
+  }
+};
+} // namespace
+
+seqc_status *writeGguf(const char *path,
+                       const std::vector<GgufWriteValue> &metadata,
+                       const std::vector<GgufWriteTensor> &tensors) {
+  GgufBuffer head;
+  head.bytes = "GGUF";
+  head.put<uint32_t>(kGgufVersion);
+  head.put<uint64_t>(tensors.size());
+  head.put<uint64_t>(metadata.size());
+  for (const GgufWriteValue &value : metadata) {
+    head.putString(value.key);
+    head.put<uint32_t>(static_cast<uint32_t>(value.type));
+    switch (value.type) {
+    case GgufValueType::String:
+      head.putString(value.str);
+      break;
+    case GgufValueType::U32:
+      head.put<uint32_t>(value.u32);
+      break;
+    case GgufValueType::F32:
+      head.put<float>(value.f32);
+      break;
+    default:
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "cannot write '%s': metadata '%s' has a type the "
+                        "writer does not support",
+                        path, value.key.c_str());
+    }
+  }
+  std::unordered_set<std::string> names;
+  uint64_t offset = 0;
+  std::vector<uint64_t> padding;
+  for (const GgufWriteTensor &tensor : tensors) {
+    const char *typeName = "";
+    uint64_t blockSize = 0, typeSize = 0;
+    int64_t numel = 1;
+    bool valid = ggmlTypeInfo(tensor.type, &typeName, &blockSize, &typeSize) &&
+                 !tensor.shape.empty() && tensor.shape.size() <= kGgufMaxDims;
+    for (int64_t d : tensor.shape)
+      valid = valid && d > 0 && numel <= INT64_MAX / d && (numel *= d);
+    valid = valid && !tensor.shape.empty() &&
+            tensor.shape.back() % static_cast<int64_t>(blockSize) == 0 &&
+            static_cast<uint64_t>(numel) / blockSize * typeSize == tensor.bytes;
+    if (!valid)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "cannot write '%s': tensor '%s' has a shape that does "
+                        "not fit its %zu bytes of ggml type %s",
+                        path, tensor.name.c_str(), tensor.bytes, typeName);
+    if (tensor.name.empty() || !names.insert(tensor.name).second)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "cannot write '%s': empty or duplicate tensor name "
+                        "'%s'",
+                        path, tensor.name.c_str());
+    head.putString(tensor.name);
+    head.put<uint32_t>(static_cast<uint32_t>(tensor.shape.size()));
+    for (size_t d = tensor.shape.size(); d-- > 0;)
+      head.put<uint64_t>(static_cast<uint64_t>(tensor.shape[d]));
+    head.put<uint32_t>(tensor.type);
+    head.put<uint64_t>(offset);
+    offset += tensor.bytes;
+    padding.push_back((kGgufDefaultAlignment - offset % kGgufDefaultAlignment) %
+                      kGgufDefaultAlignment);
+    offset += padding.back();
+  }
+  head.bytes.append((kGgufDefaultAlignment -
+                     head.bytes.size() % kGgufDefaultAlignment) %
+                        kGgufDefaultAlignment,
+                    '\0');
+  static const char zeros[kGgufDefaultAlignment] = {};
+  std::vector<const void *> chunks = {head.bytes.data()};
+  std::vector<size_t> sizes = {head.bytes.size()};
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    chunks.push_back(tensors[i].data);
+    sizes.push_back(tensors[i].bytes);
+    chunks.push_back(zeros);
+    sizes.push_back(padding[i]);
+  }
+  return writeOutputFile(path, chunks.data(), sizes.data(), chunks.size());
 }
 
 void dequantizeGgmlRow(uint32_t type, const uint8_t *source, float *dest,

@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// GGUF, llama.cpp's weight format, version 3, little-endian:
+// GGUF, llama.cpp's weight format, version 3, little-endian (read, and
+// written by writeGguf):
 //
 //   "GGUF" | u32 version | u64 tensor count | u64 metadata count
 //   metadata: { string key | u32 value type | value } ...
@@ -143,8 +144,35 @@ seqc_status *readGguf(const char *path, GgufFile *out);
 void dequantizeGgmlRow(uint32_t type, const uint8_t *source, float *dest,
                        uint64_t count);
 
-/// The ggml type that stores seqc's block dtype `dtype` (SEQC_DTYPE_Q8_0,
-/// Q4_0, Q4_1) with the same bytes; UINT32_MAX for other dtypes.
+/// A metadata entry to write: a string, a u32 or an f32 (the types
+/// llama.cpp reads its hyperparameters as).
+struct GgufWriteValue {
+  std::string key;
+  GgufValueType type = GgufValueType::String;
+  std::string str;
+  uint32_t u32 = 0;
+  float f32 = 0;
+};
+
+/// A tensor to write: `shape` row-major (written as ne, innermost first),
+/// `bytes` bytes of ggml type `type` at `data`.
+struct GgufWriteTensor {
+  std::string name;
+  uint32_t type = kGgmlF32;
+  std::vector<int64_t> shape;
+  const void *data = nullptr;
+  size_t bytes = 0;
+};
+
+/// Writes a GGUF v3 file (writeOutputFile's rules for `path`) with the
+/// metadata in the given order, then the tensors, each at an offset that is
+/// a multiple of kGgufDefaultAlignment. Names must be unique and non-empty.
+seqc_status *writeGguf(const char *path,
+                       const std::vector<GgufWriteValue> &metadata,
+                       const std::vector<GgufWriteTensor> &tensors);
+
+/// The ggml type that stores seqc's `dtype` with the same bytes (F32, F16,
+/// BF16, F64, Q8_0, Q4_0, Q4_1); UINT32_MAX for other dtypes.
 uint32_t ggmlTypeOfDType(seqc_dtype dtype);
 
 } // namespace seqc

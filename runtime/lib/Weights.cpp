@@ -14,6 +14,7 @@
 
 #include "Checkpoint.h"
 #include "Gguf.h"
+#include "Json.h"
 #include "Model.h"
 #include "Quantize.h"
 #include "Random.h"
@@ -25,6 +26,7 @@
 #include <fnmatch.h>
 #include <iterator>
 #include <memory>
+#include <strings.h>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -780,6 +782,148 @@ bool isGgufPath(const char *path) {
   return gguf;
 }
 
+/// The llama.cpp name of parameter `name` under the Llama table, or "".
+std::string llamaGgufName(const std::string &name) {
+  std::string layer;
+  for (const NameRule &rule : kLlamaNames)
+    if (matchName(rule.to, name, &layer))
+      return substituteLayer(rule.from, layer);
+  return "";
+}
+
+/// Writes the bound parameters as a GGUF file, each in its stored dtype
+/// (block formats as their blocks). A model whose parameters all carry
+/// Hugging Face Llama names and whose hyperparameters include `heads` and
+/// `kv_heads` (examples/llama.seq) is written as llama.cpp's converter
+/// would: architecture "llama", llama.cpp's tensor names, the Q and K rows
+/// in its RoPE order and the hyperparameters under its keys; any other
+/// model as architecture "seqc" with its own names. seqc reads both back.
+seqc_status *saveGguf(const seqc_model *model, const char *path) {
+  const std::vector<ValueSpec> &specs =
+      model->manifest.values[SEQC_VALUE_PARAM];
+  JsonValue root;
+  SEQC_RETURN_IF_ERROR(
+      parseJson(model->manifestText, &root, SEQC_STATUS_INVALID_MANIFEST));
+  const JsonValue *hyper = root.find("hyper");
+  auto hyperNumber = [&](const char *key) -> const JsonValue * {
+    const JsonValue *value = hyper ? hyper->find(key) : nullptr;
+    return value && value->isNumber() ? value : nullptr;
+  };
+  auto positiveInt = [&](const char *key) -> int64_t {
+    const JsonValue *value = hyperNumber(key);
+    return value && value->isInteger && value->integer > 0 &&
+                   value->integer <= UINT32_MAX
+               ? value->integer
+               : 0;
+  };
+
+  bool llama = positiveInt("heads") && positiveInt("kv_heads") &&
+               !specs.empty();
+  for (const ValueSpec &spec : specs)
+    llama = llama && !llamaGgufName(spec.name).empty();
+
+  std::vector<GgufWriteValue> metadata;
+  auto addString = [&](std::string key, std::string text) {
+    GgufWriteValue value;
+    value.key = std::move(key);
+    value.str = std::move(text);
+    metadata.push_back(std::move(value));
+  };
+  const std::string architecture = llama ? "llama" : "seqc";
+  addString("general.architecture", architecture);
+  addString("general.name", model->manifest.name);
+  if (llama) {
+    // llama.cpp's keys for the hyperparameters examples/llama.seq names.
+    const struct {
+      const char *key, *hyper;
+      bool isFloat;
+    } keys[] = {{"context_length", "max_len", false},
+                {"embedding_length", "dim", false},
+                {"block_count", "depth", false},
+                {"feed_forward_length", "hidden", false},
+                {"attention.head_count", "heads", false},
+                {"attention.head_count_kv", "kv_heads", false},
+                {"vocab_size", "vocab", false},
+                {"rope.freq_base", "theta", true},
+                {"attention.layer_norm_rms_epsilon", "eps", true}};
+    for (const auto &k : keys) {
+      GgufWriteValue value;
+      value.key = architecture + "." + k.key;
+      if (k.isFloat) {
+        const JsonValue *number = hyperNumber(k.hyper);
+        if (!number)
+          continue;
+        value.type = GgufValueType::F32;
+        value.f32 = static_cast<float>(number->number);
+      } else {
+        int64_t number = positiveInt(k.hyper);
+        if (!number)
+          continue;
+        value.type = GgufValueType::U32;
+        value.u32 = static_cast<uint32_t>(number);
+      }
+      metadata.push_back(std::move(value));
+    }
+  }
+
+  std::vector<GgufWriteTensor> tensors;
+  std::vector<std::vector<uint8_t>> permuted;
+  permuted.reserve(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ValueSpec &spec = specs[i];
+    const BoundValue &param = model->params[i];
+    if (!param.bound)
+      return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                        "cannot save weights: parameter '%s' is not bound",
+                        spec.name.c_str());
+    GgufWriteTensor tensor;
+    tensor.name = llama ? llamaGgufName(spec.name) : spec.name;
+    tensor.type = ggmlTypeOfDType(spec.dtype);
+    if (tensor.type == UINT32_MAX)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "cannot write '%s': parameter '%s' is %s, which GGUF "
+                        "does not store (F32, F16, BF16, F64, Q8_0, Q4_0, Q4_1)",
+                        path, spec.name.c_str(), seqc_dtype_name(spec.dtype));
+    tensor.shape.assign(spec.shape, spec.shape + spec.rank);
+    tensor.data = param.buffer.data;
+    int64_t numel = 0, blockElements = 1;
+    size_t blockBytes = 0;
+    checkedNumel(spec.shape, spec.rank, &numel);
+    seqc_dtype_block(spec.dtype, &blockElements, &blockBytes);
+    tensor.bytes = static_cast<size_t>(numel / blockElements) * blockBytes;
+    std::string layer;
+    bool isQ = llama && (matchName("blk.{i}.attn_q.weight", tensor.name,
+                                   &layer) ||
+                         matchName("blk.{i}.attn_q.bias", tensor.name, &layer));
+    bool isK = llama && (matchName("blk.{i}.attn_k.weight", tensor.name,
+                                   &layer) ||
+                         matchName("blk.{i}.attn_k.bias", tensor.name, &layer));
+    if ((isQ || isK) && spec.rank >= 1) {
+      // llama.cpp's converter permutes these rows for its RoPE kernel; the
+      // reader undoes it (ropeSourceRow), so file row ropeSourceRow(r)
+      // holds row r.
+      int64_t heads = positiveInt(isQ ? "heads" : "kv_heads");
+      int64_t rows = spec.shape[0];
+      if (rows % heads != 0 || (rows / heads) % 2 != 0)
+        return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                          "cannot write '%s': parameter '%s' has %lld rows, "
+                          "not %lld heads of an even size",
+                          path, spec.name.c_str(), (long long)rows,
+                          (long long)heads);
+      size_t rowBytes = tensor.bytes / static_cast<size_t>(rows);
+      const auto *source = static_cast<const uint8_t *>(tensor.data);
+      permuted.emplace_back(tensor.bytes);
+      for (int64_t r = 0; r < rows; ++r)
+        std::memcpy(permuted.back().data() +
+                        ropeSourceRow(r, rows, heads) * rowBytes,
+                    source + r * rowBytes, rowBytes);
+      tensor.data = permuted.back().data();
+    }
+    tensors.push_back(std::move(tensor));
+  }
+  return writeGguf(path, metadata, tensors);
+}
+
 } // namespace
 
 extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
@@ -923,6 +1067,9 @@ extern "C" seqc_status *seqc_model_save_weights(const seqc_model *model,
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "seqc_model_save_weights: model and path must not be "
                       "NULL");
+  size_t length = std::strlen(path);
+  if (length > 5 && strcasecmp(path + length - 5, ".gguf") == 0)
+    return saveGguf(model, path);
   const std::vector<ValueSpec> &specs =
       model->manifest.values[SEQC_VALUE_PARAM];
   std::vector<SafetensorsWriteEntry> entries;

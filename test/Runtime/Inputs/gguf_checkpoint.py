@@ -16,6 +16,11 @@ writes a LlamaForCausalLM checkpoint.
       dequantizer must produce from the file (numpy's reference).
   gguf_checkpoint.py compare SAVED.safetensors EXPECTED.safetensors
       Prints "ok" if both hold the same tensors, bit for bit.
+  gguf_checkpoint.py tensors FILE.gguf
+      Reads a GGUF v3 file (checking its layout: offsets aligned, in order,
+      inside the file) and prints its architecture, its integer and float
+      hyperparameters and one line per tensor, sorted by name: name, ggml
+      type, ne and a hash of its bytes.
   gguf_checkpoint.py malformed SRC.safetensors MODEL DIR
       Writes one malformed variant of the converted file per case into DIR,
       runs the model executable on each and checks that it fails with the
@@ -312,6 +317,65 @@ def write(path, g):
         f.write(g.bytes())
 
 
+def read_tensors(path):
+    """Prints what the `tensors` command promises."""
+    import hashlib
+    data = open(path, "rb").read()
+    at = 0
+
+    def take(fmt):
+        nonlocal at
+        values = struct.unpack_from(fmt, data, at)
+        at += struct.calcsize(fmt)
+        return values if len(values) > 1 else values[0]
+
+    def string():
+        nonlocal at
+        n = take("<Q")
+        at += n
+        return data[at - n:at].decode()
+
+    def value(kind):
+        if kind == STRING:
+            return string()
+        if kind == ARRAY:
+            element, count = take("<IQ")
+            return [value(element) for _ in range(count)]
+        return take(SCALAR[kind])
+
+    assert data[:4] == b"GGUF" and take("<4xI") == 3
+    n_tensors, n_kv = take("<QQ")
+    kv = {}
+    for _ in range(n_kv):
+        key = string()
+        kv[key] = value(take("<I"))
+    infos = []
+    for _ in range(n_tensors):
+        name = string()
+        ne = [take("<Q") for _ in range(take("<I"))]
+        infos.append((name, ne, *take("<IQ")))
+    start = -(-at // 32) * 32
+    print("architecture", kv["general.architecture"])
+    for key in sorted(kv):
+        if key.startswith(kv["general.architecture"] + "."):
+            print(key, kv[key] if isinstance(kv[key], int) else
+                  "%.6g" % kv[key])
+    block = {0: (1, 4), 1: (1, 2), 30: (1, 2), 8: (32, 34), 2: (32, 18),
+             3: (32, 20)}
+    lines, end = [], 0
+    for name, ne, kind, offset in infos:
+        elements, size = block[kind]
+        nbytes = int(np.prod(ne)) // elements * size
+        assert offset % 32 == 0 and offset >= end, (name, offset)
+        end = offset + nbytes
+        assert start + end <= len(data), name
+        raw = data[start + offset:start + end]
+        lines.append("%s %d %s %s" % (name, kind, ne,
+                                      hashlib.sha1(raw).hexdigest()[:12]))
+    for line in sorted(lines):
+        print(line)
+
+
 # --- malformed files ---------------------------------------------------------
 
 def cases(source):
@@ -487,6 +551,8 @@ def main():
                a[n].tobytes() != b[n].tobytes()]
         bad += [n for n in a if n not in b]
         print("ok" if not bad else "differ: " + ", ".join(sorted(bad)))
+    elif command == "tensors":
+        read_tensors(args[0])
     elif command == "malformed":
         malformed(*args[0:3])
     else:
