@@ -563,6 +563,10 @@ uint32_t ggmlTypeOfDType(seqc_dtype dtype) {
     return kGgmlBF16;
   case SEQC_DTYPE_F64:
     return 28; // GGML_TYPE_F64
+  case SEQC_DTYPE_I32:
+    return 26; // GGML_TYPE_I32
+  case SEQC_DTYPE_I64:
+    return 27; // GGML_TYPE_I64
   case SEQC_DTYPE_Q8_0:
     return kGgmlQ8_0;
   case SEQC_DTYPE_Q4_0:
@@ -624,15 +628,21 @@ seqc_status *writeGguf(const char *path,
   uint64_t offset = 0;
   std::vector<uint64_t> padding;
   for (const GgufWriteTensor &tensor : tensors) {
-    const char *typeName = "";
+    if (tensor.shape.size() > kGgufMaxDims)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "cannot write '%s': tensor '%s' has %zu dimensions, "
+                        "more than GGUF's %u",
+                        path, tensor.name.c_str(), tensor.shape.size(),
+                        kGgufMaxDims);
+    const char *typeName = "?";
     uint64_t blockSize = 0, typeSize = 0;
     int64_t numel = 1;
-    bool valid = ggmlTypeInfo(tensor.type, &typeName, &blockSize, &typeSize) &&
-                 !tensor.shape.empty() && tensor.shape.size() <= kGgufMaxDims;
+    bool valid = ggmlTypeInfo(tensor.type, &typeName, &blockSize, &typeSize);
     for (int64_t d : tensor.shape)
-      valid = valid && d > 0 && numel <= INT64_MAX / d && (numel *= d);
-    valid = valid && !tensor.shape.empty() &&
-            tensor.shape.back() % static_cast<int64_t>(blockSize) == 0 &&
+      valid = valid && d >= 0 && (d == 0 || numel <= INT64_MAX / d) &&
+              ((numel *= d), true);
+    int64_t last = tensor.shape.empty() ? 1 : tensor.shape.back();
+    valid = valid && last % static_cast<int64_t>(blockSize) == 0 &&
             static_cast<uint64_t>(numel) / blockSize * typeSize == tensor.bytes;
     if (!valid)
       return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,

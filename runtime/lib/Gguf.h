@@ -172,7 +172,7 @@ seqc_status *writeGguf(const char *path,
                        const std::vector<GgufWriteTensor> &tensors);
 
 /// The ggml type that stores seqc's `dtype` with the same bytes (F32, F16,
-/// BF16, F64, Q8_0, Q4_0, Q4_1); UINT32_MAX for other dtypes.
+/// BF16, F64, I32, I64, Q8_0, Q4_0, Q4_1); UINT32_MAX for other dtypes.
 uint32_t ggmlTypeOfDType(seqc_dtype dtype);
 
 } // namespace seqc

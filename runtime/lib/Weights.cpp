@@ -882,7 +882,8 @@ seqc_status *saveGguf(const seqc_model *model, const char *path) {
     if (tensor.type == UINT32_MAX)
       return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                         "cannot write '%s': parameter '%s' is %s, which GGUF "
-                        "does not store (F32, F16, BF16, F64, Q8_0, Q4_0, Q4_1)",
+                        "does not store (F32, F16, BF16, F64, I32, I64, Q8_0, Q4_0, "
+                        "Q4_1)",
                         path, spec.name.c_str(), seqc_dtype_name(spec.dtype));
     tensor.shape.assign(spec.shape, spec.shape + spec.rank);
     tensor.data = param.buffer.data;

@@ -179,6 +179,27 @@ inline std::vector<std::vector<uint8_t>> readParams(const seqc_model *model) {
   return params;
 }
 
+/// Saves the parameters of `model` (a model of `manifest`) to `saved`, whose
+/// name's suffix picks the format, loads them into a fresh model of the same
+/// manifest and aborts unless they come back byte for byte: anything the
+/// loader accepted, the writer must write and the loader read back.
+inline void checkSaveAndReload(const seqc_model *model, const char *manifest,
+                               const ScratchFile &saved) {
+  std::vector<std::vector<uint8_t>> params = readParams(model);
+  mustSucceed(seqc_model_save_weights(model, saved.name()), "save_weights");
+  seqc_model *reloaded = nullptr;
+  mustSucceed(seqc_model_load_from(manifest, noopInvoke, &reloaded),
+              "load_from");
+  mustSucceed(seqc_model_load_weights(reloaded, saved.name()),
+              "reloading saved weights");
+  if (readParams(reloaded) != params) {
+    std::fprintf(stderr, "weights saved as '%s' reload differently\n",
+                 saved.name());
+    std::abort();
+  }
+  seqc_model_free(reloaded);
+}
+
 } // namespace seqc::fuzz
 
 #endif // SEQC_TEST_FUZZ_RUNTIMEFUZZ_H

@@ -11,19 +11,19 @@
 // the manifest. Tensors that are not parameters are skipped, so that more
 // inputs get as far as binding. Any crash or sanitizer report is a bug, and
 // so is a file that loads but whose parameters do not survive a save (as
-// safetensors) and a reload unchanged, or an error without a message.
+// safetensors, and as GGUF through seqc's writer) and a reload unchanged, or
+// an error without a message.
 // Rejecting the input is not.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeFuzz.h"
 
-#include <vector>
-
 using namespace seqc::fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static ScratchFile input(".gguf"), saved(".safetensors");
+  static ScratchFile input(".gguf"), saved(".safetensors"),
+      savedGguf(".gguf");
   seqc_model *model = nullptr;
   mustSucceed(seqc_model_load_from(kGgufManifest, noopInvoke, &model),
               "load_from");
@@ -36,18 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     seqc_model_free(model);
     return 0;
   }
-  std::vector<std::vector<uint8_t>> params = readParams(model);
-  mustSucceed(seqc_model_save_weights(model, saved.name()), "save_weights");
-  seqc_model *reloaded = nullptr;
-  mustSucceed(seqc_model_load_from(kGgufManifest, noopInvoke, &reloaded),
-              "load_from");
-  mustSucceed(seqc_model_load_weights(reloaded, saved.name()),
-              "reloading saved weights");
-  if (readParams(reloaded) != params) {
-    std::fprintf(stderr, "saved weights reload differently\n");
-    std::abort();
-  }
-  seqc_model_free(reloaded);
+  checkSaveAndReload(model, kGgufManifest, saved);
+  checkSaveAndReload(model, kGgufManifest, savedGguf);
   seqc_model_free(model);
   return 0;
 }

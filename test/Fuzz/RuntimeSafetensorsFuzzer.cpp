@@ -15,9 +15,6 @@
 
 #include "RuntimeFuzz.h"
 
-#include <cstring>
-#include <vector>
-
 using namespace seqc::fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -33,18 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     seqc_model_free(model);
     return 0;
   }
-  std::vector<std::vector<uint8_t>> params = readParams(model);
-  mustSucceed(seqc_model_save_weights(model, saved.name()), "save_weights");
-  seqc_model *reloaded = nullptr;
-  mustSucceed(seqc_model_load_from(kWeightsManifest, noopInvoke, &reloaded),
-              "load_from");
-  mustSucceed(seqc_model_load_weights(reloaded, saved.name()),
-              "reloading saved weights");
-  if (readParams(reloaded) != params) {
-    std::fprintf(stderr, "saved weights reload differently\n");
-    std::abort();
-  }
-  seqc_model_free(reloaded);
+  checkSaveAndReload(model, kWeightsManifest, saved);
   seqc_model_free(model);
   return 0;
 }
