@@ -603,14 +603,6 @@ Val Elaborator::evalBinary(const ast::BinaryExpr &expr) {
       isSize(rhs))
     return evalIndexBinary(loc, op, lhs, rhs);
   std::string what = ("'" + ast::BinaryExpr::getSpelling(op) + "'").str();
-  // `x == None` and `x != None` ask whether an optional argument was given
-  // (Python's `x is None`), for any x.
-  bool equality =
-      op == ast::BinaryExpr::Op::Eq || op == ast::BinaryExpr::Op::Ne;
-  if (equality && (lhs.is(Val::Kind::None) || rhs.is(Val::Kind::None)))
-    return Val::boolean((lhs.is(Val::Kind::None) &&
-                         rhs.is(Val::Kind::None)) ==
-                        (op == ast::BinaryExpr::Op::Eq));
   if (lhs.is(Val::Kind::Tensor) || rhs.is(Val::Kind::Tensor)) {
     Elementwise kind = op == ast::BinaryExpr::Op::Add   ? Elementwise::Add
                        : op == ast::BinaryExpr::Op::Sub ? Elementwise::Sub

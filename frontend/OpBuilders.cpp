@@ -322,6 +322,12 @@ Elaborator::buildKVCache(SMLoc loc, StringRef what, const TensorVal &k,
                    << k.str();
     return failure();
   }
+  for (StringRef symbol : {"kv_heads", "d", "d_v"})
+    if (!m.lookup(symbol).isStatic())
+      return emitError(loc) << "the heads and head dims of " << article
+                            << what
+                            << " with a KV cache must be static, got keys "
+                            << k.str() << " and values " << v.str();
   if (n.isStatic() && n.size > maxLen) {
     emitError(loc) << "a call with " << n.size
                    << " tokens does not fit a KV cache of " << maxLen
