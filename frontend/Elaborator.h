@@ -629,6 +629,21 @@ public:
   };
   Val buildMultiHeadAttention(llvm::SMLoc loc,
                               const MultiHeadAttentionOperands &operands);
+  /// The keys and values a cached attention attends over.
+  struct KVCache {
+    Value keys, values;
+  };
+  /// A KV cache of `maxLen` positions owned by the module instance at `path`
+  /// (the model itself when empty), shared by the MultiHeadAttention
+  /// module's `cache=` and `attention(..., cache=)`: declares the state
+  /// arguments `<path>.k_cache` and `<path>.v_cache` [b, h_kv, max_len, d]
+  /// of the element types of `k` and `v` [b, h_kv, n, d], writes `k` and
+  /// `v` into them at `pos`, a model input, and returns the caches after the
+  /// write. `what` names the caller in errors.
+  FailureOr<KVCache> buildKVCache(llvm::SMLoc loc, StringRef what,
+                                  const TensorVal &k, const TensorVal &v,
+                                  const TensorVal &pos, int64_t maxLen,
+                                  const std::string &path);
   /// Self-attention over a KV cache of `maxLen` positions (the
   /// MultiHeadAttention module's `cache=`): declares the state arguments
   /// `<path>.k_cache` and `<path>.v_cache`, writes the new keys and values

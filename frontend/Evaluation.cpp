@@ -674,6 +674,14 @@ Val Elaborator::evalScalarBinary(SMLoc loc, ast::BinaryExpr::Op op,
 Val Elaborator::evalComparison(SMLoc loc, ast::BinaryExpr::Op op,
                                const Val &lhs, const Val &rhs) {
   std::string what = ("'" + ast::BinaryExpr::getSpelling(op) + "'").str();
+  // `x == None` and `x != None` ask whether an optional argument was given
+  // (Python's `x is None`), for any x.
+  bool equality =
+      op == ast::BinaryExpr::Op::Eq || op == ast::BinaryExpr::Op::Ne;
+  if (equality && (lhs.is(Val::Kind::None) || rhs.is(Val::Kind::None)))
+    return Val::boolean((lhs.is(Val::Kind::None) &&
+                         rhs.is(Val::Kind::None)) ==
+                        (op == ast::BinaryExpr::Op::Eq));
   if (lhs.is(Val::Kind::Tensor) || rhs.is(Val::Kind::Tensor)) {
     Elementwise kind;
     switch (op) {
@@ -707,8 +715,6 @@ Val Elaborator::evalComparison(SMLoc loc, ast::BinaryExpr::Op op,
     order = lhs.getNumber() < rhs.getNumber()
                 ? -1
                 : lhs.getNumber() > rhs.getNumber();
-  bool equality =
-      op == ast::BinaryExpr::Op::Eq || op == ast::BinaryExpr::Op::Ne;
   if (!order && equality && lhs.getKind() == rhs.getKind()) {
     if (lhs.is(Val::Kind::Bool))
       order = lhs.getBool() != rhs.getBool();
@@ -886,11 +892,12 @@ Val Elaborator::evalSubscript(const ast::SubscriptExpr &expr) {
   Val index = eval(*subs[0].index);
   if (index.isPoison())
     return index;
-  if (!index.is(Val::Kind::Int))
+  // As in Python, a bool indexes as 0 or 1 (`[a, b][pos != None]`).
+  if (!index.is(Val::Kind::Int) && !index.is(Val::Kind::Bool))
     return emitError(subs[0].loc)
            << "a list index must be an int, got " << index.describe();
   int64_t size = base.getList().size();
-  int64_t i = index.getInt();
+  int64_t i = index.is(Val::Kind::Bool) ? index.getBool() : index.getInt();
   if (i < -size || i >= size)
     return emitError(subs[0].loc)
            << "index " << i << " is out of range for a list of " << size;

@@ -284,6 +284,102 @@ Val Elaborator::buildMultiHeadAttention(SMLoc loc,
       shape);
 }
 
+FailureOr<Elaborator::KVCache>
+Elaborator::buildKVCache(SMLoc loc, StringRef what, const TensorVal &k,
+                         const TensorVal &v, const TensorVal &pos,
+                         int64_t maxLen, const std::string &path) {
+  StringRef article = StringRef("aeiou").contains(what.front()) ? "an " : "a ";
+  ShapeMatcher m(*this, loc, what);
+  m.bind("key", k, {"batch", "kv_heads", "n", "d"});
+  m.bind("value", v, {"batch", "kv_heads", "n", "d_v"});
+  m.bindInteger("pos", pos, {"batch"});
+  if (m.failed())
+    return failure();
+  // The runtime checks pos + n <= max_len before the model runs, so pos must
+  // be an input it can read.
+  auto posArg = dyn_cast<BlockArgument>(pos.value);
+  if (!posArg || posArg.getOwner() != &func.getBody().front() ||
+      posArg.getArgNumber() >= inputs.size()) {
+    emitError(loc) << "pos= of " << article << what
+                   << " with a KV cache must be a model input (the runtime "
+                      "checks pos + n against the cache length before the "
+                      "model runs)";
+    return failure();
+  }
+  std::string posName = inputs[posArg.getArgNumber()].name;
+  Dim batch = m.lookup("batch"), n = m.lookup("n");
+  if (!batch.isStatic() && !batch.symbol) {
+    emitError(loc) << "the batch dimension of " << article << what
+                   << " with a KV cache must be a size or a named dimension "
+                      "of an input, got "
+                   << k.str();
+    return failure();
+  }
+  if (!n.isStatic() && !n.symbol) {
+    emitError(loc) << "the sequence dimension of " << article << what
+                   << " with a KV cache must be a size or a named dimension "
+                      "of an input, got "
+                   << k.str();
+    return failure();
+  }
+  for (StringRef symbol : {"kv_heads", "d", "d_v"})
+    if (!m.lookup(symbol).isStatic())
+      return emitError(loc) << "the heads and head dims of " << article
+                            << what
+                            << " with a KV cache must be static, got keys "
+                            << k.str() << " and values " << v.str();
+  if (n.isStatic() && n.size > maxLen) {
+    emitError(loc) << "a call with " << n.size
+                   << " tokens does not fit a KV cache of " << maxLen
+                   << " positions";
+    return failure();
+  }
+  std::string kName = joinPath(path, "k_cache");
+  std::string vName = joinPath(path, "v_cache");
+  if (llvm::any_of(states,
+                   [&](const StateInfo &s) { return s.name == kName; })) {
+    std::string where = path.empty() ? "" : " '" + path + "'";
+    return emitError(loc) << "the " << what << where
+                          << " with a KV cache is called more than once in "
+                             "forward; each call needs its own cache";
+  }
+
+  auto dimAttr = [&](const Dim &dim) -> Attribute {
+    if (dim.isStatic())
+      return builder.getI64IntegerAttr(dim.size);
+    return dim.symbol;
+  };
+  auto cacheShape = [&](const Dim &headDim) -> Shape {
+    return {batch, m.lookup("kv_heads"), Dim::fixed(maxLen), headDim};
+  };
+  DictionaryAttr write = builder.getDictionaryAttr(
+      {builder.getNamedAttr("input", builder.getStringAttr(posName)),
+       builder.getNamedAttr("count", dimAttr(n)),
+       builder.getNamedAttr("axis", builder.getI64IntegerAttr(2))});
+  // The state arguments, after every parameter.
+  Block *entry = &func.getBody().front();
+  auto declareCache = [&](const std::string &name, const TensorVal &rows,
+                          const Dim &headDim) {
+    Shape shape = cacheShape(headDim);
+    RankedTensorType type = getTensorType(shape, rows.getElementType());
+    Value arg = entry->addArgument(type, getLoc(loc));
+    states.push_back(
+        {name, builder.getArrayAttr(llvm::map_to_vector(shape, dimAttr)),
+         write, DictionaryAttr()});
+    return arg;
+  };
+  Value kCache = declareCache(kName, k, m.lookup("d"));
+  Value vCache = declareCache(vName, v, m.lookup("d_v"));
+  // The new rows go into the cache in place; queries at pos[r] + i see its
+  // positions up to their own through the causal mask.
+  KVCache cache;
+  cache.keys = create<CacheWriteOp>(loc, kCache.getType(), kCache, k.value,
+                                    pos.value);
+  cache.values = create<CacheWriteOp>(loc, vCache.getType(), vCache, v.value,
+                                      pos.value);
+  return cache;
+}
+
 Val Elaborator::buildCachedAttention(SMLoc loc,
                                      const MultiHeadAttentionOperands &o,
                                      const TensorVal &pos, int64_t maxLen,
@@ -300,96 +396,48 @@ Val Elaborator::buildCachedAttention(SMLoc loc,
   m.bindInteger("pos", pos, {"batch"});
   if (m.failed())
     return Val::poison();
-  // The runtime checks pos + n <= max_len before the model runs, so pos must
-  // be an input it can read.
-  auto posArg = dyn_cast<BlockArgument>(pos.value);
-  if (!posArg || posArg.getOwner() != &func.getBody().front() ||
-      posArg.getArgNumber() >= inputs.size())
-    return emitError(loc) << "pos= of a MultiHeadAttention with a KV cache "
-                             "must be a model input (the runtime checks "
-                             "pos + n against the cache length before the "
-                             "model runs)";
-  std::string posName = inputs[posArg.getArgNumber()].name;
   Dim batch = m.lookup("batch"), n = m.lookup("n");
   Dim modelDim = m.lookup("model_dim");
-  if (!batch.isStatic() && !batch.symbol)
-    return emitError(loc) << "the batch dimension of a MultiHeadAttention "
-                             "with a KV cache must be a size or a named "
-                             "dimension of an input, got "
-                          << o.input.str();
-  if (!n.isStatic() && !n.symbol)
-    return emitError(loc) << "the sequence dimension of a MultiHeadAttention "
-                             "with a KV cache must be a size or a named "
-                             "dimension of an input, got "
-                          << o.input.str();
-  if (n.isStatic() && n.size > maxLen)
-    return emitError(loc) << "a call with " << n.size
-                          << " tokens does not fit a KV cache of " << maxLen
-                          << " positions";
-  std::string kName = path + ".k_cache", vName = path + ".v_cache";
-  if (llvm::any_of(states, [&](const StateInfo &s) { return s.name == kName; }))
-    return emitError(loc) << "the MultiHeadAttention '" << path
-                          << "' with a KV cache is called more than once in "
-                             "forward; each call needs its own cache";
-
   int64_t heads = o.heads, kvHeads = o.kvHeads;
   int64_t headDim = modelDim.size / heads;
   Type elementType = m.getElementType();
   auto tensorType = [&](Shape shape) {
     return getTensorType(shape, elementType);
   };
-  auto dimAttr = [&](const Dim &dim) -> Attribute {
-    if (dim.isStatic())
-      return builder.getI64IntegerAttr(dim.size);
-    return dim.symbol;
-  };
-
-  // The state arguments, after every parameter.
-  Shape cacheShape = {batch, Dim::fixed(kvHeads), Dim::fixed(maxLen),
-                      Dim::fixed(headDim)};
-  RankedTensorType cacheType = tensorType(cacheShape);
-  ArrayAttr cacheDims = builder.getArrayAttr(
-      llvm::map_to_vector(cacheShape, [&](const Dim &d) { return dimAttr(d); }));
-  DictionaryAttr write = builder.getDictionaryAttr(
-      {builder.getNamedAttr("input", builder.getStringAttr(posName)),
-       builder.getNamedAttr("count", dimAttr(n)),
-       builder.getNamedAttr("axis", builder.getI64IntegerAttr(2))});
-  Block *entry = &func.getBody().front();
-  Value kCache = entry->addArgument(cacheType, getLoc(loc));
-  Value vCache = entry->addArgument(cacheType, getLoc(loc));
-  states.push_back({kName, cacheDims, write});
-  states.push_back({vName, cacheDims, write});
 
   auto bias = [&](unsigned i) {
     return o.biases.empty() ? Value() : o.biases[i].value;
   };
-  auto project = [&](const TensorVal &w, Value b, int64_t numHeads) -> Value {
+  auto project = [&](const TensorVal &w, Value b, int64_t numHeads) {
     Value proj = create<LinearOp>(
         loc, tensorType({batch, n, Dim::fixed(numHeads * headDim)}),
         o.input.value, w.value, b);
-    return create<SplitHeadsOp>(
-        loc,
-        tensorType({batch, Dim::fixed(numHeads), n, Dim::fixed(headDim)}),
-        proj, builder.getI64IntegerAttr(numHeads));
+    Shape shape = {batch, Dim::fixed(numHeads), n, Dim::fixed(headDim)};
+    return TensorVal{create<SplitHeadsOp>(loc, tensorType(shape), proj,
+                                          builder.getI64IntegerAttr(numHeads)),
+                     shape};
   };
-  Value q = project(o.wq, bias(0), heads);
-  Value k = project(o.wk, bias(1), kvHeads);
-  Value v = project(o.wv, bias(2), kvHeads);
+  TensorVal q = project(o.wq, bias(0), heads);
+  TensorVal k = project(o.wk, bias(1), kvHeads);
+  TensorVal v = project(o.wv, bias(2), kvHeads);
   if (o.ropeTheta) {
     FloatAttr theta = builder.getF64FloatAttr(*o.ropeTheta);
-    q = create<RopeOp>(loc, q.getType(), q, pos.value, theta, IntegerAttr());
-    k = create<RopeOp>(loc, k.getType(), k, pos.value, theta, IntegerAttr());
+    q.value = create<RopeOp>(loc, q.value.getType(), q.value, pos.value, theta,
+                             IntegerAttr());
+    k.value = create<RopeOp>(loc, k.value.getType(), k.value, pos.value, theta,
+                             IntegerAttr());
   }
-  // The new rows go into the cache in place; the queries, at pos[r] + i,
-  // see its positions up to their own through the causal mask.
-  Value keys = create<CacheWriteOp>(loc, cacheType, kCache, k, pos.value);
-  Value values = create<CacheWriteOp>(loc, cacheType, vCache, v, pos.value);
+  FailureOr<KVCache> cache =
+      buildKVCache(loc, op, k, v, pos, maxLen, path);
+  if (failed(cache))
+    return Val::poison();
   Value slopes;
   if (o.alibi)
     slopes = create<AlibiOp>(loc, RankedTensorType::get({heads}, elementType));
   Value attn = create<AttentionOp>(
-      loc, tensorType({batch, Dim::fixed(heads), n, Dim::fixed(headDim)}), q,
-      keys, values, /*lengths=*/Value(), /*bias=*/Value(), slopes, pos.value,
+      loc, tensorType({batch, Dim::fixed(heads), n, Dim::fixed(headDim)}),
+      q.value, cache->keys, cache->values, /*lengths=*/Value(),
+      /*bias=*/Value(), slopes, pos.value,
       /*scale=*/FloatAttr(), cast_if_present<MaskAttr>(o.mask));
   Value merged = create<MergeHeadsOp>(
       loc, tensorType({batch, n, Dim::fixed(heads * headDim)}), attn);

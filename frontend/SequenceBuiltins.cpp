@@ -190,7 +190,7 @@ static Val builtinApplyMask(Elaborator &e, CallArgs &call) {
 static Val builtinAttention(Elaborator &e, CallArgs &call) {
   ArgReader args(e, call,
                  {"query", "key", "value", "causal", "window", "global_tokens",
-                  "lengths", "bias", "alibi", "scale", "pos"},
+                  "lengths", "bias", "alibi", "scale", "pos", "cache"},
                  3);
   TensorVal q = args.tensor("query");
   TensorVal k = args.tensor("key");
@@ -200,10 +200,34 @@ static Val builtinAttention(Elaborator &e, CallArgs &call) {
   std::optional<TensorVal> alibi = args.optionalTensor("alibi");
   std::optional<double> scale = args.optionalNumber("scale");
   std::optional<TensorVal> pos = args.optionalTensor("pos");
+  std::optional<int64_t> cache = args.optionalInteger("cache");
   FailureOr<Attribute> mask = readMaskArgs(e, args, call.loc);
   if (args.failed() || failed(mask) ||
       failed(e.checkInForward(call.loc, "'attention'")))
     return Val::poison();
+  if (cache) {
+    // A cache holds the keys of earlier calls, which only a causal decoder
+    // may see again unchanged; the new keys go to pos[r] .., so the call
+    // attends to the cache's positions before pos + n and nothing else.
+    if (*cache <= 0)
+      return e.emitError(args.loc("cache"))
+             << "cache= is the number of positions of the KV cache, which "
+                "must be positive, got "
+             << *cache;
+    if (!*mask || !cast<MaskAttr>(*mask).getCausal())
+      return e.emitError(args.loc("cache"))
+             << "a KV cache (cache=" << *cache
+             << ") needs causal=True: earlier tokens must not see later ones";
+    if (!pos)
+      return e.emitError(args.loc("cache"))
+             << "attention with a KV cache (cache=" << *cache
+             << ") takes pos= (the position of each batch row's first token)";
+    for (StringRef name : {"lengths", "bias"})
+      if (args.get(name) && !args.get(name)->value.is(Val::Kind::None))
+        return e.emitError(args.loc(name))
+               << "attention with a KV cache takes no " << name
+               << " (it attends to the cache's positions before pos + n)";
+  }
   ShapeMatcher m(e, call.loc, "attention");
   m.bind("query", q, {"batch", "heads", "n_q", "d"});
   m.bind("key", k, {"batch", "kv_heads", "n_k", "d"});
@@ -265,10 +289,27 @@ static Val builtinAttention(Elaborator &e, CallArgs &call) {
                                           m.lookup("n_k"))))
     return Val::poison();
   Shape shape = m.result({"batch", "heads", "n_q", "d_v"});
+  Value keys = k.value, values = v.value;
+  if (cache) {
+    // The call's own keys and values are the queries' rows, written into
+    // the cache of the calling module at pos.
+    Dim nq = m.lookup("n_q"), nk = m.lookup("n_k");
+    if (!(nq == nk) || (!nq.isStatic() && !nq.symbol))
+      return e.emitError(call.loc)
+             << "attention with a KV cache takes the keys and values of its "
+                "queries' tokens (n_q = n_k), got "
+             << q.str() << " and " << k.str();
+    FailureOr<Elaborator::KVCache> kv = e.buildKVCache(
+        call.loc, "attention", k, v, *pos, *cache, e.getCurrentPath());
+    if (failed(kv))
+      return Val::poison();
+    keys = kv->keys;
+    values = kv->values;
+  }
   return Elaborator::tensorResult(
       e.create<AttentionOp>(
-          call.loc, getTensorType(shape, m.getElementType()), q.value, k.value,
-          v.value, lengths ? lengths->value : Value(),
+          call.loc, getTensorType(shape, m.getElementType()), q.value, keys,
+          values, lengths ? lengths->value : Value(),
           bias ? bias->value : Value(), alibi ? alibi->value : Value(),
           pos ? pos->value : Value(),
           scale ? e.getBuilder().getF64FloatAttr(*scale) : FloatAttr(),

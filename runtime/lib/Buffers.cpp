@@ -628,6 +628,38 @@ seqc_status *seqc::checkMemoryLimitEnvironment() {
                     printableText(badEnvironmentLimit).c_str());
 }
 
+seqc_status *seqc::allocateLimitedBuffer(size_t bytes, const char *what,
+                                         Buffer *out) {
+  Refused why;
+  if (!charge(bytes, false, &why)) {
+    trimBufferCache();
+    why = Refused();
+    if (!charge(bytes, false, &why))
+      return makeStatus(
+          SEQC_STATUS_OUT_OF_MEMORY,
+          "cannot allocate %s for %s: it would exceed the memory limit of %s "
+          "(SEQC_MAX_MEMORY, --max-memory or seqc_set_memory_limit), of "
+          "which %s are in use",
+          formatBytes(bytes).c_str(), what, formatBytes(why.limit).c_str(),
+          formatBytes(why.inUse).c_str());
+  }
+  void *data = alignedAlloc(bytes);
+  if (!data) {
+    uncharge(bytes);
+    return makeStatus(SEQC_STATUS_OUT_OF_MEMORY,
+                      "cannot allocate %s for %s: the system has no memory "
+                      "left for it",
+                      formatBytes(bytes).c_str(), what);
+  }
+  out->data = data;
+  out->bytes = bytes;
+  out->owner = std::shared_ptr<void>(data, [bytes](void *block) {
+    std::free(block);
+    uncharge(bytes);
+  });
+  return nullptr;
+}
+
 size_t seqc::modelMemoryInUse() {
   return heldBytes.load(std::memory_order_relaxed);
 }

@@ -25,6 +25,7 @@
 #ifndef SEQC_RUNTIME_BUFFERS_H
 #define SEQC_RUNTIME_BUFFERS_H
 
+#include "Support.h"
 #include "seqc_runtime.h"
 
 #include <csetjmp>
@@ -59,6 +60,13 @@ void *allocateManagedBlock(size_t bytes);
 /// INVALID_ARGUMENT if it is set but not a size. seqc_model_load* call it
 /// so that a mistyped limit fails before anything runs.
 seqc_status *checkMemoryLimitEnvironment();
+
+/// Allocates an owned buffer of `bytes` that counts against the memory limit
+/// while it lives, as a model's own allocations do (the state of a model
+/// instance); an out-of-memory status naming `what` when the limit (after
+/// the cache of free blocks is emptied) or the system refuses it.
+seqc_status *allocateLimitedBuffer(size_t bytes, const char *what,
+                                   Buffer *out);
 
 /// The bytes the allocator holds for models: live blocks and cached ones.
 size_t modelMemoryInUse();

@@ -9,10 +9,12 @@
 // the first run that fixes their sizes and kept across runs, which the model
 // updates in place (docs/abi.md); seqc_model_reset_state and
 // seqc_model_copy_state_row; and the check, before a run, that every write
-// position fits its state.
+// position fits its state. State counts against the memory limit
+// (seqc_set_memory_limit) as the buffers of a run do.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Buffers.h"
 #include "Model.h"
 
 #include <cinttypes>
@@ -102,17 +104,32 @@ seqc_status *seqc::prepareStateForRun(seqc_model *model) {
     if (spec.writeAxis >= 0)
       SEQC_RETURN_IF_ERROR(checkWrite(model, spec, shapes[i].data()));
   }
+  // A state whose sizes changed starts over: the old buffers go first, so
+  // that the limit sees only the new ones. A state the memory limit refuses
+  // stays unbound, to be allocated by the next run.
+  for (size_t i = 0; i < specs.size(); ++i) {
+    BoundValue &state = model->state[i];
+    if (state.bound &&
+        !std::equal(shapes[i].begin(), shapes[i].end(), state.shape))
+      state = BoundValue();
+  }
   for (size_t i = 0; i < specs.size(); ++i) {
     const ValueSpec &spec = specs[i];
     BoundValue &state = model->state[i];
-    if (state.bound &&
-        std::equal(shapes[i].begin(), shapes[i].end(), state.shape))
+    if (state.bound)
       continue;
     size_t bytes = seqc_dtype_size(spec.dtype);
     for (int64_t size : shapes[i])
       bytes *= static_cast<size_t>(size);
+    // Caches count against the memory limit as the model's own buffers do.
+    std::string what = "state '" + spec.name + "' " +
+                       formatShape(shapes[i].data(),
+                                   static_cast<int>(shapes[i].size()));
     BoundValue fresh;
-    SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, &fresh.buffer));
+    SEQC_RETURN_IF_ERROR(
+        annotate(allocateLimitedBuffer(bytes, what.c_str(), &fresh.buffer),
+                 "model '%s' ran out of memory",
+                 model->manifest.name.c_str()));
     if (bytes)
       std::memset(fresh.buffer.data, 0, bytes);
     std::copy(shapes[i].begin(), shapes[i].end(), fresh.shape);
