@@ -451,6 +451,16 @@ typedef struct seqc_entry_symbols {
   seqc_release_fn release;
 } seqc_entry_symbols;
 
+/// Creates a model with several entries from its manifest and the symbols of
+/// each entry (`entries`, ended by a row whose name is NULL; a model object's
+/// `seqc_entries`, which seqc_model_load uses): the row named as the
+/// manifest's first entry (or the first row, for a manifest without
+/// "entries") gives the default entry's functions. An entry without a row
+/// cannot be selected (SEQC_STATUS_FAILED_PRECONDITION).
+seqc_status *seqc_model_load_entries(const char *manifest,
+                                     const seqc_entry_symbols *entries,
+                                     seqc_model **out_model);
+
 /// Returns how many entries the model has (at least 1; 0 for NULL).
 int64_t seqc_model_num_entries(const seqc_model *model);
 

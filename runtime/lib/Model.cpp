@@ -187,15 +187,32 @@ seqc_status *seqc::checkTensor(const seqc_tensor *tensor, const char *what,
 //===----------------------------------------------------------------------===//
 
 /// Gives a model whose manifest lists several entries one slot per entry,
-/// each with the functions `table` names for it (the default entry keeps
-/// the functions the model was loaded with; without a table, the others
-/// have none and cannot run). The default entry is selected.
+/// the default entry's with the functions the model was loaded with, and
+/// selects the default entry; the others have no functions (they cannot
+/// run) until a second call gives them those `table` names.
 static seqc_status *setUpEntries(seqc_model *model,
                                  const seqc_entry_symbols *table) {
   std::vector<std::pair<std::string, Manifest>> &specs =
       model->manifest.entries;
-  if (specs.empty())
+  // Set up already (the default entry selected): the table's functions.
+  if (specs.empty()) {
+    for (size_t i = 1; i < model->entries.size(); ++i) {
+      EntrySlot &slot = model->entries[i];
+      for (const seqc_entry_symbols *row = table; row && row->name; ++row) {
+        if (slot.name != row->name)
+          continue;
+        if (!row->invoke || !row->prepare != !row->release)
+          return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                            "entry '%s': invoke must not be NULL, and "
+                            "prepare and release must be given together",
+                            slot.name.c_str());
+        slot.invoke = row->invoke;
+        slot.prepare = row->prepare;
+        slot.release = row->release;
+      }
+    }
     return nullptr;
+  }
   model->entries.resize(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
     EntrySlot &slot = model->entries[i];
@@ -207,19 +224,6 @@ static seqc_status *setUpEntries(seqc_model *model,
       slot.invoke = model->invoke;
       slot.prepare = model->prepare;
       slot.release = model->release;
-      continue;
-    }
-    for (const seqc_entry_symbols *row = table; row && row->name; ++row) {
-      if (slot.name != row->name)
-        continue;
-      if (!row->invoke || !row->prepare != !row->release)
-        return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
-                          "entry '%s': invoke must not be NULL, and prepare "
-                          "and release must be given together",
-                          slot.name.c_str());
-      slot.invoke = row->invoke;
-      slot.prepare = row->prepare;
-      slot.release = row->release;
     }
   }
   // The manifest each slot holds has no entries of its own; the model's
@@ -339,21 +343,41 @@ extern "C" seqc_status *seqc_model_load(seqc_model **out_model) {
                       "no model is linked into this program (seqc_manifest "
                       "and seqc_invoke are undefined)");
   // Objects compiled by seqc define both preparation entry points, and a
-  // table of the others when the model has several entries.
+  // table of every entry's when the model has several.
+  if (seqc_entries)
+    return seqc_model_load_entries(manifest, seqc_entries, out_model);
+  return seqc_model_load_prepared(manifest, invoke, &seqc_prepare,
+                                  &seqc_release, out_model);
+}
+
+extern "C" seqc_status *seqc_model_load_entries(
+    const char *manifest, const seqc_entry_symbols *entries,
+    seqc_model **out_model) {
+  if (!manifest || !entries || !entries[0].name || !out_model)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_model_load_entries: manifest, out_model and a "
+                      "first entry must not be NULL");
+  // The default entry's row: the one named as the manifest's first entry.
+  Manifest parsed;
+  SEQC_RETURN_IF_ERROR(parseManifest(manifest, &parsed));
+  const seqc_entry_symbols *first = &entries[0];
+  if (!parsed.entries.empty()) {
+    first = nullptr;
+    for (const seqc_entry_symbols *row = entries; row->name; ++row)
+      if (parsed.entries.front().first == row->name)
+        first = row;
+    if (!first)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "seqc_model_load_entries: no symbols for the default "
+                        "entry '%s'",
+                        parsed.entries.front().first.c_str());
+  }
   seqc_model *model = nullptr;
   SEQC_RETURN_IF_ERROR(seqc_model_load_prepared(
-      manifest, invoke, &seqc_prepare, &seqc_release, &model));
-  if (!model->entries.empty()) {
-    for (size_t i = 1; i < model->entries.size(); ++i)
-      for (const seqc_entry_symbols *row = seqc_entries; row && row->name;
-           ++row)
-        if (model->entries[i].name == row->name) {
-          model->entries[i].invoke = row->invoke;
-          model->entries[i].prepare = row->prepare;
-          model->entries[i].release = row->release;
-        }
-  }
-  *out_model = model;
+      manifest, first->invoke, first->prepare, first->release, &model));
+  std::unique_ptr<seqc_model> owner(model);
+  SEQC_RETURN_IF_ERROR(setUpEntries(model, entries));
+  *out_model = owner.release();
   return nullptr;
 }
 
