@@ -409,14 +409,27 @@ struct MemberDecl {
 
 /// `module Name(params) { members; def forward(...) {...} }`, or the same with
 /// `model`: the one module of the file that is compiled, whose parameters are
-/// the hyperparameters.
+/// the hyperparameters. A model may define several functions, its entries
+/// (`def prefill`, `def decode`), which share its members and state.
 struct ModuleDecl {
   bool isModel = false;
   llvm::StringRef name;
   llvm::SMLoc loc;
   std::vector<ParamDecl> params;
   std::vector<MemberDecl> members;
-  std::unique_ptr<FuncDecl> forward;
+  /// The functions in source order: a module's one `forward`, a model's
+  /// entries.
+  std::vector<std::unique_ptr<FuncDecl>> functions;
+  /// The default entry: `forward`, else the first function.
+  const FuncDecl *forward = nullptr;
+
+  /// The function named `name`, or null.
+  const FuncDecl *findFunction(llvm::StringRef name) const {
+    for (const std::unique_ptr<FuncDecl> &func : functions)
+      if (func->name == name)
+        return func.get();
+    return nullptr;
+  }
 };
 
 /// A parsed .seq file: its modules and free functions, in source order.

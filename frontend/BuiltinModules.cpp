@@ -492,17 +492,16 @@ Val Elaborator::callBuiltinModule(Instance &instance, CallArgs &call) {
     if (args.failed())
       return Val::poison();
     Val cache = member("cache");
-    if (cache.is(Val::Kind::Int)) {
-      if (!pos)
-        return emitError(call.loc)
-               << "a MultiHeadAttention with a KV cache takes pos= (the "
-                  "position of each batch row's first token)";
+    // Without pos=, a MultiHeadAttention with a KV cache attends like one
+    // without (an entry that computes the whole sequence at once): its
+    // cache is not touched, and is not part of that entry's state.
+    if (cache.is(Val::Kind::Int) && pos) {
       if (o.kv || o.lengths)
         return emitError(args.loc(o.kv ? "kv" : "lengths"))
                << "a MultiHeadAttention with a KV cache takes no "
                << (o.kv ? "kv" : "lengths")
                << " (it attends to the cache's positions before pos + n)";
-    } else if (pos) {
+    } else if (pos && !cache.is(Val::Kind::Int)) {
       return emitError(args.loc("pos"))
              << "pos= places the tokens in a KV cache; construct the "
                 "MultiHeadAttention with cache=max_len";
@@ -557,6 +556,10 @@ Val Elaborator::callBuiltinModule(Instance &instance, CallArgs &call) {
       return buildStatefulConv1d(call.loc, x, member("weight").getTensor(),
                                  member("bias"), {*pos, lengths},
                                  instance.path);
+    // Without pos= (pos=None): the convolution of the whole sequence.
+    return callBuiltinFunction(
+        "causal_conv1d", call.loc,
+        {Val::tensor(x), member("weight"), member("bias")});
   }
 
   // The other modules take one input and apply their builtin function.

@@ -799,6 +799,9 @@ private:
   /// Top-level declarations by name.
   llvm::StringMap<Callable> globals;
   const ast::ModuleDecl *modelDecl = nullptr;
+  /// The model function being compiled: FrontendOptions::entry, else the
+  /// default entry.
+  const ast::FuncDecl *entryDecl = nullptr;
 
   /// Instances, owned here for the whole elaboration.
   std::deque<std::unique_ptr<Instance>> instances;

@@ -16,6 +16,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
 #include <string>
@@ -37,6 +39,10 @@ struct FrontendOptions {
   /// Hyperparameter overrides (`-D name=value`) in command-line order; a later
   /// one wins. Values are parsed according to the hyperparameter's type.
   std::vector<std::pair<std::string, std::string>> hyperOverrides;
+
+  /// The entry of the model to compile (`def decode`): empty for the default
+  /// entry, `forward` or a model's only function.
+  std::string entry;
 
   /// Run the IR verifier on the result (errors point at the .seq source).
   bool verify = true;
@@ -64,6 +70,26 @@ struct FrontendOptions {
 OwningOpRef<ModuleOp> importSeqSource(llvm::SourceMgr &sourceMgr,
                                       MLIRContext &context,
                                       const FrontendOptions &options = {});
+
+/// The entries of a model (docs/language.md, "Entries and state"), each
+/// compiled alone: one module per entry, the default entry first, the others
+/// in source order. A module of a model with several entries carries the
+/// entry's name as `seq.entry_name`.
+struct SeqEntryModules {
+  std::vector<std::string> names;
+  std::vector<OwningOpRef<ModuleOp>> modules;
+};
+
+/// Parses the main buffer of `sourceMgr` once and builds the module of each
+/// entry, or of `options.entry` alone (as the model's one function) when it
+/// is set. Returns failure after reporting
+/// errors.
+FailureOr<SeqEntryModules> importSeqEntries(llvm::SourceMgr &sourceMgr,
+                                            MLIRContext &context,
+                                            const FrontendOptions &options = {});
+
+/// The attribute naming a module's entry, on models with several.
+constexpr const char *kEntryNameAttr = "seq.entry_name";
 
 } // namespace seq
 } // namespace mlir

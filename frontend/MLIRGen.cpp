@@ -309,11 +309,27 @@ LogicalResult Elaborator::collectDeclarations() {
         << "no model: a .seq file declares one 'model name(...) { ... }'";
     return failure();
   }
-  if (!modelDecl->forward->hasResultList) {
-    emitError(modelDecl->forward->loc)
-        << "the forward of model '" << modelDecl->name
-        << "' must declare its outputs: def forward(...) -> (name: "
-           "f32[...], ...)";
+  entryDecl = modelDecl->forward;
+  if (!options.entry.empty()) {
+    entryDecl = modelDecl->findFunction(options.entry);
+    if (!entryDecl) {
+      std::string known;
+      for (const auto &func : modelDecl->functions)
+        known += (known.empty() ? "" : ", ") + func->name.str();
+      emitError(modelDecl->loc) << "model '" << modelDecl->name
+                                << "' has no entry '" << options.entry
+                                << "' (it has " << known << ")";
+      return failure();
+    }
+  }
+  if (!entryDecl->hasResultList) {
+    std::string what = entryDecl->name == "forward"
+                           ? "the forward of model '" + modelDecl->name.str()
+                           : "entry '" + entryDecl->name.str() +
+                                 "' of model '" + modelDecl->name.str();
+    emitError(entryDecl->loc) << what << "' must declare its outputs: def "
+                              << entryDecl->name
+                              << "(...) -> (name: f32[...], ...)";
     ok = false;
   }
   return success(ok);
@@ -515,7 +531,7 @@ Val Elaborator::instantiate(const ast::ModuleDecl &decl, CallArgs &args,
 //===----------------------------------------------------------------------===//
 
 void Elaborator::buildModelInputs(Instance &model, Scope &forwardScope) {
-  const ast::FuncDecl &forward = *modelDecl->forward;
+  const ast::FuncDecl &forward = *entryDecl;
   Block *entry = &func.getBody().front();
   Scope *saved = scope;
   scope = &model.scope;
@@ -840,9 +856,9 @@ OwningOpRef<ModuleOp> Elaborator::run() {
 
   inForward = true;
   scope = &forwardScope;
-  Val returned = execFunctionBody(*modelDecl->forward);
+  Val returned = execFunctionBody(*entryDecl);
   if (!budgetExceeded)
-    buildModelOutputs(*modelDecl->forward, forwardScope, returned);
+    buildModelOutputs(*entryDecl, forwardScope, returned);
   if (hadError)
     return nullptr;
   // The sizes of symbolic dimensions were read at the entry in case forward

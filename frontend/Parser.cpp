@@ -7,6 +7,7 @@
 #include "frontend/Parser.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::seq::frontend;
@@ -40,6 +41,13 @@ private:
 };
 
 namespace {
+/// Whether `name` can be exported as `seqc_invoke_<name>` and named on a
+/// command line: ASCII letters, digits and '_', starting with a letter.
+bool isEntrySymbol(StringRef name) {
+  return !name.empty() && llvm::isAlpha(name.front()) &&
+         llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
 /// Line breaks are insignificant while a parenthesis or bracket is open, as
 /// in Python, so that long argument lists can span lines.
 class BracketScope {
@@ -249,18 +257,33 @@ std::unique_ptr<ast::ModuleDecl> Parser::parseModuleDecl() {
         skipStatement();
         continue;
       }
-      if (func->name != "forward") {
+      // A module has one function, `forward`; a model one function per
+      // entry, each name once.
+      if (!module->isModel && func->name != "forward") {
         (void)emitError(func->loc, "a " + keyword +
                                        " has one function, 'forward'; got '" +
                                        func->name + "'");
         continue;
       }
-      if (module->forward) {
-        (void)emitError(defLoc, keyword + " '" + module->name +
-                                    "' defines 'forward' twice");
+      if (module->findFunction(func->name)) {
+        if (module->isModel)
+          (void)emitError(defLoc, "model '" + module->name +
+                                      "' defines the entry '" + func->name +
+                                      "' twice");
+        else
+          (void)emitError(defLoc, keyword + " '" + module->name +
+                                      "' defines 'forward' twice");
         continue;
       }
-      module->forward = std::move(func);
+      if (module->isModel && !isEntrySymbol(func->name)) {
+        (void)emitError(func->loc,
+                        "entry '" + func->name +
+                            "' is not a valid symbol: an entry name is "
+                            "exported as seqc_invoke_<name>, so it must "
+                            "match [A-Za-z][A-Za-z0-9_]*");
+        continue;
+      }
+      module->functions.push_back(std::move(func));
       continue;
     }
     if (tok.isNot(Token::identifier) && !keywordMember) {
@@ -281,6 +304,9 @@ std::unique_ptr<ast::ModuleDecl> Parser::parseModuleDecl() {
   }
   if (failed(expect(Token::r_brace, "to end the " + keyword + " body")))
     return nullptr;
+  module->forward = module->findFunction("forward");
+  if (!module->forward && module->isModel && !module->functions.empty())
+    module->forward = module->functions.front().get();
   if (!module->forward) {
     if (numErrors != errorsBefore)
       return nullptr;

@@ -100,7 +100,8 @@ private:
   ///                 '{' (member | func-decl | sep)* '}'
   /// member      ::= (IDENT | keyword) '=' expr
   ///
-  /// A module has exactly one function, `forward`.
+  /// A module has exactly one function, `forward`; a model one or more, its
+  /// entries, with distinct names.
   std::unique_ptr<ast::ModuleDecl> parseModuleDecl();
 
   /// func-decl   ::= 'def' IDENT '(' param-list? ')' ('->' results)? block

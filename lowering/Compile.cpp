@@ -17,7 +17,9 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -203,6 +205,17 @@ FailureOr<std::unique_ptr<llvm::Module>>
 mlir::seq::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
                                 llvm::TargetMachine &machine,
                                 unsigned optLevel) {
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateForMachine(module, llvmContext, machine);
+  if (failed(llvmModule) ||
+      failed(optimizeModule(**llvmModule, machine, optLevel, module.getLoc())))
+    return failure();
+  return llvmModule;
+}
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::seq::translateForMachine(ModuleOp module, llvm::LLVMContext &llvmContext,
+                               llvm::TargetMachine &machine) {
   prepareContext(*module.getContext());
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "seqc_model");
@@ -224,7 +237,13 @@ mlir::seq::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
     if (!features.empty() && !function.hasFnAttribute("target-features"))
       function.addFnAttr("target-features", features);
   }
+  return llvmModule;
+}
 
+LogicalResult mlir::seq::optimizeModule(llvm::Module &module,
+                                        llvm::TargetMachine &machine,
+                                        unsigned optLevel, Location loc) {
+  llvm::Module *llvmModule = &module;
   llvm::LoopAnalysisManager loopAM;
   llvm::FunctionAnalysisManager functionAM;
   llvm::CGSCCAnalysisManager cgsccAM;
@@ -281,9 +300,9 @@ mlir::seq::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
   std::string verifierMessage;
   llvm::raw_string_ostream verifierStream(verifierMessage);
   if (llvm::verifyModule(*llvmModule, &verifierStream))
-    return module.emitError("LLVM IR is invalid after optimization: ")
+    return emitError(loc, "LLVM IR is invalid after optimization: ")
            << verifierMessage;
-  return llvmModule;
+  return success();
 }
 
 llvm::Error mlir::seq::emitMachineCode(llvm::Module &module,
@@ -506,25 +525,150 @@ static void printPTX(ModuleOp module, llvm::raw_ostream &os) {
 LogicalResult mlir::seq::compileModule(ModuleOp module,
                                        const CompileOptions &options,
                                        llvm::raw_ostream &os) {
+  return compileEntries({module}, {std::string()}, options, os);
+}
+
+/// The manifest of every entry of a model (toManifestJSON), after checking
+/// that the entries take the same parameters.
+static FailureOr<std::string> buildEntriesManifest(ArrayRef<ModuleOp> modules,
+                                                   ArrayRef<std::string> names,
+                                                   llvm::StringRef target) {
+  std::vector<ModelSignature> signatures;
+  for (ModuleOp module : modules) {
+    FailureOr<ModelSignature> signature = readModelSignature(module);
+    if (failed(signature))
+      return failure();
+    signatures.push_back(std::move(*signature));
+  }
+  std::vector<const ModelSignature *> pointers;
+  for (auto [i, signature] : llvm::enumerate(signatures)) {
+    pointers.push_back(&signature);
+    const ModelSignature &first = signatures.front();
+    bool same = signature.params.size() == first.params.size() &&
+                llvm::all_of(llvm::zip(signature.params, first.params),
+                             [](const auto &pair) {
+                               const auto &[a, b] = pair;
+                               return a.name == b.name && a.dtype == b.dtype &&
+                                      a.shape == b.shape;
+                             });
+    if (!same)
+      return emitError(ModuleOp(modules[i]).getLoc())
+             << "entry '" << names[i] << "' takes other parameters than entry '"
+             << names.front() << "'; the entries of a model share its members";
+  }
+  return toManifestJSON(names, pointers, target);
+}
+
+/// Links the entries' LLVM modules into the first: entry i > 0's public
+/// functions get the suffix `_<name>`, its other definitions become
+/// internal, the first module's manifest becomes `manifest`, and
+/// `seqc_entries` lists every entry's name and functions.
+static LogicalResult linkEntries(
+    MutableArrayRef<std::unique_ptr<llvm::Module>> llvmModules,
+    ArrayRef<std::string> names, llvm::StringRef manifest,
+    const CompileOptions &options) {
+  llvm::Module &linked = *llvmModules.front();
+  llvm::LLVMContext &llvmContext = linked.getContext();
+  for (size_t i = 1; i < llvmModules.size(); ++i) {
+    llvm::Module &entry = *llvmModules[i];
+    if (llvm::GlobalVariable *other = entry.getGlobalVariable(kManifestSymbol))
+      other->eraseFromParent();
+    for (llvm::GlobalValue &value : entry.global_values()) {
+      if (value.isDeclaration() || value.hasLocalLinkage())
+        continue;
+      std::string name = value.getName().str();
+      if (name == kInvokeSymbol || name == kPrepareSymbol ||
+          name == kReleaseSymbol)
+        value.setName(name + "_" + names[i]);
+      else
+        value.setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+    if (llvm::Linker::linkModules(linked, std::move(llvmModules[i])))
+      return reportError(options, "cannot link the code of entry '" +
+                                      names[i] + "' into the model");
+  }
+  // The manifest of every entry, where the first one's was.
+  llvm::GlobalVariable *old = linked.getGlobalVariable(kManifestSymbol);
+  if (!old)
+    return reportError(options, "the model defines no manifest");
+  llvm::Constant *text =
+      llvm::ConstantDataArray::getString(llvmContext, manifest);
+  auto *global = new llvm::GlobalVariable(
+      linked, text->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::ExternalLinkage, text, "", old);
+  global->setAlignment(old->getAlign());
+  global->takeName(old);
+  old->eraseFromParent();
+
+  // seqc_entries: {name, invoke, prepare, release} per entry, then nulls.
+  auto *pointer = llvm::PointerType::getUnqual(llvmContext);
+  auto *rowType = llvm::StructType::get(llvmContext,
+                                        {pointer, pointer, pointer, pointer});
+  std::vector<llvm::Constant *> rows;
+  for (auto [i, name] : llvm::enumerate(names)) {
+    std::string suffix = i == 0 ? "" : "_" + name;
+    std::vector<llvm::Constant *> fields;
+    llvm::Constant *nameText =
+        llvm::ConstantDataArray::getString(llvmContext, name);
+    fields.push_back(new llvm::GlobalVariable(
+        linked, nameText->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::PrivateLinkage, nameText, "seqc_entry_name"));
+    for (llvm::StringRef symbol :
+         {kInvokeSymbol, kPrepareSymbol, kReleaseSymbol}) {
+      std::string functionName = symbol.str() + suffix;
+      llvm::Function *function = linked.getFunction(functionName);
+      if (!function)
+        return reportError(options, "entry '" + name + "' defines no " +
+                                        functionName);
+      fields.push_back(function);
+    }
+    rows.push_back(llvm::ConstantStruct::get(rowType, fields));
+  }
+  rows.push_back(llvm::Constant::getNullValue(rowType));
+  auto *tableType = llvm::ArrayType::get(rowType, rows.size());
+  new llvm::GlobalVariable(linked, tableType, /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage,
+                           llvm::ConstantArray::get(tableType, rows),
+                           kEntriesSymbol);
+  return success();
+}
+
+LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
+                                        ArrayRef<std::string> names,
+                                        const CompileOptions &options,
+                                        llvm::raw_ostream &os) {
+  assert(!modules.empty() && modules.size() == names.size() &&
+         "one name per entry");
   if (failed(verifyCompileOptions(options)))
     return failure();
+  bool several = modules.size() > 1;
+  auto printEntryLine = [&](size_t i, llvm::StringRef comment) {
+    if (several)
+      os << comment << " entry '" << names[i] << "'\n";
+  };
 
-  // The kinds the frontend's module alone determines.
+  // The kinds the frontend's modules alone determine.
   EmitKind emit = options.emit;
   if (emit == EmitKind::Seq) {
-    module.print(os);
-    os << "\n";
+    for (auto [i, module] : llvm::enumerate(modules)) {
+      printEntryLine(i, "//");
+      ModuleOp(module).print(os);
+      os << "\n";
+    }
     return success();
   }
   if (emit == EmitKind::Manifest || emit == EmitKind::Header) {
-    FailureOr<ModelSignature> signature = readModelSignature(module);
+    FailureOr<ModelSignature> signature = readModelSignature(modules.front());
     if (failed(signature))
+      return failure();
+    FailureOr<std::string> manifest = buildEntriesManifest(
+        modules, names, getManifestTarget(options.pipeline));
+    if (failed(manifest))
       return failure();
     if (emit == EmitKind::Header)
       writeModelHeader(*signature, options.sourceName, os);
     else
-      os << toManifestJSON(*signature, getManifestTarget(options.pipeline))
-         << "\n";
+      os << *manifest << "\n";
     return success();
   }
 
@@ -558,36 +702,74 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
                                     " with the host's runtime; use -c or "
                                     "--emit=asm to cross-compile");
 
-  if (failed(lowerModule(module, emit, lowering)))
-    return failure();
+  // The manifest of all the entries, read before lowering consumes the
+  // frontend's attributes.
+  std::string manifest;
+  if (several) {
+    FailureOr<std::string> built = buildEntriesManifest(
+        modules, names, getManifestTarget(options.pipeline));
+    if (failed(built))
+      return failure();
+    manifest = std::move(*built);
+  }
+  for (auto [i, module] : llvm::enumerate(modules)) {
+    // Each entry is compiled for its own shapes: its remarks follow its
+    // name.
+    if (several && options.pipeline.remarks)
+      emitRemark(ModuleOp(module).getLoc())
+          << "entry '" << names[i] << "': the remarks up to the next entry "
+          << "are this entry's";
+    if (failed(lowerModule(module, emit, lowering)))
+      return failure();
+  }
   if (emit == EmitKind::MemoryPlan) {
-    if (auto plan = module->getAttrOfType<StringAttr>(kMemoryPlanAttr))
-      os << plan.getValue();
-    else
-      os << "no memory plan: "
-         << (lowering.pipeline.optLevel == 0
-                 ? "-O0 keeps one allocation per buffer"
-                 : "the model function allocates no intermediate buffer "
-                   "that can be planned")
-         << "\n";
+    for (auto [i, module] : llvm::enumerate(modules)) {
+      printEntryLine(i, "#");
+      if (auto plan = module->getAttrOfType<StringAttr>(kMemoryPlanAttr))
+        os << plan.getValue();
+      else
+        os << "no memory plan: "
+           << (lowering.pipeline.optLevel == 0
+                   ? "-O0 keeps one allocation per buffer"
+                   : "the model function allocates no intermediate buffer "
+                     "that can be planned")
+           << "\n";
+    }
     return success();
   }
   if (emit == EmitKind::PTX) {
-    printPTX(module, os);
+    for (auto [i, module] : llvm::enumerate(modules)) {
+      printEntryLine(i, "//");
+      printPTX(module, os);
+    }
     return success();
   }
   if (!needsMachine) {
-    module.print(os);
+    for (auto [i, module] : llvm::enumerate(modules)) {
+      printEntryLine(i, "//");
+      ModuleOp(module).print(os);
+    }
     return success();
   }
 
   llvm::LLVMContext llvmContext;
-  FailureOr<std::unique_ptr<llvm::Module>> llvmModule = translateAndOptimize(
-      module, llvmContext, *machine, options.pipeline.optLevel);
-  if (failed(llvmModule))
+  std::vector<std::unique_ptr<llvm::Module>> llvmModules;
+  for (ModuleOp module : modules) {
+    FailureOr<std::unique_ptr<llvm::Module>> translated =
+        translateForMachine(module, llvmContext, *machine);
+    if (failed(translated))
+      return failure();
+    llvmModules.push_back(std::move(*translated));
+  }
+  if (several &&
+      failed(linkEntries(llvmModules, names, manifest, options)))
+    return failure();
+  std::unique_ptr<llvm::Module> llvmModule = std::move(llvmModules.front());
+  if (failed(optimizeModule(*llvmModule, *machine, options.pipeline.optLevel,
+                            ModuleOp(modules.front()).getLoc())))
     return failure();
   if (emit == EmitKind::LLVMIR) {
-    (*llvmModule)->print(os, nullptr);
+    llvmModule->print(os, nullptr);
     return success();
   }
 
@@ -597,7 +779,7 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
     llvm::SmallVector<char, 0> buffer;
     llvm::raw_svector_ostream bufferStream(buffer);
     if (llvm::Error error = emitMachineCode(
-            **llvmModule, *machine, emit == EmitKind::Assembly, bufferStream))
+            *llvmModule, *machine, emit == EmitKind::Assembly, bufferStream))
       return reportError(options, std::move(error));
     os.write(buffer.data(), buffer.size());
     return success();
@@ -614,7 +796,7 @@ LogicalResult mlir::seq::compileModule(ModuleOp module,
   llvm::FileRemover removeObject(objectPath);
   {
     llvm::raw_fd_ostream objectStream(fd, /*shouldClose=*/true);
-    if (llvm::Error error = emitMachineCode(**llvmModule, *machine,
+    if (llvm::Error error = emitMachineCode(*llvmModule, *machine,
                                             /*assembly=*/false, objectStream))
       return reportError(options, std::move(error));
     objectStream.close();

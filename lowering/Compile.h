@@ -147,6 +147,17 @@ FailureOr<std::unique_ptr<llvm::Module>>
 translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
                      llvm::TargetMachine &machine, unsigned optLevel);
 
+/// The first half of translateAndOptimize: the translation, with the
+/// machine's triple, data layout, CPU and features.
+FailureOr<std::unique_ptr<llvm::Module>>
+translateForMachine(ModuleOp module, llvm::LLVMContext &llvmContext,
+                    llvm::TargetMachine &machine);
+
+/// The second half: LLVM's module pipeline for `optLevel`, then the
+/// verifier, whose errors are reported at `loc`.
+LogicalResult optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                             unsigned optLevel, Location loc);
+
 /// Emits `module` as assembly or as an object.
 llvm::Error emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine,
                             bool assembly, llvm::raw_pwrite_stream &os);
@@ -175,6 +186,19 @@ llvm::Error linkModel(llvm::StringRef objectPath, llvm::StringRef outputPath,
 /// manifest as the pipeline embeds it.
 LogicalResult compileModule(ModuleOp module, const CompileOptions &options,
                             llvm::raw_ostream &os);
+
+/// compileModule for a model with several entries (importSeqEntries):
+/// `modules[i]` is entry `names[i]`, the default entry first. Each entry is
+/// lowered alone; their LLVM modules are linked into one, where entry i > 0
+/// defines `seqc_invoke_<name>`, `seqc_prepare_<name>` and
+/// `seqc_release_<name>`, the default entry the unsuffixed symbols, and
+/// `seqc_entries` lists them all (docs/abi.md, "Entries"). The manifest is
+/// toManifestJSON of all the entries. The textual kinds print each entry's
+/// module after a `// entry '<name>'` line. One module is compileModule.
+LogicalResult compileEntries(ArrayRef<ModuleOp> modules,
+                             ArrayRef<std::string> names,
+                             const CompileOptions &options,
+                             llvm::raw_ostream &os);
 
 } // namespace seq
 } // namespace mlir

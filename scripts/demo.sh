@@ -9,9 +9,10 @@
 # linalg -> LLVM -> object -> link with the runtime) and its time, then the
 # executable's run: five timed runs after a warm-up, and what it computed;
 # then the executable generating tokens, greedy and sampled, with its
-# prefill and decode speeds; last, examples/gpt_decode.seq (the same model
-# and parameter names, with a KV cache) generating the same tokens from the
-# same weights, one token per call instead of the whole prefix again.
+# prefill and decode speeds (its prefill entry over the prompt, then its
+# decode entry over a KV cache, one token per call); last, its forward
+# entry alone (--entry forward) generating the same tokens from the same
+# weights by running the whole prefix again for every token.
 # Everything is written under a temporary directory that is removed on exit.
 set -euo pipefail
 
@@ -66,8 +67,8 @@ section "generate: a batch of two prompts, sampled (${sampling[*]})"
 "$work/gpt" generate --random-weights 1 --prompt-ids "$prompt" \
   --prompt-ids 42,7 --max-new-tokens 32 "${sampling[@]}"
 
-section "generate with a KV cache: seqc -O2 examples/gpt_decode.seq -o gpt_decode"
-echo "(the same weights and prompt: the same tokens, each step one token)"
-"$seqc" -O2 "$root/examples/gpt_decode.seq" -o "$work/gpt_decode"
-"$work/gpt_decode" generate --random-weights 1 --prompt-ids "$prompt" \
+section "generate without a cache: seqc -O2 --entry forward examples/gpt.seq -o gpt_forward"
+echo "(the same weights and prompt: the same tokens, each step the whole prefix)"
+"$seqc" -O2 --entry forward "$model" -o "$work/gpt_forward"
+"$work/gpt_forward" generate --random-weights 1 --prompt-ids "$prompt" \
   --max-new-tokens 32

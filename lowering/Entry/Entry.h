@@ -35,6 +35,9 @@ namespace seq {
 /// The symbols of docs/abi.md.
 constexpr llvm::StringLiteral kManifestSymbol = "seqc_manifest";
 constexpr llvm::StringLiteral kInvokeSymbol = "seqc_invoke";
+/// The table of a model with several entries: {name, invoke, prepare,
+/// release} per entry, the default first, ended by a row of nulls.
+constexpr llvm::StringLiteral kEntriesSymbol = "seqc_entries";
 /// The preparation entry points of docs/abi.md and the function
 /// seq-hoist-preparation creates for them; the module attribute (dense i64
 /// array) holding the ranks of the prepared values, in argument order.

@@ -429,6 +429,53 @@ seqc_status *seqc_model_reset_state(seqc_model *model);
 seqc_status *seqc_model_copy_state_row(seqc_model *model, int64_t src_row,
                                        int64_t dst_row);
 
+/*--- Entries --------------------------------------------------------------*/
+
+/// A model may define several entry functions over its members and state
+/// (`def prefill`, `def decode` beside `def forward`; docs/language.md,
+/// "Entries and state"). An instance runs one entry at a time, the selected
+/// one: seqc_model_count, seqc_model_info, the input and output functions,
+/// seqc_model_run and the dimensions follow it, and each entry keeps its own
+/// bound inputs and last outputs while another is selected. The parameters
+/// and the state buffers belong to the instance: every entry reads the same
+/// weights and updates the same caches. A new instance (seqc_model_load,
+/// seqc_model_clone) selects the default entry, `forward` (or the first
+/// one). A model with one function has one entry.
+
+/// The symbols of one entry of a model object: `seqc_entries`, an array of
+/// these ended by a row of NULLs, is defined by models with several entries.
+typedef struct seqc_entry_symbols {
+  const char *name;
+  seqc_invoke_fn invoke;
+  seqc_prepare_fn prepare;
+  seqc_release_fn release;
+} seqc_entry_symbols;
+
+/// Creates a model with several entries from its manifest and the symbols of
+/// each entry (`entries`, ended by a row whose name is NULL; a model object's
+/// `seqc_entries`, which seqc_model_load uses): the row named as the
+/// manifest's first entry (or the first row, for a manifest without
+/// "entries") gives the default entry's functions. An entry without a row
+/// cannot be selected (SEQC_STATUS_FAILED_PRECONDITION).
+seqc_status *seqc_model_load_entries(const char *manifest,
+                                     const seqc_entry_symbols *entries,
+                                     seqc_model **out_model);
+
+/// Returns how many entries the model has (at least 1; 0 for NULL).
+int64_t seqc_model_num_entries(const seqc_model *model);
+
+/// Returns the name of entry `index` (the default entry is 0), or NULL when
+/// `index` is out of range.
+const char *seqc_model_entry_name(const seqc_model *model, int64_t index);
+
+/// Returns the name of the selected entry.
+const char *seqc_model_selected_entry(const seqc_model *model);
+
+/// Selects the entry `name` for the following calls. An unknown name fails
+/// with SEQC_STATUS_INVALID_ARGUMENT naming it and the model's entries, and
+/// leaves the instance as it was.
+seqc_status *seqc_model_select_entry(seqc_model *model, const char *name);
+
 /*--- Running --------------------------------------------------------------*/
 
 /// Runs the model on the bound weights and inputs. First every ranged

@@ -21,6 +21,11 @@
 // Right padding is invisible to a causal model: the logits at a row's last
 // real position depend on its real tokens only.
 //
+// A model with the entries `prefill` and `decode` (docs/language.md,
+// "Entries and state") is stepped like a cached one, its prefill call
+// through the first and each decode step through the second; the entry
+// selected before seqc_generate is selected again after it.
+//
 // A recurrent state (a state entry with "carry": a conv window, an SSM
 // state) is different: it is carried token by token, so a row's padding
 // would run into it. Such a model is stepped like a cached one when its
@@ -53,6 +58,8 @@ struct Interface {
   bool hasPos = false;
   /// Cached stepping: `pos` and state.
   bool cached = false;
+  /// Cached stepping through the entries `prefill` and `decode`.
+  bool entries = false;
   /// A recurrent state ("carry"): the input of valid counts that every one
   /// names, or empty when one names none (`unpaddedState` says which).
   bool recurrent = false;
@@ -354,6 +361,9 @@ private:
       std::copy(tokens.begin(), tokens.end(), out);
       std::fill(out + tokens.size(), out + n, tokens.back());
     }
+    if (iface.entries)
+      SEQC_RETURN_IF_ERROR(
+          seqc_model_select_entry(model, decode ? "decode" : "prefill"));
     seqc_model_reset_inputs(model);
     seqc_tensor tensor = {};
     tensor.dtype = SEQC_DTYPE_I32;
@@ -430,6 +440,28 @@ private:
   }
 };
 
+/// Whether `model` has an entry named `name`.
+bool hasEntry(const seqc_model *model, const char *name) {
+  for (int64_t i = 0; i < seqc_model_num_entries(model); ++i)
+    if (std::strcmp(seqc_model_entry_name(model, i), name) == 0)
+      return true;
+  return false;
+}
+
+/// Selects the entry that was selected when it was made, when destroyed.
+class RestoreEntry {
+public:
+  explicit RestoreEntry(seqc_model *model)
+      : model(model), name(seqc_model_selected_entry(model)) {}
+  ~RestoreEntry() { seqc_status_free(seqc_model_select_entry(model, name.c_str())); }
+  RestoreEntry(const RestoreEntry &) = delete;
+  RestoreEntry &operator=(const RestoreEntry &) = delete;
+
+private:
+  seqc_model *model;
+  std::string name;
+};
+
 } // namespace
 
 extern "C" void seqc_generate_options_init(seqc_generate_options *options) {
@@ -479,8 +511,22 @@ extern "C" seqc_status *seqc_generate(seqc_model *model, int64_t batch,
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "seqc_generate: out_tokens must not be NULL");
 
+  // The interface is the prefill entry's when the model steps through
+  // `prefill` and `decode`.
+  RestoreEntry restore(model);
+  bool entries = hasEntry(model, "prefill") && hasEntry(model, "decode");
+  if (entries)
+    SEQC_RETURN_IF_ERROR(seqc_model_select_entry(model, "prefill"));
   Interface iface;
-  SEQC_RETURN_IF_ERROR(findInterface(model, &iface));
+  seqc_status *found = findInterface(model, &iface);
+  if (found && entries)
+    found = annotate(found, "entry 'prefill'");
+  SEQC_RETURN_IF_ERROR(found);
+  if (entries && !iface.cached)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "the model has the entries 'prefill' and 'decode', but "
+                      "'prefill' takes no input 'pos' or keeps no state");
+  iface.entries = entries;
   if (iface.staticBatch >= 0 && batch != iface.staticBatch)
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "the model's input '%s' has a static batch of "

@@ -97,6 +97,8 @@ struct Options : ModelFlags {
   std::vector<std::pair<std::string, int64_t>> dims;
   const char *saveWeights = nullptr;
   int64_t benchRuns = 0;
+  /// --entry: the entry function to run (seqc_model_select_entry).
+  const char *entry = nullptr;
 };
 
 bool parseUnsigned(const char *text, uint64_t max, uint64_t *out) {
@@ -188,7 +190,7 @@ int parseArgs(int argc, char **argv, Options &opts) {
         "--weights", "--random-weights", "--input",        "--random-inputs",
         "--dim",     "--output",         "--save-weights", "--bench",
         "--threads", "--max-memory",     "--skip-unused",  "--skip-weights",
-        "--gguf-names"};
+        "--gguf-names", "--entry"};
     int which = -1;
     for (int f = 0; f < static_cast<int>(std::size(kFlags)); ++f)
       if (flag == kFlags[f])
@@ -255,6 +257,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
       opts.dims.emplace_back(name, static_cast<int64_t>(number));
     } else if (flag == "--save-weights") {
       opts.saveWeights = value;
+    } else if (flag == "--entry") {
+      opts.entry = value;
     } else if (flag == "--bench") {
       if (!parseUnsigned(value, 1000000000, &number) || number == 0)
         return error("--bench: '%s' is not a positive run count", value);
@@ -316,6 +320,9 @@ void printHelp(const char *argv0, const seqc_model *model) {
       "  --save-weights FILE     write the parameters in use (safetensors,\n"
       "                          or GGUF when FILE ends in .gguf); without\n"
       "                          any input the model is not run\n"
+      "  --entry NAME            run the model's entry NAME (default: the\n"
+      "                          first listed below); the inputs and outputs\n"
+      "                          are that entry's\n"
       "  --bench N               time N runs after one warm-up\n"
       "  --threads T             number of OpenMP threads (at most the\n"
       "                          processors available)\n"
@@ -328,6 +335,12 @@ void printHelp(const char *argv0, const seqc_model *model) {
       "                          (see '%s generate --help')\n",
       program, seqc_model_name(model), program);
   static const char *const kTitles[3] = {"inputs", "outputs", "parameters"};
+  if (seqc_model_num_entries(model) > 1) {
+    std::printf("\nentries (--entry; the inputs and outputs below are "
+                "the first's):\n");
+    for (int64_t i = 0; i < seqc_model_num_entries(model); ++i)
+      std::printf("  %s\n", seqc_model_entry_name(model, i));
+  }
   for (int kind = 0; kind < 3; ++kind) {
     std::vector<seqc_value_info> infos =
         listValues(model, static_cast<seqc_value_kind>(kind));
@@ -898,6 +911,9 @@ int runMain(int argc, char **argv) {
     return statusError("", status);
   ModelPtr model(raw);
   seqc_model *m = model.get();
+  if (opts.entry)
+    if (seqc_status *status = seqc_model_select_entry(m, opts.entry))
+      return statusError("--entry", status);
 
   if (int code = applyRunLimits(opts, environmentThreads))
     return code;

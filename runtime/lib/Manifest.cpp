@@ -9,6 +9,7 @@
 
 #include "Json.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace seqc {
@@ -205,6 +206,53 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
   return nullptr;
 }
 
+/// Parses the array `key` of `object` (absent: empty for parameters and
+/// state, an error for inputs and outputs) into out->values[kind].
+seqc_status *parseSection(const JsonValue &object, seqc_value_kind kind,
+                          const char *key, const std::string &prefix,
+                          Manifest *out) {
+  const JsonValue *section = object.find(key);
+  if (!section) {
+    // A model may have no weights and no state; it cannot lack
+    // inputs/outputs keys.
+    if (kind == SEQC_VALUE_PARAM || kind == SEQC_VALUE_STATE)
+      return nullptr;
+    return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                      "invalid manifest: missing \"%s%s\"", prefix.c_str(),
+                      key);
+  }
+  if (!section->isArray())
+    return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                      "invalid manifest: \"%s%s\" must be an array",
+                      prefix.c_str(), key);
+  for (size_t i = 0; i < section->items.size(); ++i) {
+    ValueSpec spec;
+    std::string where = prefix + key + "[" + std::to_string(i) + "]";
+    SEQC_RETURN_IF_ERROR(parseValueSpec(section->items[i], kind, where, &spec));
+    if (!out->indices[kind].emplace(spec.name, i).second)
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: duplicate %s name '%s'",
+                        kindNoun(kind), printableText(spec.name).c_str());
+    out->values[kind].push_back(std::move(spec));
+  }
+  return nullptr;
+}
+
+/// Sets out->symbols from the inputs' shapes and ranges.
+void collectSymbols(Manifest *out) {
+  for (const ValueSpec &spec : out->values[SEQC_VALUE_INPUT])
+    for (int d = 0; d < spec.rank; ++d)
+      if (spec.shape[d] < 0 && !out->isSymbol(spec.dimNames[d]))
+        out->symbols.push_back(spec.dimNames[d]);
+  // A range may name a dimension no input shape uses (e.g. a vocabulary
+  // size the caller picks with --dim).
+  for (const ValueSpec &spec : out->values[SEQC_VALUE_INPUT])
+    for (const RangeBound &bound : spec.range)
+      if (spec.hasRange && !bound.symbol.empty() &&
+          !out->isSymbol(bound.symbol))
+        out->symbols.push_back(bound.symbol);
+}
+
 } // namespace
 
 seqc_status *parseManifest(std::string_view text, Manifest *out) {
@@ -238,45 +286,72 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
   }
   static const char *const kSections[4] = {"inputs", "outputs", "params",
                                            "state"};
-  for (int kind = 0; kind < 4; ++kind) {
-    const JsonValue *section = root.find(kSections[kind]);
-    if (!section) {
-      // A model may have no weights and no state; it cannot lack
-      // inputs/outputs keys.
-      if (kind == SEQC_VALUE_PARAM || kind == SEQC_VALUE_STATE)
-        continue;
-      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
-                        "invalid manifest: missing \"%s\"", kSections[kind]);
-    }
-    if (!section->isArray())
-      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
-                        "invalid manifest: \"%s\" must be an array",
-                        kSections[kind]);
-    for (size_t i = 0; i < section->items.size(); ++i) {
-      ValueSpec spec;
-      std::string where =
-          std::string(kSections[kind]) + "[" + std::to_string(i) + "]";
-      SEQC_RETURN_IF_ERROR(parseValueSpec(
-          section->items[i], static_cast<seqc_value_kind>(kind), where, &spec));
-      if (!out->indices[kind].emplace(spec.name, i).second)
-        return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
-                          "invalid manifest: duplicate %s name '%s'",
-                          kindNoun(static_cast<seqc_value_kind>(kind)),
-                          printableText(spec.name).c_str());
-      out->values[kind].push_back(std::move(spec));
-    }
+  for (int kind = 0; kind < 4; ++kind)
+    SEQC_RETURN_IF_ERROR(parseSection(root, static_cast<seqc_value_kind>(kind),
+                                      kSections[kind], "", out));
+  collectSymbols(out);
+  for (size_t i = 0; i < out->values[SEQC_VALUE_STATE].size(); ++i) {
+    out->stateArgs.push_back(i);
+    out->stateArgSpecs.push_back(out->values[SEQC_VALUE_STATE][i]);
   }
-  for (const ValueSpec &spec : out->values[SEQC_VALUE_INPUT])
-    for (int d = 0; d < spec.rank; ++d)
-      if (spec.shape[d] < 0 && !out->isSymbol(spec.dimNames[d]))
-        out->symbols.push_back(spec.dimNames[d]);
-  // A range may name a dimension no input shape uses (e.g. a vocabulary
-  // size the caller picks with --dim).
-  for (const ValueSpec &spec : out->values[SEQC_VALUE_INPUT])
-    for (const RangeBound &bound : spec.range)
-      if (spec.hasRange && !bound.symbol.empty() &&
-          !out->isSymbol(bound.symbol))
-        out->symbols.push_back(bound.symbol);
+
+  const JsonValue *entries = root.find("entries");
+  if (!entries)
+    return nullptr;
+  if (!entries->isArray() || entries->items.empty())
+    return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                      "invalid manifest: \"entries\" must be a non-empty "
+                      "array");
+  for (size_t e = 0; e < entries->items.size(); ++e) {
+    const JsonValue &item = entries->items[e];
+    std::string at = "entries[" + std::to_string(e) + "]";
+    const JsonValue *name = item.isObject() ? item.find("name") : nullptr;
+    if (!name || !name->isString() || name->string.empty() ||
+        hasControlCharacter(name->string))
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: %s needs a string \"name\"",
+                        at.c_str());
+    for (const auto &[other, unused] : out->entries)
+      if (other == name->string)
+        return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                          "invalid manifest: duplicate entry name '%s'",
+                          printableText(name->string).c_str());
+    Manifest entry;
+    entry.name = out->name;
+    entry.target = out->target;
+    for (int kind : {SEQC_VALUE_PARAM, SEQC_VALUE_STATE}) {
+      entry.values[kind] = out->values[kind];
+      entry.indices[kind] = out->indices[kind];
+    }
+    for (int kind : {SEQC_VALUE_INPUT, SEQC_VALUE_OUTPUT})
+      SEQC_RETURN_IF_ERROR(parseSection(item,
+                                        static_cast<seqc_value_kind>(kind),
+                                        kSections[kind], at + ".", &entry));
+    collectSymbols(&entry);
+    // The entry's state: a part of the model's, in the entry's order.
+    Manifest own;
+    SEQC_RETURN_IF_ERROR(
+        parseSection(item, SEQC_VALUE_STATE, "state", at + ".", &own));
+    for (ValueSpec &spec : own.values[SEQC_VALUE_STATE]) {
+      size_t index = 0;
+      const ValueSpec *shared =
+          out->find(SEQC_VALUE_STATE, spec.name, &index);
+      if (!shared || shared->dtype != spec.dtype ||
+          shared->rank != spec.rank ||
+          !std::equal(spec.shape, spec.shape + spec.rank, shared->shape))
+        return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                          "invalid manifest: %s.state '%s' is not a state "
+                          "of the model of the same dtype and shape",
+                          at.c_str(), printableText(spec.name).c_str());
+      entry.stateArgs.push_back(index);
+      entry.stateArgSpecs.push_back(std::move(spec));
+    }
+    out->entries.emplace_back(name->string, std::move(entry));
+  }
+  // The top level describes the default entry; its state arguments are the
+  // default entry's.
+  out->stateArgs = out->entries.front().second.stateArgs;
+  out->stateArgSpecs = out->entries.front().second.stateArgSpecs;
   return nullptr;
 }
 

@@ -72,6 +72,15 @@ struct Manifest {
   /// Symbolic dimensions of the inputs (shapes, then ranges), in first-use
   /// order.
   std::vector<std::string> symbols;
+  /// The state the model function takes, in its argument order: indices
+  /// into values[SEQC_VALUE_STATE], and each one as this function declares
+  /// it (its own "write": a prefill writes n positions, a decode step one).
+  std::vector<size_t> stateArgs;
+  std::vector<ValueSpec> stateArgSpecs;
+  /// A model with several entry functions ("entries"): each one's name and
+  /// manifest (its inputs, outputs and state arguments; the model's
+  /// parameters and state), the default entry first. Empty for one entry.
+  std::vector<std::pair<std::string, Manifest>> entries;
 
   /// The entry of `kind` named `valueName` and its index, or NULL.
   const ValueSpec *find(seqc_value_kind kind, const char *valueName,

@@ -38,6 +38,7 @@ __attribute__((weak)) extern const char seqc_manifest[];
 __attribute__((weak)) void seqc_invoke(void **args);
 __attribute__((weak)) void *seqc_prepare(void **params);
 __attribute__((weak)) void seqc_release(void *state);
+__attribute__((weak)) extern const seqc_entry_symbols seqc_entries[];
 }
 
 using namespace seqc;
@@ -185,6 +186,114 @@ seqc_status *seqc::checkTensor(const seqc_tensor *tensor, const char *what,
 // Creation and introspection
 //===----------------------------------------------------------------------===//
 
+/// Gives a model whose manifest lists several entries one slot per entry,
+/// the default entry's with the functions the model was loaded with, and
+/// selects the default entry; the others have no functions (they cannot
+/// run) until a second call gives them those `table` names.
+static seqc_status *setUpEntries(seqc_model *model,
+                                 const seqc_entry_symbols *table) {
+  std::vector<std::pair<std::string, Manifest>> &specs =
+      model->manifest.entries;
+  // Set up already (the default entry selected): the table's functions.
+  if (specs.empty()) {
+    for (size_t i = 1; i < model->entries.size(); ++i) {
+      EntrySlot &slot = model->entries[i];
+      for (const seqc_entry_symbols *row = table; row && row->name; ++row) {
+        if (slot.name != row->name)
+          continue;
+        if (!row->invoke || !row->prepare != !row->release)
+          return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                            "entry '%s': invoke must not be NULL, and "
+                            "prepare and release must be given together",
+                            slot.name.c_str());
+        slot.invoke = row->invoke;
+        slot.prepare = row->prepare;
+        slot.release = row->release;
+      }
+    }
+    return nullptr;
+  }
+  model->entries.resize(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    EntrySlot &slot = model->entries[i];
+    slot.name = specs[i].first;
+    slot.manifest = std::move(specs[i].second);
+    slot.inputs.resize(slot.manifest.values[SEQC_VALUE_INPUT].size());
+    slot.outputs.resize(slot.manifest.values[SEQC_VALUE_OUTPUT].size());
+    if (i == 0) {
+      slot.invoke = model->invoke;
+      slot.prepare = model->prepare;
+      slot.release = model->release;
+    }
+  }
+  // The manifest each slot holds has no entries of its own; the model's
+  // fields become the default entry's.
+  specs.clear();
+  model->selected = 0;
+  model->swapEntry(model->entries[0]);
+  return nullptr;
+}
+
+extern "C" int64_t seqc_model_num_entries(const seqc_model *model) {
+  if (!model)
+    return 0;
+  return model->entries.empty() ? 1
+                                : static_cast<int64_t>(model->entries.size());
+}
+
+extern "C" const char *seqc_model_entry_name(const seqc_model *model,
+                                             int64_t index) {
+  if (!model || index < 0 || index >= seqc_model_num_entries(model))
+    return nullptr;
+  // A model compiled with one function names it nowhere: it is `forward`.
+  if (model->entries.empty())
+    return "forward";
+  return model->entries[static_cast<size_t>(index)].name.c_str();
+}
+
+extern "C" const char *seqc_model_selected_entry(const seqc_model *model) {
+  return seqc_model_entry_name(
+      model, model ? static_cast<int64_t>(model->selected) : 0);
+}
+
+extern "C" seqc_status *seqc_model_select_entry(seqc_model *model,
+                                                const char *name) {
+  if (!model || !name)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_model_select_entry: model and name must not be "
+                      "NULL");
+  int64_t count = seqc_model_num_entries(model);
+  int64_t found = -1;
+  std::string known;
+  for (int64_t i = 0; i < count; ++i) {
+    const char *entry = seqc_model_entry_name(model, i);
+    if (std::strcmp(entry, name) == 0)
+      found = i;
+    known += std::string(i ? ", " : "") + entry;
+  }
+  if (found < 0)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "model '%s' has no entry '%s' (its entries: %s)",
+                      model->manifest.name.c_str(),
+                      printableText(name).c_str(), known.c_str());
+  size_t index = static_cast<size_t>(found);
+  if (model->entries.empty() || index == model->selected)
+    return nullptr;
+  if (!model->entries[index].invoke)
+    return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                      "entry '%s' of model '%s' has no code in this program "
+                      "(seqc_model_load_from gives the default entry only)",
+                      name, model->manifest.name.c_str());
+  if (model->running.load())
+    return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                      "seqc_model_select_entry: model '%s' is running",
+                      model->manifest.name.c_str());
+  model->swapEntry(model->entries[model->selected]);
+  model->swapEntry(model->entries[index]);
+  model->selected = index;
+  return nullptr;
+}
+
 extern "C" seqc_status *seqc_model_load_prepared(const char *manifest,
                                                  seqc_invoke_fn invoke,
                                                  seqc_prepare_fn prepare,
@@ -214,6 +323,7 @@ extern "C" seqc_status *seqc_model_load_prepared(const char *manifest,
   model->params.resize(model->manifest.values[SEQC_VALUE_PARAM].size());
   model->state.resize(model->manifest.values[SEQC_VALUE_STATE].size());
   model->outputs.resize(model->manifest.values[SEQC_VALUE_OUTPUT].size());
+  SEQC_RETURN_IF_ERROR(setUpEntries(model.get(), nullptr));
   *out_model = model.release();
   return nullptr;
 }
@@ -232,9 +342,43 @@ extern "C" seqc_status *seqc_model_load(seqc_model **out_model) {
     return makeStatus(SEQC_STATUS_NOT_FOUND,
                       "no model is linked into this program (seqc_manifest "
                       "and seqc_invoke are undefined)");
-  // Objects compiled by seqc define both preparation entry points.
+  // Objects compiled by seqc define both preparation entry points, and a
+  // table of every entry's when the model has several.
+  if (seqc_entries)
+    return seqc_model_load_entries(manifest, seqc_entries, out_model);
   return seqc_model_load_prepared(manifest, invoke, &seqc_prepare,
                                   &seqc_release, out_model);
+}
+
+extern "C" seqc_status *seqc_model_load_entries(
+    const char *manifest, const seqc_entry_symbols *entries,
+    seqc_model **out_model) {
+  if (!manifest || !entries || !entries[0].name || !out_model)
+    return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                      "seqc_model_load_entries: manifest, out_model and a "
+                      "first entry must not be NULL");
+  // The default entry's row: the one named as the manifest's first entry.
+  Manifest parsed;
+  SEQC_RETURN_IF_ERROR(parseManifest(manifest, &parsed));
+  const seqc_entry_symbols *first = &entries[0];
+  if (!parsed.entries.empty()) {
+    first = nullptr;
+    for (const seqc_entry_symbols *row = entries; row->name; ++row)
+      if (parsed.entries.front().first == row->name)
+        first = row;
+    if (!first)
+      return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
+                        "seqc_model_load_entries: no symbols for the default "
+                        "entry '%s'",
+                        parsed.entries.front().first.c_str());
+  }
+  seqc_model *model = nullptr;
+  SEQC_RETURN_IF_ERROR(seqc_model_load_prepared(
+      manifest, first->invoke, first->prepare, first->release, &model));
+  std::unique_ptr<seqc_model> owner(model);
+  SEQC_RETURN_IF_ERROR(setUpEntries(model, entries));
+  *out_model = owner.release();
+  return nullptr;
 }
 
 extern "C" seqc_status *seqc_model_clone(const seqc_model *src,
@@ -255,6 +399,22 @@ extern "C" seqc_status *seqc_model_clone(const seqc_model *src,
   model->inputs.resize(model->manifest.values[SEQC_VALUE_INPUT].size());
   model->state.resize(model->manifest.values[SEQC_VALUE_STATE].size());
   model->outputs.resize(model->manifest.values[SEQC_VALUE_OUTPUT].size());
+  // The same entries, the same one selected, with nothing bound or prepared.
+  model->selected = src->selected;
+  model->entries.resize(src->entries.size());
+  for (size_t i = 0; i < src->entries.size(); ++i) {
+    const EntrySlot &from = src->entries[i];
+    EntrySlot &slot = model->entries[i];
+    slot.name = from.name;
+    if (i == src->selected)
+      continue;
+    slot.manifest = from.manifest;
+    slot.invoke = from.invoke;
+    slot.prepare = from.prepare;
+    slot.release = from.release;
+    slot.inputs.resize(slot.manifest.values[SEQC_VALUE_INPUT].size());
+    slot.outputs.resize(slot.manifest.values[SEQC_VALUE_OUTPUT].size());
+  }
   *out_model = model.release();
   return nullptr;
 }
@@ -492,12 +652,14 @@ seqc_status *runExclusive(seqc_model *model) {
                         paramSpecs[i].name.c_str());
   // No value outside its declared range reaches the model.
   SEQC_RETURN_IF_ERROR(checkInputRanges(model));
-  const auto &stateSpecs = model->manifest.values[SEQC_VALUE_STATE];
+  const std::vector<size_t> &stateArgs = model->manifest.stateArgs;
+  const auto &stateSpecs = model->manifest.stateArgSpecs;
   SEQC_RETURN_IF_ERROR(prepareStateForRun(model));
 
-  // Argument descriptors: inputs, then parameters, then state buffers,
-  // packed in one vector whose addresses are taken only once it is complete.
-  size_t numArgs = inputSpecs.size() + paramSpecs.size() + stateSpecs.size();
+  // Argument descriptors: inputs, then parameters, then the state buffers
+  // this entry takes, packed in one vector whose addresses are taken only
+  // once it is complete.
+  size_t numArgs = inputSpecs.size() + paramSpecs.size() + stateArgs.size();
   std::vector<int64_t> argStorage;
   std::vector<size_t> argOffsets;
   std::vector<void *> argPointers; // `allocated` of each argument.
@@ -557,8 +719,8 @@ seqc_status *runExclusive(seqc_model *model) {
       addArg(model->params[i], model->params[i].buffer.data,
              paramSpecs[i].rank, paramSpecs[i].dtype);
     // The model writes these in place.
-    for (size_t i = 0; i < stateSpecs.size(); ++i)
-      addArg(model->state[i], model->state[i].buffer.data,
+    for (size_t i = 0; i < stateArgs.size(); ++i)
+      addArg(model->state[stateArgs[i]], model->state[stateArgs[i]].buffer.data,
              stateSpecs[i].rank);
   }
 

@@ -72,6 +72,22 @@ seqc_status *getValueView(const seqc_model *model, seqc_value_kind kind,
                           const char *name, seqc_tensor *out_tensor,
                           const Buffer **out_buffer = nullptr);
 
+/// What an instance keeps of an entry while another one is selected: the
+/// fields of seqc_model that follow the selected entry (swapEntry).
+struct EntrySlot {
+  std::string name;
+  Manifest manifest;
+  seqc_invoke_fn invoke = nullptr;
+  seqc_prepare_fn prepare = nullptr;
+  seqc_release_fn release = nullptr;
+  void *prepared = nullptr;
+  bool preparedStale = true;
+  std::vector<BoundValue> inputs;
+  std::vector<OutputValue> outputs;
+  bool haveOutputs = false;
+  std::vector<Buffer> deviceInputs;
+};
+
 } // namespace seqc
 
 struct seqc_model {
@@ -107,12 +123,42 @@ struct seqc_model {
   std::vector<seqc::Buffer> deviceParams;
   bool deviceParamsStale = true;
 
+  /// A model with several entries: each entry's slot, in manifest order;
+  /// slot `selected` is empty, its contents being the fields above. Empty
+  /// for a model with one entry.
+  std::vector<seqc::EntrySlot> entries;
+  size_t selected = 0;
+
   seqc_model() = default;
   seqc_model(const seqc_model &) = delete;
   seqc_model &operator=(const seqc_model &) = delete;
   ~seqc_model() {
     if (release && prepared)
       release(prepared);
+    for (seqc::EntrySlot &slot : entries)
+      if (slot.release && slot.prepared)
+        slot.release(slot.prepared);
+  }
+
+  /// Exchanges the fields that follow the selected entry with `slot`.
+  void swapEntry(seqc::EntrySlot &slot) {
+    std::swap(manifest, slot.manifest);
+    std::swap(invoke, slot.invoke);
+    std::swap(prepare, slot.prepare);
+    std::swap(release, slot.release);
+    std::swap(prepared, slot.prepared);
+    std::swap(preparedStale, slot.preparedStale);
+    std::swap(inputs, slot.inputs);
+    std::swap(outputs, slot.outputs);
+    std::swap(haveOutputs, slot.haveOutputs);
+    std::swap(deviceInputs, slot.deviceInputs);
+  }
+
+  /// The weights changed: every entry prepares again at its next run.
+  void markPreparedStale() {
+    preparedStale = true;
+    for (seqc::EntrySlot &slot : entries)
+      slot.preparedStale = true;
   }
 
   /// Looks up the size of `symbol` from set_dim or a bound input other than

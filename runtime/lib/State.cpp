@@ -80,7 +80,8 @@ seqc_status *checkWrite(const seqc_model *model, const ValueSpec &spec,
 } // namespace
 
 seqc_status *seqc::prepareStateForRun(seqc_model *model) {
-  const auto &specs = model->manifest.values[SEQC_VALUE_STATE];
+  // The state the selected entry takes, as it declares it.
+  const auto &specs = model->manifest.stateArgSpecs;
   if (specs.empty())
     return nullptr;
   if (model->manifest.target != Target::CPU)
@@ -108,14 +109,14 @@ seqc_status *seqc::prepareStateForRun(seqc_model *model) {
   // that the limit sees only the new ones. A state the memory limit refuses
   // stays unbound, to be allocated by the next run.
   for (size_t i = 0; i < specs.size(); ++i) {
-    BoundValue &state = model->state[i];
+    BoundValue &state = model->state[model->manifest.stateArgs[i]];
     if (state.bound &&
         !std::equal(shapes[i].begin(), shapes[i].end(), state.shape))
       state = BoundValue();
   }
   for (size_t i = 0; i < specs.size(); ++i) {
     const ValueSpec &spec = specs[i];
-    BoundValue &state = model->state[i];
+    BoundValue &state = model->state[model->manifest.stateArgs[i]];
     if (state.bound)
       continue;
     size_t bytes = seqc_dtype_size(spec.dtype);

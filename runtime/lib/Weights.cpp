@@ -976,7 +976,7 @@ seqc_model_load_weights_with(seqc_model *model, const char *path,
   SEQC_RETURN_IF_ERROR(bindTensors(model, path, sources, *options, &params,
                                    &skipped, &dequantized));
   model->params = std::move(params);
-  model->preparedStale = true;
+  model->markPreparedStale();
   model->deviceParamsStale = true;
   if (options->on_skipped)
     for (const SourceTensor *tensor : skipped)
@@ -1018,7 +1018,7 @@ extern "C" seqc_status *seqc_model_random_weights(seqc_model *model,
     params[i].bound = true;
   }
   model->params = std::move(params);
-  model->preparedStale = true;
+  model->markPreparedStale();
   model->deviceParamsStale = true;
   return nullptr;
 }
@@ -1051,7 +1051,7 @@ extern "C" seqc_status *seqc_model_set_param(seqc_model *model,
   std::copy(spec->shape, spec->shape + spec->rank, value.shape);
   value.bound = true;
   model->params[index] = std::move(value);
-  model->preparedStale = true;
+  model->markPreparedStale();
   model->deviceParamsStale = true;
   return nullptr;
 }

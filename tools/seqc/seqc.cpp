@@ -211,6 +211,12 @@ static cl::opt<bool> verifyDiagnostics(
              "of the input"),
     cl::cat(seqcCategory));
 
+static cl::opt<std::string> entryName(
+    "entry",
+    cl::desc("Compile only this entry of a model with several (def decode): "
+             "the result has it as its one function"),
+    cl::value_desc("name"), cl::cat(seqcCategory));
+
 static cl::opt<bool> splitInputFile(
     "split-input-file",
     cl::desc("Compile each '// -----'-separated chunk of the input alone"),
@@ -254,18 +260,21 @@ static LogicalResult compile(llvm::SourceMgr &sourceMgr, MLIRContext &context,
                              const seq::FrontendOptions &options,
                              const seq::CompileOptions &compileOptions,
                              raw_ostream &os) {
-  OwningOpRef<ModuleOp> module =
-      seq::importSeqSource(sourceMgr, context, options);
-  if (!module)
+  FailureOr<seq::SeqEntryModules> entries =
+      seq::importSeqEntries(sourceMgr, context, options);
+  if (failed(entries))
     return failure();
+  ModuleOp module = *entries->modules.front();
   if (listParams) {
-    FailureOr<seq::ModelSignature> signature =
-        seq::readModelSignature(*module);
+    FailureOr<seq::ModelSignature> signature = seq::readModelSignature(module);
     if (failed(signature))
       return failure();
     return printParams(*signature, os);
   }
-  return seq::compileModule(*module, compileOptions, os);
+  SmallVector<ModuleOp> modules;
+  for (OwningOpRef<ModuleOp> &entry : entries->modules)
+    modules.push_back(*entry);
+  return seq::compileEntries(modules, entries->names, compileOptions, os);
 }
 
 /// Turns the back-end flags into seq::CompileOptions and checks them
@@ -379,6 +388,7 @@ int main(int argc, char **argv) {
   seq::FrontendOptions options;
   options.maxOps = maxOps;
   options.maxParams = maxParams;
+  options.entry = entryName;
   for (StringRef define : defines) {
     auto [name, value] = define.split('=');
     if (name.empty() || !define.contains('=')) {

@@ -350,8 +350,28 @@ static llvm::json::Value toJSON(Attribute value) {
   return cast<StringAttr>(value).getValue().str();
 }
 
-std::string mlir::seq::toManifestJSON(const ModelSignature &signature,
-                                      llvm::StringRef target) {
+/// The "state" array of `signature`: each entry with its "write" or "carry".
+static llvm::json::Array toStateJSON(const ModelSignature &signature) {
+  llvm::json::Array state = toJSON(signature.state);
+  for (auto [entry, write, carry] :
+       llvm::zip(state, signature.stateWrites, signature.stateCarries)) {
+    if (write)
+      entry.getAsObject()->insert(
+          {"write", llvm::json::Object{{"input", write->input},
+                                       {"count", toJSON(write->count)},
+                                       {"axis", write->axis}}});
+    if (carry) {
+      llvm::json::Object object{{"input", carry->input}};
+      if (!carry->lengths.empty())
+        object["lengths"] = carry->lengths;
+      entry.getAsObject()->insert({"carry", std::move(object)});
+    }
+  }
+  return state;
+}
+
+static llvm::json::Object toManifestObject(const ModelSignature &signature,
+                                           llvm::StringRef target) {
   llvm::json::Object hyper;
   for (const auto &[name, value] : signature.hyper)
     hyper[name] = toJSON(value);
@@ -362,28 +382,50 @@ std::string mlir::seq::toManifestJSON(const ModelSignature &signature,
                               {"hyper", std::move(hyper)}};
   if (target != "cpu")
     manifest["target"] = target.str();
-  if (!signature.state.empty()) {
-    llvm::json::Array state = toJSON(signature.state);
-    for (auto [entry, write, carry] :
-         llvm::zip(state, signature.stateWrites, signature.stateCarries)) {
-      if (write)
-        entry.getAsObject()->insert(
-            {"write", llvm::json::Object{{"input", write->input},
-                                         {"count", toJSON(write->count)},
-                                         {"axis", write->axis}}});
-      if (carry) {
-        llvm::json::Object object{{"input", carry->input}};
-        if (!carry->lengths.empty())
-          object["lengths"] = carry->lengths;
-        entry.getAsObject()->insert({"carry", std::move(object)});
-      }
-    }
-    manifest["state"] = std::move(state);
-  }
+  if (!signature.state.empty())
+    manifest["state"] = toStateJSON(signature);
+  return manifest;
+}
+
+std::string mlir::seq::toManifestJSON(const ModelSignature &signature,
+                                      llvm::StringRef target) {
   // llvm::json prints an object's keys sorted, whatever order they were
   // added in.
-  return llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
+  return llvm::formatv("{0:2}", llvm::json::Value(
+                                    toManifestObject(signature, target)))
       .str();
+}
+
+std::string
+mlir::seq::toManifestJSON(ArrayRef<std::string> names,
+                          ArrayRef<const ModelSignature *> signatures,
+                          llvm::StringRef target) {
+  assert(!signatures.empty() && names.size() == signatures.size() &&
+         "one signature per entry");
+  if (signatures.size() == 1)
+    return toManifestJSON(*signatures.front(), target);
+  llvm::json::Object manifest = toManifestObject(*signatures.front(), target);
+  // The model's state is the union over its entries, in order of first use.
+  llvm::StringSet<> seen;
+  llvm::json::Array state;
+  llvm::json::Array entries;
+  for (auto [name, signature] : llvm::zip(names, signatures)) {
+    llvm::json::Array entryState = toStateJSON(*signature);
+    for (auto [spec, json] : llvm::zip(signature->state, entryState))
+      if (seen.insert(spec.name).second)
+        state.push_back(json);
+    llvm::json::Object entry{{"name", name},
+                             {"inputs", toJSON(signature->inputs)},
+                             {"outputs", toJSON(signature->outputs)}};
+    if (!entryState.empty())
+      entry["state"] = std::move(entryState);
+    entries.push_back(std::move(entry));
+  }
+  manifest.erase("state");
+  if (!state.empty())
+    manifest["state"] = std::move(state);
+  manifest["entries"] = std::move(entries);
+  return llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))).str();
 }
 
 llvm::json::Value mlir::seq::toParamsJSON(const ModelSignature &signature) {

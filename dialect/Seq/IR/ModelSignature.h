@@ -169,6 +169,16 @@ FailureOr<ModelSignature> readModelSignature(ModuleOp module);
 std::string toManifestJSON(const ModelSignature &signature,
                            llvm::StringRef target = "cpu");
 
+/// The manifest of a model with several entries (`names[i]` compiled to
+/// `signatures[i]`, the default entry first): the default entry's manifest,
+/// whose "state" is the union of the entries' state in order of first use,
+/// plus "entries": one {name, inputs, outputs, state} per entry, its state
+/// in the order its function takes it. One entry gives toManifestJSON's
+/// text of its signature.
+std::string toManifestJSON(ArrayRef<std::string> names,
+                           ArrayRef<const ModelSignature *> signatures,
+                           llvm::StringRef target = "cpu");
+
 /// The JSON array of {name, shape, dtype} that `seqc --list-params --json`
 /// prints.
 llvm::json::Value toParamsJSON(const ModelSignature &signature);

@@ -1,7 +1,9 @@
-"""kv_decode.py LIBDECODE.so FULL_EXE WORKDIR: incremental decoding through
-the C API of a compiled examples/gpt_decode.seq (a shared library) against
-the full forward of examples/gpt.seq (an executable) on the same random
-weights. Checks, each printing one line:
+"""kv_decode.py LIBDECODE.so FULL_EXE WORKDIR [--entries]: incremental
+decoding through the C API of a compiled examples/gpt_decode.seq (a shared
+library) against the full forward of examples/gpt.seq (an executable) on the
+same random weights. With --entries, the library is examples/gpt.seq itself:
+its prefill entry takes the calls of several tokens, its decode entry those
+of one. Checks, each printing one line:
 
   prefill + decode   prompts of uneven lengths (right-padded prefill at
                      pos = 0, then one token per call at each row's own
@@ -12,6 +14,13 @@ weights. Checks, each printing one line:
   overflow           pos + n > max_len is refused before the run, naming
                      the input, the row and max_len; the instance then runs
   bad shape          a pos of the wrong shape is refused
+With --entries, then:
+  entries            the model's entries
+  unknown entry      selecting an entry the model lacks is refused, naming
+                     it and the entries; the instance is unchanged (the
+                     entry selected before stays selected, and runs)
+  forward            the library's forward entry gives the executable's
+                     logits
 """
 import ctypes
 import os
@@ -24,6 +33,7 @@ from decode_capi import Tensor, check, open_library, status_text, vp
 
 MAX_RANK = 8
 lib_path, full_exe, work = sys.argv[1:4]
+entries = "--entries" in sys.argv[4:]
 os.makedirs(work, exist_ok=True)
 lib = open_library(lib_path)
 
@@ -33,6 +43,13 @@ check(lib.seqc_model_random_weights(model, 5), "random weights")
 weights = os.path.join(work, "weights.safetensors")
 check(lib.seqc_model_save_weights(model, weights.encode()), "save weights")
 print("state buffers:", lib.seqc_model_num_state(model))
+lib.seqc_model_entry_name.restype = ctypes.c_char_p
+lib.seqc_model_selected_entry.restype = ctypes.c_char_p
+
+
+def select(name):
+    if entries:
+        check(lib.seqc_model_select_entry(model, name.encode()), name)
 
 keep = []
 
@@ -50,12 +67,16 @@ def bind(name, array):
                                                  ctypes.byref(t)))
 
 
-def run(tokens, pos):
-    """Logits of one call, or the error text."""
+def run(tokens, pos=None):
+    """Logits of one call, or the error text. With --entries, a call of
+    several tokens goes to the prefill entry, one of one token to decode,
+    one without positions to forward."""
+    select("forward" if pos is None else
+           "decode" if tokens.shape[1] == 1 else "prefill")
     lib.seqc_model_reset_inputs(model)
     keep.clear()
     error = bind("tokens", tokens.astype(np.int32)) or \
-        bind("pos", pos.astype(np.int32)) or \
+        (pos is not None and bind("pos", pos.astype(np.int32))) or \
         status_text(lib.seqc_model_run(model))
     if error:
         return error
@@ -135,6 +156,17 @@ error = run(seqs2[:, :2], np.array([0, 255, 3]))
 print("overflow:", error)
 report("after overflow", run(ext[:, :1], np.full(3, 11))[:, 0], tail[:, 0])
 print("bad shape:", run(ext[:, :1], np.zeros(2)))
+
+if entries:
+    names = [lib.seqc_model_entry_name(model, i).decode()
+             for i in range(lib.seqc_model_num_entries(model))]
+    print("entries:", ", ".join(names))
+    run(ext[:, :1], np.full(3, 11))
+    print("unknown entry:",
+          status_text(lib.seqc_model_select_entry(model, b"decoder")))
+    print("selected:", lib.seqc_model_selected_entry(model).decode())
+    check(lib.seqc_model_run(model), "run after the unknown entry")
+    report("forward", run(seqs), full_forward(seqs))
 
 # The instance and its state are freed (the sanitizer build checks for leaks).
 lib.seqc_model_free(model)

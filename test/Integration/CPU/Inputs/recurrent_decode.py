@@ -1,8 +1,10 @@
-"""recurrent_decode.py LIBDECODE.so FULL_EXE WORKDIR: incremental decoding
-through the C API of a compiled examples/mamba_decode.seq (a shared library
-whose conv windows and SSM states are instance state) against the full
-forward of examples/mamba.seq (an executable) on the same random weights.
-Checks, each printing one line:
+"""recurrent_decode.py LIBDECODE.so FULL_EXE WORKDIR [--entries]: incremental
+decoding through the C API of a compiled examples/mamba_decode.seq (a shared
+library whose conv windows and SSM states are instance state) against the
+full forward of examples/mamba.seq (an executable) on the same random
+weights. With --entries, the library is examples/mamba.seq itself: its
+prefill entry takes the calls of several tokens, its decode entry those of
+one. Checks, each printing one line:
 
   prefill + decode   prompts of uneven lengths (right-padded with random ids
                      at pos = 0, lengths = the prompts' lengths, then one
@@ -28,6 +30,7 @@ from decode_capi import Tensor, check, open_library, status_text, vp
 
 MAX_RANK = 8
 lib_path, full_exe, work = sys.argv[1:4]
+entries = "--entries" in sys.argv[4:]
 os.makedirs(work, exist_ok=True)
 lib = open_library(lib_path)
 
@@ -58,6 +61,9 @@ def run(tokens, pos, lengths=None):
     """Logits of one call, or the error text."""
     if lengths is None:
         lengths = np.full(tokens.shape[0], tokens.shape[1])
+    if entries:
+        name = b"decode" if tokens.shape[1] == 1 else b"prefill"
+        check(lib.seqc_model_select_entry(model, name), "select")
     lib.seqc_model_reset_inputs(model)
     keep.clear()
     error = bind("tokens", tokens.astype(np.int32)) or \

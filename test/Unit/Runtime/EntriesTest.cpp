@@ -1,0 +1,199 @@
+//===- EntriesTest.cpp - Models with several entry functions --------------===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// seqc_model_select_entry and friends over a fake model with two entries
+// sharing a parameter `w` and a state `acc`: `forward` maps x [n] to
+// y = x * w and takes no state; `step` maps x [1] to y = acc += x * w,
+// updating the state in place. Inputs, outputs and runs follow the selected
+// entry; the weights and the state are the instance's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+using namespace seqc::test;
+
+namespace {
+
+struct ModelDeleter {
+  void operator()(seqc_model *model) const { seqc_model_free(model); }
+};
+using ModelPtr = std::unique_ptr<seqc_model, ModelDeleter>;
+
+const char *const kX =
+    R"({"name": "x", "dtype": "f32", "shape": ["n"]})";
+const char *const kY =
+    R"({"name": "y", "dtype": "f32", "shape": ["n"]})";
+const char *const kAcc = R"({"name": "acc", "dtype": "f32", "shape": [1]})";
+
+const std::string kManifest =
+    std::string(R"({"model": "multi", "inputs": [)") + kX +
+    R"(], "outputs": [)" + kY +
+    R"(], "params": [{"name": "w", "dtype": "f32", "shape": [1]}], )"
+    R"("state": [)" + kAcc + R"(], "entries": [{"name": "forward", )"
+    R"("inputs": [)" + kX + R"(], "outputs": [)" + kY +
+    R"(]}, {"name": "step", "inputs": [{"name": "x", "dtype": "f32", )"
+    R"("shape": [1]}], "outputs": [{"name": "y", "dtype": "f32", )"
+    R"("shape": [1]}], "state": [)" + kAcc + "]}]}";
+
+struct Descriptor1 {
+  float *allocated, *aligned;
+  int64_t offset, size, stride;
+};
+
+float element(const void *descriptor, int64_t i) {
+  auto *d = static_cast<const Descriptor1 *>(descriptor);
+  return d->aligned[d->offset + i * d->stride];
+}
+
+void returnVector(void *result, const float *values, int64_t n) {
+  float *y = static_cast<float *>(std::malloc(n * sizeof(float)));
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = values[i];
+  *static_cast<Descriptor1 *>(result) = {y, y, 0, n, 1};
+}
+
+/// args: result, x, w, prepared.
+void forwardInvoke(void **args) {
+  int64_t n = static_cast<const Descriptor1 *>(args[1])->size;
+  float w = element(args[2], 0);
+  std::vector<float> y(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    y[static_cast<size_t>(i)] = element(args[1], i) * w;
+  returnVector(args[0], y.data(), n);
+}
+
+/// args: result, x, w, acc, prepared.
+void stepInvoke(void **args) {
+  auto *acc = static_cast<Descriptor1 *>(args[3]);
+  acc->aligned[acc->offset] += element(args[1], 0) * element(args[2], 0);
+  returnVector(args[0], &acc->aligned[acc->offset], 1);
+}
+
+const seqc_entry_symbols kSymbols[] = {{"step", stepInvoke, nullptr, nullptr},
+                                       {"forward", forwardInvoke, nullptr,
+                                        nullptr},
+                                       {nullptr, nullptr, nullptr, nullptr}};
+
+ModelPtr loadModel() {
+  seqc_model *model = nullptr;
+  EXPECT_TRUE(
+      isOk(seqc_model_load_entries(kManifest.c_str(), kSymbols, &model)));
+  float w = 2;
+  seqc_tensor tensor = makeTensor(SEQC_DTYPE_F32, {1}, &w);
+  EXPECT_TRUE(isOk(seqc_model_set_param(model, "w", &tensor)));
+  return ModelPtr(model);
+}
+
+/// Binds x (when given) and runs; returns y.
+std::vector<float> run(seqc_model *model, std::vector<float> x) {
+  if (!x.empty()) {
+    seqc_tensor input = makeTensor(
+        SEQC_DTYPE_F32, {static_cast<int64_t>(x.size())}, x.data());
+    EXPECT_TRUE(isOk(seqc_model_set_input(model, "x", &input)));
+  }
+  EXPECT_TRUE(isOk(seqc_model_run(model)));
+  seqc_tensor output;
+  EXPECT_TRUE(isOk(seqc_model_get_output(model, "y", &output)));
+  const float *y = static_cast<const float *>(output.data);
+  return std::vector<float>(y, y + output.shape[0]);
+}
+
+TEST(Entries, AreListedWithTheDefaultSelected) {
+  ModelPtr model = loadModel();
+  EXPECT_EQ(seqc_model_num_entries(model.get()), 2);
+  EXPECT_STREQ(seqc_model_entry_name(model.get(), 0), "forward");
+  EXPECT_STREQ(seqc_model_entry_name(model.get(), 1), "step");
+  EXPECT_EQ(seqc_model_entry_name(model.get(), 2), nullptr);
+  EXPECT_STREQ(seqc_model_selected_entry(model.get()), "forward");
+  EXPECT_EQ(run(model.get(), {1, 2, 3}), (std::vector<float>{2, 4, 6}));
+}
+
+TEST(Entries, InputsOutputsAndRunsFollowTheSelection) {
+  ModelPtr model = loadModel();
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "step")));
+  seqc_value_info info;
+  ASSERT_TRUE(
+      isOk(seqc_model_info(model.get(), SEQC_VALUE_INPUT, 0, &info)));
+  EXPECT_EQ(info.shape[0], 1);
+  EXPECT_EQ(seqc_model_num_state(model.get()), 1);
+  EXPECT_EQ(run(model.get(), {1}), std::vector<float>{2});
+  EXPECT_EQ(run(model.get(), {1}), std::vector<float>{4});
+  // Another entry runs on its own inputs; the state stays, and each entry
+  // keeps its bound inputs.
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "forward")));
+  EXPECT_EQ(run(model.get(), {5, 5}), (std::vector<float>{10, 10}));
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "step")));
+  EXPECT_EQ(run(model.get(), {}), std::vector<float>{6});
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "forward")));
+  EXPECT_EQ(run(model.get(), {}), (std::vector<float>{10, 10}));
+  // A wrong-sized input of the selected entry is refused.
+  float two[2] = {1, 1};
+  seqc_tensor bad = makeTensor(SEQC_DTYPE_F32, {2}, two);
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "step")));
+  EXPECT_TRUE(failsWith(seqc_model_set_input(model.get(), "x", &bad),
+                        SEQC_STATUS_INVALID_ARGUMENT, {"'x'"}));
+  EXPECT_TRUE(isOk(seqc_model_reset_state(model.get())));
+  EXPECT_EQ(run(model.get(), {}), std::vector<float>{2});
+}
+
+TEST(Entries, UnknownNameLeavesTheInstanceAsItWas) {
+  ModelPtr model = loadModel();
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "step")));
+  EXPECT_EQ(run(model.get(), {1}), std::vector<float>{2});
+  EXPECT_TRUE(failsWith(seqc_model_select_entry(model.get(), "decode"),
+                        SEQC_STATUS_INVALID_ARGUMENT,
+                        {"model 'multi' has no entry 'decode' (its entries: "
+                         "forward, step)"}));
+  EXPECT_STREQ(seqc_model_selected_entry(model.get()), "step");
+  EXPECT_EQ(run(model.get(), {}), std::vector<float>{4});
+  EXPECT_TRUE(failsWith(seqc_model_select_entry(model.get(), nullptr),
+                        SEQC_STATUS_INVALID_ARGUMENT, {"NULL"}));
+}
+
+TEST(Entries, ClonesKeepTheSelectionWithTheirOwnState) {
+  ModelPtr model = loadModel();
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "step")));
+  EXPECT_EQ(run(model.get(), {1}), std::vector<float>{2});
+  seqc_model *raw = nullptr;
+  ASSERT_TRUE(isOk(seqc_model_clone(model.get(), &raw)));
+  ModelPtr clone(raw);
+  EXPECT_STREQ(seqc_model_selected_entry(clone.get()), "step");
+  EXPECT_EQ(run(clone.get(), {1}), std::vector<float>{2});
+  EXPECT_EQ(run(model.get(), {}), std::vector<float>{4});
+  ASSERT_TRUE(isOk(seqc_model_select_entry(clone.get(), "forward")));
+  EXPECT_EQ(run(clone.get(), {3}), std::vector<float>{6});
+}
+
+TEST(Entries, WithoutSymbolsAnEntryCannotBeSelected) {
+  seqc_model *raw = nullptr;
+  ASSERT_TRUE(
+      isOk(seqc_model_load_from(kManifest.c_str(), forwardInvoke, &raw)));
+  ModelPtr model(raw);
+  EXPECT_EQ(seqc_model_num_entries(model.get()), 2);
+  EXPECT_TRUE(failsWith(seqc_model_select_entry(model.get(), "step"),
+                        SEQC_STATUS_FAILED_PRECONDITION, {"'step'"}));
+  EXPECT_STREQ(seqc_model_selected_entry(model.get()), "forward");
+}
+
+TEST(Entries, AModelWithOneFunctionHasTheEntryForward) {
+  seqc_model *raw = nullptr;
+  std::string manifest = std::string(R"({"inputs": [)") + kX +
+                         R"(], "outputs": [)" + kY + "]}";
+  ASSERT_TRUE(isOk(seqc_model_load_from(manifest.c_str(), forwardInvoke, &raw)));
+  ModelPtr model(raw);
+  EXPECT_EQ(seqc_model_num_entries(model.get()), 1);
+  EXPECT_STREQ(seqc_model_entry_name(model.get(), 0), "forward");
+  EXPECT_TRUE(isOk(seqc_model_select_entry(model.get(), "forward")));
+  EXPECT_TRUE(failsWith(seqc_model_select_entry(model.get(), "step"),
+                        SEQC_STATUS_INVALID_ARGUMENT, {"forward"}));
+}
+
+} // namespace
