@@ -95,6 +95,35 @@ def test_outputs_are_not_copied_and_survive_the_next_run(gpt):
     np.testing.assert_array_equal(first, kept)
 
 
+def test_call_arguments(gpt):
+    model = gpt.load(random_weights=0)
+    x = tokens()
+    expected = model(tokens=x).logits
+    np.testing.assert_array_equal(model(x).logits, expected)
+    # Any sequence is an input (as numpy.asarray reads it, so a list of
+    # Python ints is int64 here).
+    with pytest.raises(ValueError, match="dtype i64 does not match"):
+        model(tokens=x.tolist())
+    np.testing.assert_array_equal(
+        model(tokens=np.asarray(x.tolist(), np.int32)).logits, expected)
+    with pytest.raises(TypeError, match="given twice"):
+        model(x, tokens=x)
+    with pytest.raises(TypeError, match="takes 1 inputs, got 2"):
+        model(x, x)
+    with pytest.raises(ValueError, match="is not one seqc takes"):
+        model(tokens=x.astype(">i4"))
+    out = model(tokens=x).logits
+    assert out.flags.writeable and out.flags.c_contiguous
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        with pytest.raises(seqc.Error, match="needs PyTorch"):
+            model(tokens=x, as_torch=True)
+    # as_torch is not an input.
+    np.testing.assert_array_equal(model(tokens=x, as_torch=False).logits,
+                                  expected)
+
+
 def test_compile_error_carries_the_location():
     with pytest.raises(seqc.CompileError) as info:
         seqc.compile(BAD_SOURCE)

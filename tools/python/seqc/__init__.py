@@ -25,6 +25,7 @@ import threading
 import numpy as np
 
 from . import _runtime
+from . import _seqc
 from ._runtime import DTYPES
 
 __all__ = [
@@ -90,16 +91,11 @@ def _error_for_status(code, message):
     return RuntimeError(message, code)
 
 
-def _extension():
-    from . import _seqc
-    return _seqc
-
-
 def _runtime_dir():
     packaged = os.path.join(os.path.dirname(__file__), "lib")
     if os.path.exists(os.path.join(packaged, "libseqc_runtime.a")):
         return packaged
-    return os.environ.get("SEQC_RUNTIME_DIR") or _extension().DEFAULT_RUNTIME_DIR
+    return os.environ.get("SEQC_RUNTIME_DIR") or _seqc.DEFAULT_RUNTIME_DIR
 
 
 def _read_source(source):
@@ -120,7 +116,7 @@ def _compile(source, emit, output_path, target, opt_level, defines, mcpu,
              mattr, remarks, gpu_interpret):
     text, name = _read_source(source)
     pairs = [(str(k), str(v)) for k, v in (defines or {}).items()]
-    result = _extension().compile(
+    result = _seqc.compile(
         source=text, source_name=name, emit=emit, output_path=output_path,
         target=target, opt_level=int(opt_level), defines=pairs,
         mcpu=mcpu or "", mattr=mattr or "", remarks=bool(remarks),
@@ -183,8 +179,8 @@ class Module:
         self._owned_dir = _owned_dir
         self._api = _runtime.Api(path)
         # The same library's functions, for the per-call path.
-        self._runtime = _extension().Runtime(self._api.lib._handle,
-                                             _error_for_status, _as_array)
+        self._runtime = _seqc.Runtime(self._api.lib._handle,
+                                      _error_for_status, _as_array, _to_torch)
 
     def save(self, path):
         """Copies the library to `path` (load it back with
@@ -262,11 +258,17 @@ def _tensor_of(array, code):
     return tensor
 
 
-class Model:
+class Model(_seqc.Instance):
     """An instance of a compiled model: bound weights, inputs, state and the
-    last outputs. Calling it runs the model (with the GIL released).
-    Instances run in parallel from threads; one instance runs one call at a
-    time."""
+    last outputs. Instances run in parallel from threads; one instance runs
+    one call at a time.
+
+    model(*args, as_torch=False, **inputs) runs the model (with the GIL
+    released) on `inputs` by name (or `args`, in manifest order) and returns
+    the outputs as a named tuple of NumPy arrays (PyTorch tensors with
+    as_torch). The call is the extension's (seqc._seqc.Instance): inputs
+    used in place as set_input binds them, outputs as `output` returns
+    them."""
 
     def __init__(self, module, weights, random_weights, skip_unused, skip,
                  name_table=None, _handle=None):
@@ -290,10 +292,10 @@ class Model:
         self.Outputs = collections.namedtuple(
             "Outputs", [o.name for o in self.outputs], rename=True)
         # The per-call path (binding, running, the output arrays).
-        self._instance = _extension().Instance(
-            module._runtime, handle.value, self.name,
-            [i.name for i in self.inputs], [o.name for o in self.outputs],
-            self.Outputs, self._lock, self.dims._sizes)
+        self._attach(module._runtime, handle.value, self.name,
+                     [i.name for i in self.inputs],
+                     [o.name for o in self.outputs], self.Outputs,
+                     self._lock, self.dims._sizes)
         if weights is not None and random_weights is not None:
             raise builtins.ValueError(
                 "give weights or random_weights, not both")
@@ -394,7 +396,7 @@ class Model:
         C-contiguous, of the input's dtype and aligned to its element size
         (then the array must not change until the run returns), else copied.
         Returns True when it is used in place."""
-        return self._instance.bind(name, value)
+        return self._bind(name, value)
 
     def input_pointer(self, name):
         """The address of the data bound to input `name` (to check that an
@@ -413,22 +415,14 @@ class Model:
 
     def run(self):
         """Runs the model on the inputs bound with set_input."""
-        self._instance.run()
+        self._run()
 
     def output(self, name, as_torch=False):
         """Output `name` of the last run as a NumPy array (a PyTorch tensor
         with as_torch) that owns the runtime's storage: no copy, and the next
         run does not change it."""
-        array = self._instance.output(name)
+        array = self._output(name)
         return _to_torch(array) if as_torch else array
-
-    def __call__(self, *args, as_torch=False, **inputs):
-        """Runs the model on `inputs` by name (or positional, in manifest
-        order) and returns the outputs as a named tuple."""
-        outputs = self._instance.call(args, inputs)
-        if as_torch:
-            return self.Outputs(*[_to_torch(array) for array in outputs])
-        return outputs
 
     # State
 
@@ -499,8 +493,7 @@ class Model:
         if not getattr(self, "_handle", None):
             return
         with self._lock:
-            if getattr(self, "_instance", None):
-                self._instance.close()
+            self._close()
             self._api.model_free(self._handle)
             self._handle = None
 

@@ -155,12 +155,15 @@ void lookUpNumPy() {
 //===----------------------------------------------------------------------===//
 
 /// The C API of one model library, resolved from the handle ctypes opened
-/// it with, and the package's Python hooks: the exception of a status and
-/// the conversion of anything else to a NumPy array.
+/// it with, and the package's Python hooks: the exception of a status, the
+/// conversion of anything else to a NumPy array and of an output array to a
+/// PyTorch tensor.
 class Runtime {
 public:
-  Runtime(std::uintptr_t handle, py::object errorForStatus, py::object asArray)
-      : errorForStatus(std::move(errorForStatus)), asArray(std::move(asArray)) {
+  Runtime(std::uintptr_t handle, py::object errorForStatus, py::object asArray,
+          py::object toTorch)
+      : errorForStatus(std::move(errorForStatus)), asArray(std::move(asArray)),
+        toTorch(std::move(toTorch)) {
     void *library = reinterpret_cast<void *>(handle);
     resolve(library, "seqc_status_get_code", statusGetCode);
     resolve(library, "seqc_status_message", statusMessage);
@@ -206,6 +209,7 @@ public:
   decltype(&seqc_buffer_ref_release) bufferRefRelease;
   py::object errorForStatus;
   py::object asArray;
+  py::object toTorch;
 
 private:
   template <typename Function>
@@ -272,9 +276,10 @@ public:
     }
   }
 
-  /// Runs on `args` (in manifest order) and `kwargs` (by name); returns the
-  /// outputs as an instance of the outputs type (a named tuple).
-  py::object call(const py::tuple &args, const py::dict &kwargs);
+  /// Runs on `args` (in manifest order) and `kwargs` (by name, may be
+  /// NULL); returns the outputs as an instance of the outputs type (a named
+  /// tuple) of arrays, or of tensors with `asTorch`.
+  py::object call(PyObject *args, PyObject *kwargs, bool asTorch);
   /// Binds input `inputName`; true when the data is used in place.
   bool bindNamed(const std::string &inputName, const py::handle &value);
   void runBound();
@@ -285,6 +290,17 @@ public:
     model = nullptr;
     for (Input &input : inputs)
       input.alive = py::none();
+  }
+  /// Visits the Python objects this holds (the garbage collector's
+  /// tp_traverse).
+  int traverse(visitproc visit, void *arg) const {
+    for (const py::object *object :
+         {&runtimeObject, &outputsType, &acquire, &release,
+          static_cast<const py::object *>(&dims)})
+      Py_VISIT(object->ptr());
+    for (const Input &input : inputs)
+      Py_VISIT(input.alive.ptr());
+    return 0;
   }
 
 private:
@@ -444,37 +460,37 @@ py::object Instance::output(const char *outputName) {
   return py::reinterpret_steal<py::object>(array);
 }
 
-py::object Instance::call(const py::tuple &args, const py::dict &kwargs) {
+py::object Instance::call(PyObject *args, PyObject *kwargs, bool asTorch) {
   size_t count = inputs.size();
-  size_t positional = args.size();
+  size_t positional = PyTuple_GET_SIZE(args);
   if (positional > count)
     throw py::type_error(py::str("{} takes {} inputs, got {}")
                              .format(name, count, positional));
   std::vector<PyObject *> values(count, nullptr);
   size_t byName = 0;
-  bool anyByName = PyDict_GET_SIZE(kwargs.ptr()) != 0;
+  size_t givenByName = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
   for (size_t i = 0; i < count; ++i) {
     PyObject *value =
-        anyByName ? PyDict_GetItemWithError(kwargs.ptr(), inputs[i].key.ptr())
-                  : nullptr;
+        givenByName ? PyDict_GetItemWithError(kwargs, inputs[i].key.ptr())
+                    : nullptr;
     if (!value && PyErr_Occurred())
       throw py::error_already_set();
     if (i < positional) {
       if (value)
         throw py::type_error(
             py::str("input '{}' given twice").format(inputs[i].name));
-      value = PyTuple_GET_ITEM(args.ptr(), i);
+      value = PyTuple_GET_ITEM(args, i);
     } else if (value) {
       ++byName;
     }
     values[i] = value;
   }
-  if (byName != static_cast<size_t>(PyDict_GET_SIZE(kwargs.ptr()))) {
+  if (byName != givenByName) {
     py::list known;
     for (const Input &input : inputs)
       known.append(input.key);
     known.attr("sort")();
-    for (auto [key, value] : kwargs)
+    for (auto [key, value] : py::reinterpret_borrow<py::dict>(kwargs))
       if (!known.contains(key))
         runtime->raise(SEQC_STATUS_NOT_FOUND,
                        py::str("{} has no input '{}' (inputs: {})")
@@ -506,6 +522,8 @@ py::object Instance::call(const py::tuple &args, const py::dict &kwargs) {
   py::tuple outputs(outputNames.size());
   for (size_t i = 0; i < outputNames.size(); ++i) {
     py::object array = output(outputNames[i].c_str());
+    if (asTorch)
+      array = runtime->toTorch(array);
     PyTuple_SET_ITEM(outputs.ptr(), i, array.release().ptr());
   }
   // The named tuple, as its __new__ makes it, without calling into Python.
@@ -547,33 +565,179 @@ py::object Instance::outputNamed(const std::string &outputName) {
   return output(outputName.c_str());
 }
 
+
+//===----------------------------------------------------------------------===//
+// The base class of seqc.Model
+//===----------------------------------------------------------------------===//
+
+/// seqc._seqc.Instance, the base class of seqc.Model: calling a Model is
+/// this type's tp_call (a Python class that defines no __call__ inherits
+/// it), so a call reaches Instance::call with no Python frame and no
+/// binding layer in between.
+struct InstanceObject {
+  PyObject_HEAD
+  /// Null until Model.__init__ attaches it.
+  Instance *instance;
+};
+
+PyTypeObject *instanceType = nullptr;
+
+/// Runs `body` and turns a C++ exception into the pending Python error.
+template <typename Body>
+PyObject *translateExceptions(Body body) {
+  try {
+    return body();
+  } catch (py::error_already_set &error) {
+    error.restore();
+  } catch (py::builtin_exception &error) {
+    error.set_error();
+  } catch (const std::exception &error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  }
+  return nullptr;
+}
+
+Instance &instanceOf(py::handle self) {
+  if (!PyObject_TypeCheck(self.ptr(), instanceType))
+    throw py::type_error("not a seqc model instance");
+  Instance *instance = reinterpret_cast<InstanceObject *>(self.ptr())->instance;
+  if (!instance)
+    throw py::type_error("the model instance was not initialized");
+  return *instance;
+}
+
+PyObject *callInstance(PyObject *self, PyObject *args, PyObject *kwargs) {
+  return translateExceptions([&]() -> PyObject * {
+    Instance &instance = instanceOf(self);
+    bool asTorch = false;
+    py::object inputs;
+    if (kwargs) {
+      // as_torch=True returns tensors; every other keyword is an input.
+      static PyObject *asTorchKey = PyUnicode_InternFromString("as_torch");
+      PyObject *flag = PyDict_GetItemWithError(kwargs, asTorchKey);
+      if (!flag && PyErr_Occurred())
+        throw py::error_already_set();
+      if (flag) {
+        int truth = PyObject_IsTrue(flag);
+        if (truth < 0)
+          throw py::error_already_set();
+        asTorch = truth;
+        inputs = py::reinterpret_steal<py::object>(PyDict_Copy(kwargs));
+        if (!inputs || PyDict_DelItem(inputs.ptr(), asTorchKey) < 0)
+          throw py::error_already_set();
+        kwargs = inputs.ptr();
+      }
+    }
+    return instance.call(args, kwargs, asTorch).release().ptr();
+  });
+}
+
+int traverseInstance(PyObject *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (Instance *instance = reinterpret_cast<InstanceObject *>(self)->instance)
+    return instance->traverse(visit, arg);
+  return 0;
+}
+
+int clearInstance(PyObject *self) {
+  delete reinterpret_cast<InstanceObject *>(self)->instance;
+  reinterpret_cast<InstanceObject *>(self)->instance = nullptr;
+  return 0;
+}
+
+void deallocInstance(PyObject *self) {
+  PyTypeObject *type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  clearInstance(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+/// Adds `function` to the Instance type as method `name`.
+template <typename Function, typename... Extra>
+void defineMethod(py::handle type, const char *name, Function &&function,
+                  const Extra &...extra) {
+  py::cpp_function method(std::forward<Function>(function), py::name(name),
+                          py::is_method(type),
+                          py::sibling(py::getattr(type, name, py::none())),
+                          extra...);
+  py::setattr(type, name, method);
+}
+
 } // namespace
 
 void seqc::python::registerInstance(py::module_ &m) {
   lookUpNumPy();
   py::class_<Runtime>(m, "Runtime",
                       "The C API of one model library (seqc._runtime.Api)")
-      .def(py::init<std::uintptr_t, py::object, py::object>(),
+      .def(py::init<std::uintptr_t, py::object, py::object, py::object>(),
            py::arg("handle"), py::arg("error_for_status"),
-           py::arg("as_array"),
+           py::arg("as_array"), py::arg("to_torch"),
            "`handle`: the library's dlopen handle (ctypes' _handle); "
            "`error_for_status(code, message)` makes the exception of a "
            "status; `as_array(value)` makes a NumPy array of a value that "
-           "is not one.");
-  py::class_<Instance>(m, "Instance",
-                       "The per-call path of one model instance")
-      .def(py::init<py::object, std::uintptr_t, std::string,
-                    std::vector<std::string>, std::vector<std::string>,
-                    py::object, py::object, py::dict>(),
-           py::arg("runtime"), py::arg("model"), py::arg("name"),
-           py::arg("inputs"), py::arg("outputs"), py::arg("outputs_type"),
-           py::arg("lock"), py::arg("dims"))
-      .def("call", &Instance::call, py::arg("args"), py::arg("kwargs"),
-           "Binds the inputs, runs and returns the outputs type's tuple of "
-           "arrays.")
-      .def("bind", &Instance::bindNamed, py::arg("name"), py::arg("value"),
-           "Binds one input; True when it is used in place.")
-      .def("run", &Instance::runBound)
-      .def("output", &Instance::outputNamed, py::arg("name"))
-      .def("close", &Instance::close);
+           "is not one; `to_torch(array)` a PyTorch tensor of an output.");
+
+  static PyType_Slot slots[] = {
+      {Py_tp_call, reinterpret_cast<void *>(callInstance)},
+      {Py_tp_traverse, reinterpret_cast<void *>(traverseInstance)},
+      {Py_tp_clear, reinterpret_cast<void *>(clearInstance)},
+      {Py_tp_dealloc, reinterpret_cast<void *>(deallocInstance)},
+      {Py_tp_doc, const_cast<char *>(
+                      "The base class of seqc.Model: calling an instance "
+                      "binds the inputs, runs the model and returns its "
+                      "outputs.")},
+      {0, nullptr}};
+  static PyType_Spec spec = {
+      "seqc._seqc.Instance", sizeof(InstanceObject), 0,
+      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, slots};
+  py::object type =
+      py::reinterpret_steal<py::object>(PyType_FromSpec(&spec));
+  if (!type)
+    throw py::error_already_set();
+  instanceType = reinterpret_cast<PyTypeObject *>(type.ptr());
+  m.attr("Instance") = type;
+
+  defineMethod(
+      type, "_attach",
+      [](py::handle self, py::object runtime, std::uintptr_t model,
+         std::string name, const std::vector<std::string> &inputs,
+         std::vector<std::string> outputs, py::object outputsType,
+         const py::object &lock, py::dict dims) {
+        if (!PyObject_TypeCheck(self.ptr(), instanceType))
+          throw py::type_error("not a seqc model instance");
+        auto *object = reinterpret_cast<InstanceObject *>(self.ptr());
+        auto *instance = new Instance(
+            std::move(runtime), model, std::move(name), inputs,
+            std::move(outputs), std::move(outputsType), lock,
+            std::move(dims));
+        delete object->instance;
+        object->instance = instance;
+      },
+      py::arg("runtime"), py::arg("model"), py::arg("name"),
+      py::arg("inputs"), py::arg("outputs"), py::arg("outputs_type"),
+      py::arg("lock"), py::arg("dims"),
+      "Attaches the model handle `model` (freed by the caller after "
+      "_close); `lock` is held around every call.");
+  defineMethod(
+      type, "_bind",
+      [](py::handle self, const std::string &name, py::handle value) {
+        return instanceOf(self).bindNamed(name, value);
+      },
+      py::arg("name"), py::arg("value"));
+  defineMethod(type, "_run",
+               [](py::handle self) { instanceOf(self).runBound(); });
+  defineMethod(
+      type, "_output",
+      [](py::handle self, const std::string &name) {
+        return instanceOf(self).outputNamed(name);
+      },
+      py::arg("name"));
+  defineMethod(type, "_close", [](py::handle self) {
+    if (!PyObject_TypeCheck(self.ptr(), instanceType))
+      throw py::type_error("not a seqc model instance");
+    if (Instance *instance =
+            reinterpret_cast<InstanceObject *>(self.ptr())->instance)
+      instance->close();
+  });
 }
