@@ -365,11 +365,13 @@ void Instance::applyDims() {
 bool Instance::bind(const char *inputName, Input *slot,
                     const py::handle &value) {
   py::object array = py::reinterpret_borrow<py::object>(value);
-  if (!numpy->isArray(array.ptr()))
+  if (!numpy->isArray(array.ptr())) {
     array = runtime->asArray(value);
-  seqc_tensor tensor;
-  tensor.dtype = static_cast<seqc_dtype>(numpy->seqcDtype(array.ptr()));
-  if (tensor.dtype < 0)
+    if (!numpy->isArray(array.ptr()))
+      throw py::type_error("seqc._as_array did not return an array");
+  }
+  int dtype = numpy->seqcDtype(array.ptr());
+  if (dtype < 0)
     runtime->raise(
         SEQC_STATUS_INVALID_ARGUMENT,
         py::str("input '{}': dtype {} is not one seqc takes (float32, "
@@ -389,6 +391,8 @@ bool Instance::bind(const char *inputName, Input *slot,
     runtime->raise(SEQC_STATUS_INVALID_ARGUMENT,
                    py::str("rank {} is more than {}")
                        .format(fields->nd, SEQC_MAX_RANK));
+  seqc_tensor tensor;
+  tensor.dtype = static_cast<seqc_dtype>(dtype);
   tensor.rank = fields->nd;
   int64_t count = 1;
   for (int d = 0; d < fields->nd; ++d) {
