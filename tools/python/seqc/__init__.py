@@ -6,11 +6,11 @@ PyTorch tensors (docs/python.md).
     model = module.load(random_weights=0)
     logits = model(tokens=np.zeros((1, 8), np.int32)).logits
 
-The compiler runs in this process (the extension module `seqc._seqc`); a
-compiled model is a shared library that carries the seqc runtime. A call of
-a model binds, runs and wraps its outputs in the extension
-(`seqc._seqc.Instance`); the rest of the runtime's C API is called through
-ctypes (`seqc._runtime`).
+The compiler runs in this process (the extension module `seqc._seqc`,
+imported when something compiles); a compiled model is a shared library that
+carries the seqc runtime. A call of a model binds, runs and wraps its outputs
+in the extension module `seqc._instance`; the rest of the runtime's C API is
+called through ctypes (`seqc._runtime`).
 """
 
 import builtins
@@ -24,8 +24,8 @@ import threading
 
 import numpy as np
 
+from . import _instance
 from . import _runtime
-from . import _seqc
 from ._runtime import DTYPES
 
 __all__ = [
@@ -91,11 +91,17 @@ def _error_for_status(code, message):
     return RuntimeError(message, code)
 
 
+def _extension():
+    """The compiler (loads libMLIR and libLLVM, so only when needed)."""
+    from . import _seqc
+    return _seqc
+
+
 def _runtime_dir():
     packaged = os.path.join(os.path.dirname(__file__), "lib")
     if os.path.exists(os.path.join(packaged, "libseqc_runtime.a")):
         return packaged
-    return os.environ.get("SEQC_RUNTIME_DIR") or _seqc.DEFAULT_RUNTIME_DIR
+    return os.environ.get("SEQC_RUNTIME_DIR") or _extension().DEFAULT_RUNTIME_DIR
 
 
 def _read_source(source):
@@ -116,7 +122,7 @@ def _compile(source, emit, output_path, target, opt_level, defines, mcpu,
              mattr, remarks, gpu_interpret):
     text, name = _read_source(source)
     pairs = [(str(k), str(v)) for k, v in (defines or {}).items()]
-    result = _seqc.compile(
+    result = _extension().compile(
         source=text, source_name=name, emit=emit, output_path=output_path,
         target=target, opt_level=int(opt_level), defines=pairs,
         mcpu=mcpu or "", mattr=mattr or "", remarks=bool(remarks),
@@ -179,8 +185,9 @@ class Module:
         self._owned_dir = _owned_dir
         self._api = _runtime.Api(path)
         # The same library's functions, for the per-call path.
-        self._runtime = _seqc.Runtime(self._api.lib._handle,
-                                      _error_for_status, _as_array, _to_torch)
+        self._runtime = _instance.Runtime(self._api.lib._handle,
+                                          _error_for_status, _as_array,
+                                          _to_torch)
 
     def save(self, path):
         """Copies the library to `path` (load it back with
@@ -258,7 +265,7 @@ def _tensor_of(array, code):
     return tensor
 
 
-class Model(_seqc.Instance):
+class Model(_instance.Instance):
     """An instance of a compiled model: bound weights, inputs, state and the
     last outputs. Instances run in parallel from threads; one instance runs
     one call at a time.
@@ -266,7 +273,7 @@ class Model(_seqc.Instance):
     model(*args, as_torch=False, **inputs) runs the model (with the GIL
     released) on `inputs` by name (or `args`, in manifest order) and returns
     the outputs as a named tuple of NumPy arrays (PyTorch tensors with
-    as_torch). The call is the extension's (seqc._seqc.Instance): inputs
+    as_torch). The call is the extension's (seqc._instance.Instance): inputs
     used in place as set_input binds them, outputs as `output` returns
     them."""
 
@@ -510,7 +517,7 @@ class Model(_seqc.Instance):
 class _Dims(collections.abc.MutableMapping):
     """Sizes of symbolic dimensions set before a run when no input fixes
     them (seqc_model_set_dim): `model.dims["n"] = 128`. Each call of the
-    model sets them (seqc._seqc.Instance reads the dict)."""
+    model sets them (seqc._instance.Instance reads the dict)."""
 
     def __init__(self):
         self._sizes = {}

@@ -14,7 +14,7 @@ config.json's `model_type` picks the example (`llama`: examples/llama.seq,
 import json
 import os
 
-from . import Error, compile as _compile, _seqc
+from . import Error, compile as _compile, _extension
 
 __all__ = ["ARCHITECTURES", "Pretrained", "defines_from_config", "load"]
 
@@ -75,7 +75,7 @@ def _examples_dir():
     packaged = os.path.join(os.path.dirname(__file__), "examples")
     if os.path.isdir(packaged):
         return packaged
-    return _seqc.EXAMPLES_DIR
+    return _extension().EXAMPLES_DIR
 
 
 def defines_from_config(config):

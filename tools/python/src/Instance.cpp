@@ -574,7 +574,7 @@ py::object Instance::outputNamed(const std::string &outputName) {
 // The base class of seqc.Model
 //===----------------------------------------------------------------------===//
 
-/// seqc._seqc.Instance, the base class of seqc.Model: calling a Model is
+/// seqc._instance.Instance, the base class of seqc.Model: calling a Model is
 /// this type's tp_call (a Python class that defines no __call__ inherits
 /// it), so a call reaches Instance::call with no Python frame and no
 /// binding layer in between.
@@ -673,7 +673,8 @@ void defineMethod(py::handle type, const char *name, Function &&function,
 void seqc::python::registerInstance(py::module_ &m) {
   lookUpNumPy();
   py::class_<Runtime>(m, "Runtime",
-                      "The C API of one model library (seqc._runtime.Api)")
+                      "The C API of one model library (seqc._runtime.Api)",
+                      py::module_local())
       .def(py::init<std::uintptr_t, py::object, py::object, py::object>(),
            py::arg("handle"), py::arg("error_for_status"),
            py::arg("as_array"), py::arg("to_torch"),
@@ -693,7 +694,7 @@ void seqc::python::registerInstance(py::module_ &m) {
                       "outputs.")},
       {0, nullptr}};
   static PyType_Spec spec = {
-      "seqc._seqc.Instance", sizeof(InstanceObject), 0,
+      "seqc._instance.Instance", sizeof(InstanceObject), 0,
       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, slots};
   py::object type =
       py::reinterpret_steal<py::object>(PyType_FromSpec(&spec));

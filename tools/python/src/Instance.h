@@ -21,7 +21,8 @@
 namespace seqc::python {
 
 /// Adds `Runtime` (the C API of one model library) and `Instance` (the
-/// per-call path of one seqc_model) to the extension module `m`. Looks up
+/// per-call path of one seqc_model, the base class of seqc.Model) to the
+/// extension module `m` (seqc._instance). Looks up
 /// NumPy's C API, so NumPy must be importable.
 void registerInstance(pybind11::module_ &m);
 

@@ -4,17 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The extension module of the Python package: `seqc._seqc.compile` runs the
-// frontend and the lowering in process (Compiler.h) with the GIL released;
-// `Runtime` and `Instance` are the per-call path of a compiled model
-// (Instance.h), over the C API of the runtime that the model's shared library
-// carries, so that this module needs no runtime of its own (the rest of the
-// C API is called through ctypes, tools/python/seqc/_runtime.py).
+// The compiler half of the Python package: `seqc._seqc.compile` runs the
+// frontend and the lowering in process (Compiler.h) with the GIL released.
+// Running a compiled model goes through the C API of the runtime that the
+// model's shared library carries (the seqc._instance module and
+// tools/python/seqc/_runtime.py), so that this module needs no runtime of its
+// own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tools/python/src/Compiler.h"
-#include "tools/python/src/Instance.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -81,5 +80,4 @@ PYBIND11_MODULE(_seqc, m) {
         py::arg("runtime_dir"),
         "Compiles .seq source; returns {'ok', 'text', 'log', "
         "'diagnostics'}.");
-  seqc::python::registerInstance(m);
 }
