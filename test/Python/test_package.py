@@ -95,6 +95,35 @@ def test_outputs_are_not_copied_and_survive_the_next_run(gpt):
     np.testing.assert_array_equal(first, kept)
 
 
+def test_call_arguments(gpt):
+    model = gpt.load(random_weights=0)
+    x = tokens()
+    expected = model(tokens=x).logits
+    np.testing.assert_array_equal(model(x).logits, expected)
+    # Any sequence is an input (as numpy.asarray reads it, so a list of
+    # Python ints is int64 here).
+    with pytest.raises(ValueError, match="dtype i64 does not match"):
+        model(tokens=x.tolist())
+    np.testing.assert_array_equal(
+        model(tokens=np.asarray(x.tolist(), np.int32)).logits, expected)
+    with pytest.raises(TypeError, match="given twice"):
+        model(x, tokens=x)
+    with pytest.raises(TypeError, match="takes 1 inputs, got 2"):
+        model(x, x)
+    with pytest.raises(ValueError, match="is not one seqc takes"):
+        model(tokens=x.astype(">i4"))
+    out = model(tokens=x).logits
+    assert out.flags.writeable and out.flags.c_contiguous
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        with pytest.raises(seqc.Error, match="needs PyTorch"):
+            model(tokens=x, as_torch=True)
+    # as_torch is not an input.
+    np.testing.assert_array_equal(model(tokens=x, as_torch=False).logits,
+                                  expected)
+
+
 def test_compile_error_carries_the_location():
     with pytest.raises(seqc.CompileError) as info:
         seqc.compile(BAD_SOURCE)
@@ -294,8 +323,36 @@ def test_torch_tensors_without_copies(gpt):
     assert model.input_pointer("tokens") == x.data_ptr()
     out = model(tokens=x, as_torch=True).logits
     assert isinstance(out, torch.Tensor) and tuple(out.shape) == (2, 7, 64)
+    assert out.dtype == torch.float32
     np.testing.assert_array_equal(out.numpy(),
                                   model(tokens=x.numpy()).logits)
+    # The tensor is the output array's memory (no copy), and outlives the
+    # instance.
+    kept = out.clone()
+    one = model.output("logits", as_torch=True)
+    assert one.data_ptr() == model.output("logits").ctypes.data
+    # A strided tensor is copied; a tensor that needs its gradient, or of
+    # a dtype the input does not take, is refused.
+    strided = torch.from_numpy(np.ascontiguousarray(tokens().T)).t()
+    assert not strided.is_contiguous()
+    assert not model.set_input("tokens", strided)
+    np.testing.assert_array_equal(
+        model(tokens=strided).logits,
+        model(tokens=strided.contiguous().numpy()).logits)
+    with pytest.raises(ValueError, match="detach"):
+        model(tokens=torch.zeros(2, 3, requires_grad=True))
+    with pytest.raises(ValueError, match="dtype i64 does not match"):
+        model(tokens=x.long())
+    # Parameters from a dict of tensors.
+    rng = np.random.default_rng(0)
+    arrays = {p.name: rng.standard_normal(p.shape).astype(np.float32)
+              for p in model.params}
+    tensors = {name: torch.from_numpy(a) for name, a in arrays.items()}
+    np.testing.assert_array_equal(
+        gpt.load(weights=tensors)(tokens=x).logits,
+        gpt.load(weights=arrays)(tokens=x).logits)
+    del model
+    assert torch.equal(out, kept)
 
 
 LLAMA_CONFIG = {

@@ -6,16 +6,17 @@ PyTorch tensors (docs/python.md).
     model = module.load(random_weights=0)
     logits = model(tokens=np.zeros((1, 8), np.int32)).logits
 
-The compiler runs in this process (the extension module `seqc._seqc`); a
-compiled model is a shared library that carries the seqc runtime, which the
-package calls through ctypes (`seqc._runtime`).
+The compiler runs in this process (the extension module `seqc._seqc`,
+imported when something compiles); a compiled model is a shared library that
+carries the seqc runtime. A call of a model binds, runs and wraps its outputs
+in the extension module `seqc._instance`; the rest of the runtime's C API is
+called through ctypes (`seqc._runtime`).
 """
 
 import builtins
 import collections
 import collections.abc
 import ctypes
-import math
 import os
 import shutil
 import tempfile
@@ -23,6 +24,7 @@ import threading
 
 import numpy as np
 
+from . import _instance
 from . import _runtime
 from ._runtime import DTYPES
 
@@ -90,6 +92,7 @@ def _error_for_status(code, message):
 
 
 def _extension():
+    """The compiler (loads libMLIR and libLLVM, so only when needed)."""
     from . import _seqc
     return _seqc
 
@@ -181,6 +184,10 @@ class Module:
         self.log = ""
         self._owned_dir = _owned_dir
         self._api = _runtime.Api(path)
+        # The same library's functions, for the per-call path.
+        self._runtime = _instance.Runtime(self._api.lib._handle,
+                                          _error_for_status, _as_array,
+                                          _to_torch)
 
     def save(self, path):
         """Copies the library to `path` (load it back with
@@ -221,11 +228,19 @@ def _as_array(value):
     return np.asarray(value)
 
 
+def _to_torch(array):
+    """A PyTorch tensor over `array`'s memory (torch.from_numpy)."""
+    try:
+        import torch
+    except ImportError:
+        raise Error("as_torch=True needs PyTorch (import torch "
+                    "failed)") from None
+    return torch.from_numpy(array)
+
+
 # numpy dtype -> seqc_dtype code (bf16 has no numpy type of its own).
 _CODES = {np.dtype(np_dtype): code for code, (_, np_dtype) in DTYPES.items()
           if code != 3 and np_dtype}
-_NUMPY_DTYPES = {code: np.dtype(np_dtype)
-                 for code, (_, np_dtype) in DTYPES.items() if np_dtype}
 
 
 def _dtype_code(array, what):
@@ -237,13 +252,12 @@ def _dtype_code(array, what):
     return code
 
 
-def _tensor_of(array, code, tensor=None):
-    """`array` as a seqc_tensor (filling `tensor` when given)."""
+def _tensor_of(array, code):
+    """`array` as a seqc_tensor."""
     if array.ndim > _runtime.MAX_RANK:
         raise InvalidArgumentError("rank %d is more than %d" %
                                    (array.ndim, _runtime.MAX_RANK))
-    if tensor is None:
-        tensor = _runtime.Tensor()
+    tensor = _runtime.Tensor()
     tensor.dtype = code
     tensor.rank = array.ndim
     tensor.shape[:array.ndim] = array.shape
@@ -251,24 +265,17 @@ def _tensor_of(array, code, tensor=None):
     return tensor
 
 
-class _OutputRef:
-    """Keeps an output's storage alive while an array views it."""
-
-    def __init__(self, api, ref):
-        self._api = api
-        self._ref = ref
-
-    def __del__(self):
-        if self._ref:
-            self._api.buffer_ref_release(self._ref)
-            self._ref = None
-
-
-class Model:
+class Model(_instance.Instance):
     """An instance of a compiled model: bound weights, inputs, state and the
-    last outputs. Calling it runs the model (with the GIL released).
-    Instances run in parallel from threads; one instance runs one call at a
-    time."""
+    last outputs. Instances run in parallel from threads; one instance runs
+    one call at a time.
+
+    model(*args, as_torch=False, **inputs) runs the model (with the GIL
+    released) on `inputs` by name (or `args`, in manifest order) and returns
+    the outputs as a named tuple of NumPy arrays (PyTorch tensors with
+    as_torch). The call is the extension's (seqc._instance.Instance): inputs
+    used in place as set_input binds them, outputs as `output` returns
+    them."""
 
     def __init__(self, module, weights, random_weights, skip_unused, skip,
                  name_table=None, _handle=None):
@@ -279,23 +286,23 @@ class Model:
             handle = ctypes.c_void_p()
             self._api.check(self._api.model_load(ctypes.byref(handle)))
         self._handle = handle
-        self._inputs_alive = {}
+        # One call at a time: runs, binds and generation hold it.
         self._lock = threading.Lock()
-        # Reused by each call (one call at a time holds the lock's model).
-        self._scratch = _runtime.Tensor()
-        self._borrowed = ctypes.c_int32(0)
-        self._ref = ctypes.c_void_p()
         self.name = self._api.model_name(handle).decode()
         self.inputs = self._infos(_runtime.VALUE_INPUT)
-        self._input_names = frozenset(i.name for i in self.inputs)
         self.outputs = self._infos(_runtime.VALUE_OUTPUT)
         self.params = self._infos(_runtime.VALUE_PARAM)
         self.state = self._infos(_runtime.VALUE_STATE)
-        self.dims = _Dims(self)
+        self.dims = _Dims()
         self.skipped = []
         self.dequantized = []
         self.Outputs = collections.namedtuple(
             "Outputs", [o.name for o in self.outputs], rename=True)
+        # The per-call path (binding, running, the output arrays).
+        self._attach(module._runtime, handle.value, self.name,
+                     [i.name for i in self.inputs],
+                     [o.name for o in self.outputs], self.Outputs,
+                     self._lock, self.dims._sizes)
         if weights is not None and random_weights is not None:
             raise builtins.ValueError(
                 "give weights or random_weights, not both")
@@ -396,18 +403,7 @@ class Model:
         C-contiguous, of the input's dtype and aligned to its element size
         (then the array must not change until the run returns), else copied.
         Returns True when it is used in place."""
-        array = _as_array(value)
-        what = "input '%s'" % name
-        code = _dtype_code(array, what)
-        contiguous = array.flags.c_contiguous
-        if not contiguous:
-            array = np.ascontiguousarray(array)
-        borrowed = self._borrowed
-        self._api.check(self._api.model_set_input_view(
-            self._ensure_open(), name.encode(),
-            _tensor_of(array, code, self._scratch), borrowed))
-        self._inputs_alive[name] = array if borrowed.value else None
-        return contiguous and bool(borrowed.value)
+        return self._bind(name, value)
 
     def input_pointer(self, name):
         """The address of the data bound to input `name` (to check that an
@@ -425,67 +421,15 @@ class Model:
         return tensor.data or 0
 
     def run(self):
-        with self._lock:
-            self._api.check(self._api.model_run(self._ensure_open()))
+        """Runs the model on the inputs bound with set_input."""
+        self._run()
 
     def output(self, name, as_torch=False):
         """Output `name` of the last run as a NumPy array (a PyTorch tensor
         with as_torch) that owns the runtime's storage: no copy, and the next
         run does not change it."""
-        tensor = self._scratch
-        ref = self._ref
-        self._api.check(self._api.model_retain_output(
-            self._ensure_open(), name.encode(), tensor, ref))
-        owner = _OutputRef(self._api, ref.value)
-        shape = tuple(tensor.shape[:tensor.rank])
-        dtype = _NUMPY_DTYPES[tensor.dtype]
-        count = math.prod(shape)
-        if count == 0:
-            array = np.empty(shape, dtype)
-        else:
-            raw = (ctypes.c_char * (count * dtype.itemsize)).from_address(
-                tensor.data)
-            raw._seqc_owner = owner
-            array = np.frombuffer(raw, dtype=dtype).reshape(shape)
-        if as_torch:
-            try:
-                import torch
-            except ImportError:
-                raise Error("as_torch=True needs PyTorch (import torch "
-                            "failed)") from None
-            return torch.from_numpy(array)
-        return array
-
-    def __call__(self, *args, as_torch=False, **inputs):
-        """Runs the model on `inputs` by name (or positional, in manifest
-        order) and returns the outputs as a named tuple."""
-        if len(args) > len(self.inputs):
-            raise TypeError("%s takes %d inputs, got %d" %
-                            (self.name, len(self.inputs), len(args)))
-        for info, value in zip(self.inputs, args):
-            if info.name in inputs:
-                raise TypeError("input '%s' given twice" % info.name)
-            inputs[info.name] = value
-        known = self._input_names
-        for name in inputs:
-            if name not in known:
-                raise InvalidArgumentError(
-                    "%s has no input '%s' (inputs: %s)" %
-                    (self.name, name, ", ".join(sorted(known))),
-                    _runtime.NOT_FOUND)
-        missing = [i.name for i in self.inputs if i.name not in inputs]
-        if missing:
-            raise InvalidArgumentError(
-                "missing input(s) %s of %s" % (", ".join(missing), self.name),
-                _runtime.INVALID_ARGUMENT)
-        handle = self._ensure_open()
-        self._api.model_reset_inputs(handle)
-        self.dims._apply()
-        for name, value in inputs.items():
-            self.set_input(name, value)
-        self.run()
-        return self.Outputs(*[self.output(o.name, as_torch)
-                              for o in self.outputs])
+        array = self._output(name)
+        return _to_torch(array) if as_torch else array
 
     # State
 
@@ -551,11 +495,14 @@ class Model:
         return rows[0] if single else rows
 
     def close(self):
-        """Frees the instance; later calls raise seqc.RuntimeError."""
-        if getattr(self, "_handle", None):
+        """Frees the instance (after a call in progress on another thread
+        returns); later calls raise seqc.RuntimeError."""
+        if not getattr(self, "_handle", None):
+            return
+        with self._lock:
+            self._close()
             self._api.model_free(self._handle)
             self._handle = None
-        self._inputs_alive = {}
 
     def __del__(self):
         self.close()
@@ -569,16 +516,11 @@ class Model:
 
 class _Dims(collections.abc.MutableMapping):
     """Sizes of symbolic dimensions set before a run when no input fixes
-    them (seqc_model_set_dim): `model.dims["n"] = 128`."""
+    them (seqc_model_set_dim): `model.dims["n"] = 128`. Each call of the
+    model sets them (seqc._instance.Instance reads the dict)."""
 
-    def __init__(self, model):
-        self._model = model
+    def __init__(self):
         self._sizes = {}
-
-    def _apply(self):
-        for name, size in self._sizes.items():
-            self._model._api.check(self._model._api.model_set_dim(
-                self._model._ensure_open(), name.encode(), int(size)))
 
     def __getitem__(self, name):
         return self._sizes[name]

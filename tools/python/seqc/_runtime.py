@@ -5,6 +5,9 @@ library is bound through its own copy of these functions: `Api(path)` opens
 the library (RTLD_LOCAL: two models never share a runtime's globals by
 accident) and declares the functions the package calls. ctypes releases the
 GIL around each foreign call, so instances run in parallel from threads.
+A model call (bind, run, outputs) goes through the extension instead
+(seqc._instance.Instance), which resolves the same library's functions from
+`Api.lib._handle`.
 """
 
 import ctypes

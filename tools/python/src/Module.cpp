@@ -7,8 +7,9 @@
 // The compiler half of the Python package: `seqc._seqc.compile` runs the
 // frontend and the lowering in process (Compiler.h) with the GIL released.
 // Running a compiled model goes through the C API of the runtime that the
-// model's shared library carries (tools/python/seqc/_runtime.py, with ctypes), so
-// that this module needs no runtime of its own.
+// model's shared library carries (the seqc._instance module and
+// tools/python/seqc/_runtime.py), so that this module needs no runtime of its
+// own.
 //
 //===----------------------------------------------------------------------===//
 
