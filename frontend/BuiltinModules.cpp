@@ -110,8 +110,7 @@ FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
     // Linear's weight may use.
     Builder b(&context);
     auto blocks = RankedTensorType::get(
-        {shape[0], info->blocksPerRow(shape[1]),
-         info->bytesPerBlock(shape[1])},
+        {shape[0], info->blocksPerRow(shape[1]), info->bytesPerBlock(shape[1])},
         b.getIntegerType(8));
     BlockArgument arg = entry->addArgument(blocks, getLoc(loc));
     params.push_back(path);

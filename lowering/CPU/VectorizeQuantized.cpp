@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // The vector kernel of a Linear whose weight is stored in a block format
-// (q8_0, q4_0, q4_1, int8; dialect/Seq/IR/Quantization.h). Convert-seq-to-linalg
-// gives it as a linalg.generic carrying `seq.quantized` that reads the
-// blocks where they are (lowering/SeqToLinalg/Quantized.cpp); on buffers,
-// this pass replaces it with loops generated for the target's vectors:
+// (q8_0, q4_0, q4_1, int8; dialect/Seq/IR/Quantization.h).
+// Convert-seq-to-linalg gives it as a linalg.generic carrying
+// `seq.quantized` that reads the blocks where they are
+// (lowering/SeqToLinalg/Quantized.cpp); on buffers, this pass replaces it
+// with loops generated for the target's vectors:
 //
 //  - an scf.parallel over blocks of mc rows x nc output columns;
 //  - register tiles of mr rows x nr columns (1 x 2nr for the rows left
@@ -321,8 +322,8 @@ private:
     // vector, so that enough FMA chains are in flight.
     int64_t sets = mr == 1 ? 2 : 1;
     int64_t perSet = mr * nr;
-    Value zeros = arith::ConstantOp::create(b, loc, vecType,
-                                            b.getZeroAttr(vecType));
+    Value zeros =
+        arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
     SmallVector<Value> rowAt, colAt;
     for (int64_t i = 0; i < mr; ++i)
       rowAt.push_back(add(m1, idx(i)));
@@ -353,8 +354,8 @@ private:
     };
     auto vectorLoop = [&](Value lo, Value hi, int64_t vectors,
                           ValueRange init) {
-      auto forOp = scf::ForOp::create(b, loc, lo, hi,
-                                      idx(vectors * t.lanes), init);
+      auto forOp =
+          scf::ForOp::create(b, loc, lo, hi, idx(vectors * t.lanes), init);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(forOp.getBody());
       SmallVector<Value> acc(forOp.getRegionIterArgs());
@@ -366,8 +367,7 @@ private:
     Value kVectors = fullEnd(kMain, rowLength, t.lanes);
     SmallVector<Value> init(sets * perSet, zeros);
     scf::ForOp mainLoop = vectorLoop(zero, kMain, t.rowUnroll, init);
-    scf::ForOp vecLoop =
-        vectorLoop(kMain, kVectors, 1, mainLoop.getResults());
+    scf::ForOp vecLoop = vectorLoop(kMain, kVectors, 1, mainLoop.getResults());
     // The weights past the last whole vector, one at a time.
     Value scalarZero =
         arith::ConstantOp::create(b, loc, f32, b.getZeroAttr(f32));
@@ -382,16 +382,16 @@ private:
       SmallVector<Value> acc(tailLoop.getRegionIterArgs());
       SmallVector<Value> xs;
       for (int64_t i = 0; i < mr; ++i)
-        xs.push_back(memref::LoadOp::create(b, loc, m.x,
-                                            ValueRange{rowAt[i], zero, k}));
+        xs.push_back(
+            memref::LoadOp::create(b, loc, m.x, ValueRange{rowAt[i], zero, k}));
       for (int64_t jn = 0; jn < nr; ++jn) {
         Value q = memref::LoadOp::create(b, loc, m.blocks,
                                          ValueRange{colAt[jn], zero, byteAt});
         Value w = arith::SIToFPOp::create(b, loc, f32, q);
         for (int64_t i = 0; i < mr; ++i) {
           Value &sum = acc[i * nr + jn];
-          sum = arith::AddFOp::create(
-              b, loc, sum, arith::MulFOp::create(b, loc, xs[i], w));
+          sum = arith::AddFOp::create(b, loc, sum,
+                                      arith::MulFOp::create(b, loc, xs[i], w));
         }
       }
       scf::YieldOp::create(b, loc, acc);
@@ -405,8 +405,8 @@ private:
               b, loc, lanes, vecLoop.getResult(set * perSet + i * nr + jn));
         Value sum = vector::ReductionOp::create(
             b, loc, vector::CombiningKind::ADD, lanes);
-        sum = arith::AddFOp::create(b, loc, sum,
-                                    tailLoop.getResult(i * nr + jn));
+        sum =
+            arith::AddFOp::create(b, loc, sum, tailLoop.getResult(i * nr + jn));
         Value scaled = arith::MulFOp::create(b, loc, sum, scale);
         SmallVector<Value, 2> at = {rowAt[i], colAt[jn]};
         Value old = memref::LoadOp::create(b, loc, m.c, at);
@@ -474,8 +474,8 @@ struct SeqCPUVectorizeQuantizedPass
             << " f32 lanes, the row's f32 scale applied once per output "
                "after the reduction), "
             << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
-            << " for a single row, two accumulators per column) of "
-            << t.lanes << "-lane f32 accumulators, " << t.rowUnroll * t.lanes
+            << " for a single row, two accumulators per column) of " << t.lanes
+            << "-lane f32 accumulators, " << t.rowUnroll * t.lanes
             << " weights per step and the rest of a row one at a time, "
                "blocks of "
             << t.mc << " x " << t.nc;

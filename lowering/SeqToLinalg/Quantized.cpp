@@ -18,10 +18,10 @@
 // bytes: the f16 scale (and q4_1's f16 minimum) assembled from two bytes, or
 // int8's f32 scale from four, read at constant offsets, times the quantized
 // value at its byte (q8_0, int8) or nibble (q4_0, q4_1): the weight the
-// format stores, exactly. The generic carries kQuantizedAttr; it is the reference
-// form (linalg-to-loops at -O0), and seq-cpu-vectorize-quantized rewrites
-// it into a vector kernel at -O1 and above. No f32 copy of the weight is
-// made at any level.
+// format stores, exactly. The generic carries kQuantizedAttr; it is the
+// reference form (linalg-to-loops at -O0), and seq-cpu-vectorize-quantized
+// rewrites it into a vector kernel at -O1 and above. No f32 copy of the
+// weight is made at any level.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,9 +110,8 @@ Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
       getIteratorTypes(4, {2, 3}),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Type f32 = nb.getF32Type();
-        Value scale =
-            floatScale ? floatFromBytes(nb, nloc, args.slice(2, 4))
-                       : halfFromBytes(nb, nloc, args[2], args[3]);
+        Value scale = floatScale ? floatFromBytes(nb, nloc, args.slice(2, 4))
+                                 : halfFromBytes(nb, nloc, args[2], args[3]);
         Value q;
         if (format.bits == 8) {
           q = arith::SIToFPOp::create(nb, nloc, f32, args[1]);

@@ -521,8 +521,8 @@ seqc_status *runExclusive(seqc_model *model) {
     std::copy(value.shape, value.shape + rank, blocks);
     bool perRow = blockElements == 0;
     blocks[rank - 1] = perRow ? 1 : value.shape[rank - 1] / blockElements;
-    blocks[rank] = static_cast<int64_t>(blockBytes) +
-                   (perRow ? value.shape[rank - 1] : 0);
+    blocks[rank] =
+        static_cast<int64_t>(blockBytes) + (perRow ? value.shape[rank - 1] : 0);
     appendDescriptor(argStorage, data, blocks, rank + 1);
   };
   bool onGpu = model->manifest.target == Target::NVPTX;

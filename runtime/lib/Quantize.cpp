@@ -97,6 +97,8 @@ void quantizeInt8Row(const float *x, uint8_t *block, size_t count) {
   std::memcpy(block, &d, sizeof d);
   for (size_t j = 0; j < count; ++j) {
     float q = d ? std::nearbyint(x[j] / d) : 0.0f;
+    if (std::isnan(q)) // A NaN or infinite row: keep the cast defined.
+      q = 0.0f;
     block[4 + j] = static_cast<uint8_t>(
         static_cast<int8_t>(std::clamp(q, -127.0f, 127.0f)));
   }
