@@ -131,17 +131,18 @@ std::vector<Work> buildWorks() {
     }
     works.push_back(std::move(w));
   }
-  // Decode: x @ W^T on m = 1 and 4 rows with W stored in f32, bf16 and
-  // GGUF's q8_0 and q4_0 blocks; the figure of merit is the weight's bytes
-  // per second against the memory bandwidth.
+  // Decode: x @ W^T on m = 1 and 4 rows with W stored in f32, bf16,
+  // GGUF's q8_0 and q4_0 blocks and per-output-channel int8; the figure of
+  // merit is the weight's bytes per second against the memory bandwidth.
   for (auto [out, in] : {std::pair<int64_t, int64_t>{1536, 576}, {4096, 4096}}) {
     std::string shape = std::to_string(out) + "x" + std::to_string(in);
-    for (const char *format : {"f32", "bf16", "q8_0", "q4_0"}) {
+    for (const char *format : {"f32", "bf16", "q8_0", "q4_0", "int8"}) {
       std::string name = std::string("matvec_") + format + "_" + shape;
       std::string f = format;
       double weightBytes = f == "f32"    ? 4.0 * out * in
                            : f == "bf16" ? 2.0 * out * in
                            : f == "q8_0" ? 34.0 * out * in / 32
+                           : f == "int8" ? (in + 4.0) * out
                                          : 18.0 * out * in / 32;
       double activation = f == "bf16" ? 2.0 : 4.0;
       Work w{name, "matvec", name,

@@ -85,7 +85,7 @@ FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
              << "weight_format " << format << " is for f32 weights [out, in] "
              << "of a contraction; parameter '" << path << "' is "
              << formatElementType(elementType) << " of rank " << shape.size();
-    if (shape[1] % info->blockElements != 0)
+    if (!info->isPerRow() && shape[1] % info->blockElements != 0)
       return emitError(formatLoc)
              << "weight_format " << format << " stores blocks of "
              << info->blockElements << " weights along the reduction: the "
@@ -105,11 +105,12 @@ FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
     dims.push_back(Dim::fixed(size));
   Block *entry = &func.getBody().front();
   if (info) {
-    // The blocks [out, in / 32, bytes] are the argument; the f32 weight is
-    // their seq.dequantize, which only a Linear's weight may use.
+    // The blocks [out, in / 32, bytes] ([out, 1, in + 4] for int8) are the
+    // argument; the f32 weight is their seq.dequantize, which only a
+    // Linear's weight may use.
     Builder b(&context);
     auto blocks = RankedTensorType::get(
-        {shape[0], shape[1] / info->blockElements, info->blockBytes},
+        {shape[0], info->blocksPerRow(shape[1]), info->bytesPerBlock(shape[1])},
         b.getIntegerType(8));
     BlockArgument arg = entry->addArgument(blocks, getLoc(loc));
     params.push_back(path);

@@ -1,14 +1,15 @@
-//===- VectorizeQuantized.cpp - x @ W^T with W in GGUF blocks -------------===//
+//===- VectorizeQuantized.cpp - x @ W^T with W in quantized blocks --------===//
 //
 // Part of the seqc project.
 //
 //===----------------------------------------------------------------------===//
 //
 // The vector kernel of a Linear whose weight is stored in a block format
-// (q8_0, q4_0, q4_1; dialect/Seq/IR/Quantization.h). Convert-seq-to-linalg
-// gives it as a linalg.generic carrying `seq.quantized` that reads the
-// blocks where they are (lowering/SeqToLinalg/Quantized.cpp); on buffers,
-// this pass replaces it with loops generated for the target's vectors:
+// (q8_0, q4_0, q4_1, int8; dialect/Seq/IR/Quantization.h).
+// Convert-seq-to-linalg gives it as a linalg.generic carrying
+// `seq.quantized` that reads the blocks where they are
+// (lowering/SeqToLinalg/Quantized.cpp); on buffers, this pass replaces it
+// with loops generated for the target's vectors:
 //
 //  - an scf.parallel over blocks of mc rows x nc output columns;
 //  - register tiles of mr rows x nr columns (1 x 2nr for the rows left
@@ -24,6 +25,13 @@
 //    the rows' vectors of x, which are loaded once per tile and block step;
 //  - the lanes are summed once per output element and added to C (which
 //    holds the bias or zeros).
+//
+// int8's block is a whole row of any length with one f32 scale, so its
+// tiles (rowTile) reduce over the row in steps of 32 weights, then of one
+// vector, then of single weights; they accumulate x * q, the int8 values
+// only widened (vpmovsxbd, vcvtdq2ps), and multiply each output's sum by
+// the row's scale once, after the reduction. A single row keeps two
+// accumulators per column.
 //
 // Every weight byte is read once per tile of mr rows; no f32 copy of the
 // weight exists. Nothing is target-specific beyond `vector-bits` and
@@ -78,6 +86,9 @@ struct QuantizedTiling {
   /// Columns of the tiles of one row (decode): more than nr, so that enough
   /// independent FMA chains hide the FMA latency.
   int64_t nr1;
+  /// Vectors per step of the reduction of a per-row format (int8): 32
+  /// weights, as a block of the block formats.
+  int64_t rowUnroll;
 };
 
 /// The quantized generic `op` in the form the kernel needs, or the reason it
@@ -112,8 +123,10 @@ FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
     reason = "x or the blocks are not contiguous along the reduction";
     return failure();
   }
-  // Vectors of weights must not straddle a block, nor q4's two halves.
-  if (lanes > format->blockElements / 2 || (format->blockElements / 2) % lanes) {
+  // Vectors of weights must not straddle a block, nor q4's two halves
+  // (int8's block is the row: its kernel takes any length).
+  if (!format->isPerRow() && (lanes > format->blockElements / 2 ||
+                              (format->blockElements / 2) % lanes)) {
     reason = "vectors of " + std::to_string(lanes) +
              " lanes do not divide the half blocks of 16 weights";
     return failure();
@@ -132,6 +145,9 @@ public:
     Value rows = memref::DimOp::create(b, loc, m.c, 0);
     Value cols = memref::DimOp::create(b, loc, m.c, 1);
     numBlocks = memref::DimOp::create(b, loc, m.blocks, 1);
+    if (m.format.isPerRow())
+      rowLength = sub(memref::DimOp::create(b, loc, m.blocks, 2),
+                      idx(m.format.valuesOffset));
     Value zero = idx(0);
     scf::ParallelOp::create(
         b, loc, ValueRange{zero, zero}, ValueRange{rows, cols},
@@ -154,8 +170,14 @@ private:
       return [&, mr](Value m1) {
         int64_t nr = mr == 1 ? t.nr1 : t.nr;
         Value nFull = fullEnd(n0, nEnd, nr);
-        loop(n0, nFull, nr, [&](Value n1) { tile(mr, nr, m1, n1); });
-        loop(nFull, nEnd, 1, [&](Value n1) { tile(mr, 1, m1, n1); });
+        auto emitTile = [&](int64_t mr, int64_t nr, Value m1, Value n1) {
+          if (m.format.isPerRow())
+            rowTile(mr, nr, m1, n1);
+          else
+            tile(mr, nr, m1, n1);
+        };
+        loop(n0, nFull, nr, [&](Value n1) { emitTile(mr, nr, m1, n1); });
+        loop(nFull, nEnd, 1, [&](Value n1) { emitTile(mr, 1, m1, n1); });
       };
     };
     loop(m0, mFull, t.mr, rowsOf(t.mr));
@@ -177,6 +199,24 @@ private:
     Value bits = arith::OrIOp::create(b, loc, byte(0), high);
     Value half = arith::BitcastOp::create(b, loc, b.getF16Type(), bits);
     return arith::ExtFOp::create(b, loc, b.getF32Type(), half);
+  }
+
+  /// The f32 of the little-endian f32 at bytes 0..3 of row `n`'s block
+  /// (int8's scale).
+  Value floatAt(Value n) {
+    Type i32 = b.getI32Type();
+    Value bits;
+    for (int64_t at = 0; at < 4; ++at) {
+      Value v = memref::LoadOp::create(b, loc, m.blocks,
+                                       ValueRange{n, idx(0), idx(at)});
+      Value wide = arith::ExtUIOp::create(b, loc, i32, v);
+      if (at)
+        wide = arith::ShLIOp::create(
+            b, loc, wide,
+            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(8 * at)));
+      bits = bits ? arith::OrIOp::create(b, loc, bits, wide) : wide;
+    }
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
   }
 
   Value splat(Value scalar) {
@@ -271,10 +311,117 @@ private:
     }
   }
 
+  /// One register tile of a format of one block per row (int8): rows
+  /// m1 .. m1 + mr, columns n1 .. n1 + nr. The reduction runs over the row in
+  /// steps of t.rowUnroll vectors, then of one vector, then of single
+  /// weights; the accumulators sum x * q (the int8 values widened to f32),
+  /// and each output's sum is multiplied by its row's scale once.
+  void rowTile(int64_t mr, int64_t nr, Value m1, Value n1) {
+    Type f32 = b.getF32Type();
+    // A single row has `sets` accumulators per column, alternating by
+    // vector, so that enough FMA chains are in flight.
+    int64_t sets = mr == 1 ? 2 : 1;
+    int64_t perSet = mr * nr;
+    Value zeros =
+        arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
+    SmallVector<Value> rowAt, colAt;
+    for (int64_t i = 0; i < mr; ++i)
+      rowAt.push_back(add(m1, idx(i)));
+    for (int64_t jn = 0; jn < nr; ++jn)
+      colAt.push_back(add(n1, idx(jn)));
+    VectorType bytes = VectorType::get({t.lanes}, b.getIntegerType(8));
+    Value zero = idx(0);
+    // `vectors` vectors of the row from weight k on, into `acc`.
+    auto step = [&](Value k, int64_t vectors, SmallVector<Value> &acc) {
+      for (int64_t u = 0; u < vectors; ++u) {
+        Value at = add(k, idx(u * t.lanes));
+        Value byteAt = add(at, idx(m.format.valuesOffset));
+        int64_t set = u % sets;
+        SmallVector<Value> xs;
+        for (int64_t i = 0; i < mr; ++i)
+          xs.push_back(vector::LoadOp::create(b, loc, vecType, m.x,
+                                              ValueRange{rowAt[i], zero, at}));
+        for (int64_t jn = 0; jn < nr; ++jn) {
+          Value q = vector::LoadOp::create(b, loc, bytes, m.blocks,
+                                           ValueRange{colAt[jn], zero, byteAt});
+          Value w = arith::SIToFPOp::create(b, loc, vecType, q);
+          for (int64_t i = 0; i < mr; ++i) {
+            Value &sum = acc[set * perSet + i * nr + jn];
+            sum = vector::FMAOp::create(b, loc, xs[i], w, sum);
+          }
+        }
+      }
+    };
+    auto vectorLoop = [&](Value lo, Value hi, int64_t vectors,
+                          ValueRange init) {
+      auto forOp =
+          scf::ForOp::create(b, loc, lo, hi, idx(vectors * t.lanes), init);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(forOp.getBody());
+      SmallVector<Value> acc(forOp.getRegionIterArgs());
+      step(forOp.getInductionVar(), vectors, acc);
+      scf::YieldOp::create(b, loc, acc);
+      return forOp;
+    };
+    Value kMain = fullEnd(zero, rowLength, t.rowUnroll * t.lanes);
+    Value kVectors = fullEnd(kMain, rowLength, t.lanes);
+    SmallVector<Value> init(sets * perSet, zeros);
+    scf::ForOp mainLoop = vectorLoop(zero, kMain, t.rowUnroll, init);
+    scf::ForOp vecLoop = vectorLoop(kMain, kVectors, 1, mainLoop.getResults());
+    // The weights past the last whole vector, one at a time.
+    Value scalarZero =
+        arith::ConstantOp::create(b, loc, f32, b.getZeroAttr(f32));
+    SmallVector<Value> tailInit(perSet, scalarZero);
+    auto tailLoop =
+        scf::ForOp::create(b, loc, kVectors, rowLength, idx(1), tailInit);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(tailLoop.getBody());
+      Value k = tailLoop.getInductionVar();
+      Value byteAt = add(k, idx(m.format.valuesOffset));
+      SmallVector<Value> acc(tailLoop.getRegionIterArgs());
+      SmallVector<Value> xs;
+      for (int64_t i = 0; i < mr; ++i)
+        xs.push_back(
+            memref::LoadOp::create(b, loc, m.x, ValueRange{rowAt[i], zero, k}));
+      for (int64_t jn = 0; jn < nr; ++jn) {
+        Value q = memref::LoadOp::create(b, loc, m.blocks,
+                                         ValueRange{colAt[jn], zero, byteAt});
+        Value w = arith::SIToFPOp::create(b, loc, f32, q);
+        for (int64_t i = 0; i < mr; ++i) {
+          Value &sum = acc[i * nr + jn];
+          sum = arith::AddFOp::create(b, loc, sum,
+                                      arith::MulFOp::create(b, loc, xs[i], w));
+        }
+      }
+      scf::YieldOp::create(b, loc, acc);
+    }
+    for (int64_t jn = 0; jn < nr; ++jn) {
+      Value scale = floatAt(colAt[jn]);
+      for (int64_t i = 0; i < mr; ++i) {
+        Value lanes = vecLoop.getResult(i * nr + jn);
+        for (int64_t set = 1; set < sets; ++set)
+          lanes = arith::AddFOp::create(
+              b, loc, lanes, vecLoop.getResult(set * perSet + i * nr + jn));
+        Value sum = vector::ReductionOp::create(
+            b, loc, vector::CombiningKind::ADD, lanes);
+        sum =
+            arith::AddFOp::create(b, loc, sum, tailLoop.getResult(i * nr + jn));
+        Value scaled = arith::MulFOp::create(b, loc, sum, scale);
+        SmallVector<Value, 2> at = {rowAt[i], colAt[jn]};
+        Value old = memref::LoadOp::create(b, loc, m.c, at);
+        memref::StoreOp::create(
+            b, loc, arith::AddFOp::create(b, loc, old, scaled), m.c, at);
+      }
+    }
+  }
+
   QuantizedMatch m;
   const QuantizedTiling &t;
   VectorType vecType;
   Value numBlocks;
+  /// The weights of a row, for a format of one block per row.
+  Value rowLength;
 };
 
 struct SeqCPUVectorizeQuantizedPass
@@ -294,6 +441,7 @@ struct SeqCPUVectorizeQuantizedPass
     t.nr1 = 2 * t.nr;
     t.mc = 16;
     t.nc = 32;
+    t.rowUnroll = std::max<int64_t>(1, 32 / t.lanes);
     SmallVector<QuantizedMatch> found;
     getOperation()->walk([&](linalg::GenericOp op) {
       std::string reason;
@@ -319,7 +467,19 @@ struct SeqCPUVectorizeQuantizedPass
                  << m.op.getLoc() << "\n");
       rewriter.setInsertionPoint(m.op);
       QuantizedEmitter(m, t, rewriter).emit();
-      if (remarks)
+      if (remarks && m.format.isPerRow())
+        m.op.emitRemark("quantized contraction vectorized: ")
+            << m.format.name << " weight rows dequantized in registers ("
+            << m.format.bits << "-bit values widened to " << t.lanes
+            << " f32 lanes, the row's f32 scale applied once per output "
+               "after the reduction), "
+            << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+            << " for a single row, two accumulators per column) of " << t.lanes
+            << "-lane f32 accumulators, " << t.rowUnroll * t.lanes
+            << " weights per step and the rest of a row one at a time, "
+               "blocks of "
+            << t.mc << " x " << t.nc;
+      else if (remarks)
         m.op.emitRemark("quantized contraction vectorized: ")
             << m.format.name << " weight blocks dequantized in registers ("
             << m.format.bits << "-bit values widened to " << t.lanes

@@ -11,15 +11,17 @@
 //
 //   C[r, n] += x[r, b, j] * w(blocks[n, b, :], j)
 //
-// on x viewed as [rows, in / 32, 32]
+// on x viewed as [rows, in / 32, 32] (int8: [rows, 1, in], its block being
+// the row)
 //
 // where w(...) is the format's dequantization of weight j from its block's
-// bytes: the f16 scale (and q4_1's f16 minimum) assembled from two bytes
-// read at constant offsets, the quantized value at its byte (q8_0) or nibble
-// (q4_0, q4_1). The generic carries kQuantizedAttr; it is the reference
-// form (linalg-to-loops at -O0), and seq-cpu-vectorize-quantized rewrites
-// it into a vector kernel at -O1 and above. No f32 copy of the weight is
-// made at any level.
+// bytes: the f16 scale (and q4_1's f16 minimum) assembled from two bytes, or
+// int8's f32 scale from four, read at constant offsets, times the quantized
+// value at its byte (q8_0, int8) or nibble (q4_0, q4_1): the weight the
+// format stores, exactly. The generic carries kQuantizedAttr; it is the
+// reference form (linalg-to-loops at -O0), and seq-cpu-vectorize-quantized
+// rewrites it into a vector kernel at -O1 and above. No f32 copy of the
+// weight is made at any level.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,12 +49,31 @@ static Value halfFromBytes(OpBuilder &b, Location loc, Value lo, Value hi) {
   return arith::ExtFOp::create(b, loc, b.getF32Type(), half);
 }
 
+/// The f32 value of the float whose little-endian bytes are `bytes`.
+static Value floatFromBytes(OpBuilder &b, Location loc, ValueRange bytes) {
+  Type i32 = b.getI32Type();
+  Value bits;
+  for (auto [i, byte] : llvm::enumerate(bytes)) {
+    Value wide = arith::ExtUIOp::create(b, loc, i32, byte);
+    if (i)
+      wide = arith::ShLIOp::create(
+          b, loc, wide,
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(8 * i)));
+    bits = bits ? arith::OrIOp::create(b, loc, bits, wide) : wide;
+  }
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+}
+
 Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
                                       Value blocks, StringRef formatName,
                                       Value acc) {
   MLIRContext *ctx = b.getContext();
   WeightFormatInfo format = *getWeightFormat(formatName);
-  int64_t block = format.blockElements;
+  auto blocksType = cast<RankedTensorType>(blocks.getType());
+  // The weights of a block: 32, or the row for int8.
+  int64_t block = format.isPerRow()
+                      ? format.rowElements(1, blocksType.getDimSize(2))
+                      : format.blockElements;
   AffineExpr r = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
              kb = getAffineDimExpr(2, ctx), j = getAffineDimExpr(3, ctx);
   auto map = [&](ArrayRef<AffineExpr> exprs) {
@@ -67,7 +88,7 @@ Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
   // x as [rows, in / 32, 32] (a view): every loop is a dimension of some
   // operand, as linalg requires.
   auto rowsType = cast<RankedTensorType>(rows.getType());
-  int64_t numBlocks = cast<RankedTensorType>(blocks.getType()).getDimSize(1);
+  int64_t numBlocks = blocksType.getDimSize(1);
   Value blockedRows = tensor::ExpandShapeOp::create(
       b, loc,
       RankedTensorType::get({rowsType.getDimSize(0), numBlocks, block},
@@ -78,7 +99,8 @@ Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
                                  map({n, kb, valueByte + format.valuesOffset}),
                                  byteAt(0), byteAt(1)};
   bool hasMin = format.format == WeightFormat::Q4_1;
-  if (hasMin) {
+  bool floatScale = format.format == WeightFormat::Int8;
+  if (hasMin || floatScale) {
     inputs.append({blocks, blocks});
     maps.append({byteAt(2), byteAt(3)});
   }
@@ -88,7 +110,8 @@ Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
       getIteratorTypes(4, {2, 3}),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Type f32 = nb.getF32Type();
-        Value scale = halfFromBytes(nb, nloc, args[2], args[3]);
+        Value scale = floatScale ? floatFromBytes(nb, nloc, args.slice(2, 4))
+                                 : halfFromBytes(nb, nloc, args[2], args[3]);
         Value q;
         if (format.bits == 8) {
           q = arith::SIToFPOp::create(nb, nloc, f32, args[1]);

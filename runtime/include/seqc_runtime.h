@@ -93,6 +93,10 @@ typedef enum seqc_dtype {
   SEQC_DTYPE_Q8_0 = 6,
   SEQC_DTYPE_Q4_0 = 7,
   SEQC_DTYPE_Q4_1 = 8,
+  /// Symmetric per-output-channel int8 (manifest "int8"): one block per row
+  /// of the last dimension, {f32 d; int8 qs[n]} for a row of n values,
+  /// n + 4 bytes, w[j] = qs[j] * d. Parameters only.
+  SEQC_DTYPE_I8_ROWSCALE = 9,
   /// Not a dtype: widens the enum to int32 so that the runtime can reject any
   /// value a C caller passes without undefined behaviour in C++.
   SEQC_DTYPE_MAX_ENUM = 0x7fffffff,
@@ -106,7 +110,8 @@ size_t seqc_dtype_size(seqc_dtype dtype);
 /// of `dtype` (1 and seqc_dtype_size for the element types) and returns 1;
 /// returns 0 if `dtype` is invalid. A tensor of a block format has a last
 /// dimension that is a multiple of *elements, and numel / *elements * *bytes
-/// bytes.
+/// bytes. SEQC_DTYPE_I8_ROWSCALE, whose block is a whole row, gives 0 and 4:
+/// a row of n values takes n + 4 bytes.
 int seqc_dtype_block(seqc_dtype dtype, int64_t *elements, size_t *bytes);
 
 /// Returns the manifest spelling of `dtype` ("f32", ...), "invalid" if invalid.

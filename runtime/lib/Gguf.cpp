@@ -683,8 +683,8 @@ seqc_status *writeGguf(const char *path,
 
 void dequantizeGgmlRow(uint32_t type, const uint8_t *source, float *dest,
                        uint64_t count) {
-  dequantizeRow(dtypeOfGgmlBlocks(type), source, dest,
-                static_cast<size_t>(count));
+  dequantizeRows(dtypeOfGgmlBlocks(type), source, dest,
+                 static_cast<size_t>(count), static_cast<size_t>(count));
 }
 
 } // namespace seqc

@@ -140,7 +140,7 @@ seqc_status *readGguf(const char *path, GgufFile *out);
 ///                                      x[j + 16] = d * ((qs[j] >> 4) - 8)
 ///   Q4_1 {f16 d; f16 m; u8 qs[16]}     x[j] = d * (qs[j] & 15) + m, ...
 /// (products and sums in f32, as ggml's reference dequantizers).
-/// (Quantize.h's dequantizeRow for the matching seqc_dtype.)
+/// (Quantize.h's dequantizeRows for the matching seqc_dtype.)
 void dequantizeGgmlRow(uint32_t type, const uint8_t *source, float *dest,
                        uint64_t count);
 

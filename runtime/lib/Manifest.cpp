@@ -151,12 +151,13 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
     }
   }
 
-  if (isBlockDType(out->dtype) &&
-      (kind != SEQC_VALUE_PARAM || out->rank == 0 ||
-       out->shape[out->rank - 1] % 32 != 0))
+  if (isBlockDType(out->dtype) && (kind != SEQC_VALUE_PARAM || out->rank == 0 ||
+                                   (out->dtype != SEQC_DTYPE_I8_ROWSCALE &&
+                                    out->shape[out->rank - 1] % 32 != 0)))
     return manifestError(at + ":", "a block format (q8_0, q4_0, q4_1) is "
                                    "only allowed on parameters whose last "
-                                   "dimension is a multiple of 32");
+                                   "dimension is a multiple of 32, int8 on "
+                                   "parameters of rank 1 or more");
 
   const JsonValue *range = entry.find("range");
   if (range) {

@@ -677,11 +677,14 @@ seqc_status *runExclusive(seqc_model *model) {
       return;
     }
     // The model reads a weight in a block format as bytes
-    // [..., last / block elements, block bytes].
+    // [..., last / block elements, block bytes] ([..., 1, last + 4] for
+    // int8, whose block is the row).
     int64_t blocks[SEQC_MAX_RANK + 1];
     std::copy(value.shape, value.shape + rank, blocks);
-    blocks[rank - 1] = value.shape[rank - 1] / blockElements;
-    blocks[rank] = static_cast<int64_t>(blockBytes);
+    bool perRow = blockElements == 0;
+    blocks[rank - 1] = perRow ? 1 : value.shape[rank - 1] / blockElements;
+    blocks[rank] =
+        static_cast<int64_t>(blockBytes) + (perRow ? value.shape[rank - 1] : 0);
     appendDescriptor(argStorage, data, blocks, rank + 1);
   };
   bool onGpu = model->manifest.target == Target::NVPTX;

@@ -87,11 +87,28 @@ void quantizeQ4_1(const float *x, uint8_t *block) {
   }
 }
 
+/// Per-output-channel int8: d = max|x| / 127, q = rint(x / d) (round half
+/// to even) clamped to [-127, 127]; d = 0 and q = 0 for a row of zeros.
+void quantizeInt8Row(const float *x, uint8_t *block, size_t count) {
+  float amax = 0.0f;
+  for (size_t j = 0; j < count; ++j)
+    amax = std::max(amax, std::fabs(x[j]));
+  float d = amax / 127;
+  std::memcpy(block, &d, sizeof d);
+  for (size_t j = 0; j < count; ++j) {
+    float q = d ? std::nearbyint(x[j] / d) : 0.0f;
+    if (std::isnan(q)) // A NaN or infinite row: keep the cast defined.
+      q = 0.0f;
+    block[4 + j] = static_cast<uint8_t>(
+        static_cast<int8_t>(std::clamp(q, -127.0f, 127.0f)));
+  }
+}
+
 } // namespace
 
 bool isBlockDType(seqc_dtype dtype) {
   return dtype == SEQC_DTYPE_Q8_0 || dtype == SEQC_DTYPE_Q4_0 ||
-         dtype == SEQC_DTYPE_Q4_1;
+         dtype == SEQC_DTYPE_Q4_1 || dtype == SEQC_DTYPE_I8_ROWSCALE;
 }
 
 bool checkedTensorBytes(seqc_dtype dtype, const int64_t *shape, int rank,
@@ -102,17 +119,33 @@ bool checkedTensorBytes(seqc_dtype dtype, const int64_t *shape, int rank,
   if (!seqc_dtype_block(dtype, &elements, &blockBytes) ||
       !checkedNumel(shape, rank, &numel))
     return false;
+  if (dtype == SEQC_DTYPE_I8_ROWSCALE) {
+    // One block per row: rows * (last + 4) bytes.
+    if (rank == 0)
+      return false;
+    int64_t rows = shape[rank - 1] ? numel / shape[rank - 1] : 0;
+    if (shape[rank - 1] == 0 && !checkedNumel(shape, rank - 1, &rows))
+      return false;
+    size_t values;
+    return checkedBytes(rows, 4, out) && checkedBytes(numel, 1, &values) &&
+           !__builtin_add_overflow(*out, values, out);
+  }
   if (elements > 1 && (rank == 0 || shape[rank - 1] % elements != 0))
     return false;
   return checkedBytes(numel / elements, blockBytes, out);
 }
 
-void quantizeRow(seqc_dtype dtype, const float *source, void *blocks,
-                 size_t count) {
+void quantizeRows(seqc_dtype dtype, const float *source, void *blocks,
+                  size_t count, size_t row) {
+  auto *out = static_cast<uint8_t *>(blocks);
+  if (dtype == SEQC_DTYPE_I8_ROWSCALE) {
+    for (size_t r = 0; row && r < count / row; ++r)
+      quantizeInt8Row(source + r * row, out + r * (row + 4), row);
+    return;
+  }
   int64_t elements;
   size_t bytes;
   seqc_dtype_block(dtype, &elements, &bytes);
-  auto *out = static_cast<uint8_t *>(blocks);
   for (size_t i = 0; i < count / kBlock; ++i) {
     const float *x = source + i * kBlock;
     uint8_t *block = out + i * bytes;
@@ -125,12 +158,22 @@ void quantizeRow(seqc_dtype dtype, const float *source, void *blocks,
   }
 }
 
-void dequantizeRow(seqc_dtype dtype, const void *blocks, float *dest,
-                   size_t count) {
+void dequantizeRows(seqc_dtype dtype, const void *blocks, float *dest,
+                    size_t count, size_t row) {
+  const auto *in = static_cast<const uint8_t *>(blocks);
+  if (dtype == SEQC_DTYPE_I8_ROWSCALE) {
+    for (size_t r = 0; row && r < count / row; ++r) {
+      const uint8_t *block = in + r * (row + 4);
+      float d;
+      std::memcpy(&d, block, sizeof d);
+      for (size_t j = 0; j < row; ++j)
+        dest[r * row + j] = static_cast<int8_t>(block[4 + j]) * d;
+    }
+    return;
+  }
   int64_t elements;
   size_t bytes;
   seqc_dtype_block(dtype, &elements, &bytes);
-  const auto *in = static_cast<const uint8_t *>(blocks);
   for (size_t i = 0; i < count / kBlock; ++i) {
     const uint8_t *block = in + i * bytes;
     float *y = dest + i * kBlock;

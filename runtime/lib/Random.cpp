@@ -150,7 +150,8 @@ void initParam(std::string_view name, seqc_dtype dtype, const int64_t *shape,
     // its quantized variant get the same weights up to the rounding.
     std::vector<float> values(static_cast<size_t>(numel));
     initParam(name, SEQC_DTYPE_F32, shape, rank, seed, values.data());
-    quantizeRow(dtype, values.data(), data, values.size());
+    quantizeRows(dtype, values.data(), data, values.size(),
+                 rank ? static_cast<size_t>(shape[rank - 1]) : 1);
     return;
   }
   size_t count = static_cast<size_t>(numel);

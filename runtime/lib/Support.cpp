@@ -96,6 +96,10 @@ extern "C" int seqc_dtype_block(seqc_dtype dtype, int64_t *elements,
   case SEQC_DTYPE_Q4_1:
     blockBytes = 20;
     break;
+  case SEQC_DTYPE_I8_ROWSCALE:
+    blockElements = 0;
+    blockBytes = 4;
+    break;
   default:
     blockElements = 1;
     blockBytes = seqc_dtype_size(dtype);
@@ -130,6 +134,8 @@ extern "C" const char *seqc_dtype_name(seqc_dtype dtype) {
     return "q4_0";
   case SEQC_DTYPE_Q4_1:
     return "q4_1";
+  case SEQC_DTYPE_I8_ROWSCALE:
+    return "int8";
   default:
     return "invalid";
   }
@@ -203,7 +209,7 @@ constexpr DTypeNames kDTypeNames[] = {
     // Block formats have no safetensors dtype: they load from F32, BF16 or
     // F16 tensors, quantized (Weights.cpp).
     {SEQC_DTYPE_Q8_0, "q8_0", ""},  {SEQC_DTYPE_Q4_0, "q4_0", ""},
-    {SEQC_DTYPE_Q4_1, "q4_1", ""},
+    {SEQC_DTYPE_Q4_1, "q4_1", ""},  {SEQC_DTYPE_I8_ROWSCALE, "int8", ""},
 };
 } // namespace
 

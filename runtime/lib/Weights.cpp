@@ -340,9 +340,10 @@ void convertTensor(const SourceTensor &tensor, seqc_dtype to, uint8_t *dest,
 }
 
 /// Quantizes `tensor` (F32, BF16 or F16, `numel` elements whose rows are a
-/// multiple of 32 long, as the shape check against the manifest ensures)
-/// into a new buffer of `bytes` holding `to`'s blocks, row by row, with
-/// llama.cpp's reference rounding (Quantize.h).
+/// multiple of 32 long for the GGUF formats, as the shape check against the
+/// manifest ensures) into a new buffer of `bytes` holding `to`'s blocks, row
+/// by row, with llama.cpp's reference rounding (int8: per-row symmetric,
+/// Quantize.h).
 seqc_status *quantizeTensor(const SourceTensor &tensor, seqc_dtype to,
                             int64_t numel, size_t bytes, Buffer *out) {
   SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, out));
@@ -356,8 +357,8 @@ seqc_status *quantizeTensor(const SourceTensor &tensor, seqc_dtype to,
   size_t rows = static_cast<size_t>(numel) / row;
   size_t rowBytes = bytes / rows;
   for (size_t r = 0; r < rows; ++r)
-    quantizeRow(to, values.data() + r * row,
-                static_cast<uint8_t *>(out->data) + r * rowBytes, row);
+    quantizeRows(to, values.data() + r * row,
+                 static_cast<uint8_t *>(out->data) + r * rowBytes, row, row);
   return nullptr;
 }
 
@@ -1089,8 +1090,9 @@ extern "C" seqc_status *seqc_model_save_weights(const seqc_model *model,
       int64_t numel = 0;
       checkedNumel(specs[i].shape, specs[i].rank, &numel);
       dequantized.emplace_back(static_cast<size_t>(numel));
-      dequantizeRow(dtype, data, dequantized.back().data(),
-                    static_cast<size_t>(numel));
+      dequantizeRows(dtype, data, dequantized.back().data(),
+                     static_cast<size_t>(numel),
+                     static_cast<size_t>(specs[i].shape[specs[i].rank - 1]));
       data = dequantized.back().data();
       dtype = SEQC_DTYPE_F32;
     }

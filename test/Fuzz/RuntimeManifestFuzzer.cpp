@@ -30,11 +30,23 @@ bool smallEnough(const seqc_value_info &info, size_t limit) {
   int64_t blockElements = 1;
   size_t blockBytes = 0;
   seqc_dtype_block(info.dtype, &blockElements, &blockBytes);
+  auto sizeOf = [&](int d) {
+    return info.shape[d] < 0 ? 2 : static_cast<size_t>(info.shape[d]);
+  };
+  if (blockElements == 0) {
+    // One block per row (int8): rows times the last dimension plus 4.
+    if (info.rank == 0)
+      return false;
+    size_t bytes = sizeOf(info.rank - 1) + blockBytes;
+    for (int d = 0; d + 1 < info.rank; ++d)
+      if (__builtin_mul_overflow(bytes, sizeOf(d), &bytes) || bytes > limit)
+        return false;
+    return bytes <= limit;
+  }
   size_t bytes = (blockBytes + static_cast<size_t>(blockElements) - 1) /
                  static_cast<size_t>(blockElements);
   for (int d = 0; d < info.rank; ++d) {
-    size_t size = info.shape[d] < 0 ? 2 : static_cast<size_t>(info.shape[d]);
-    if (__builtin_mul_overflow(bytes, size, &bytes) || bytes > limit)
+    if (__builtin_mul_overflow(bytes, sizeOf(d), &bytes) || bytes > limit)
       return false;
   }
   return true;

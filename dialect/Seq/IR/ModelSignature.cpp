@@ -77,16 +77,20 @@ readValue(llvm::StringRef kind, std::string name, Type type,
     if (kind != "parameter" || !info || !tensorType.hasStaticShape() ||
         tensorType.getRank() != 3 ||
         !tensorType.getElementType().isSignlessInteger(8) ||
-        tensorType.getDimSize(2) != info->blockBytes)
+        (info->isPerRow() ? tensorType.getDimSize(1) != 1 ||
+                                tensorType.getDimSize(2) < info->blockBytes
+                          : tensorType.getDimSize(2) != info->blockBytes))
       return emitError() << "'" << kFormatAttr << "' of " << kind << " '"
                          << value.name << "' must name a weight format ("
                          << kWeightFormatNames
                          << ") of a parameter of i8 blocks [out, in / 32, "
-                            "bytes per block], got "
+                            "bytes per block] ([out, 1, in + 4] for "
+                            "int8), got "
                          << format << " on " << type;
     value.dtype = format.str();
-    value.shape = {tensorType.getDimSize(0),
-                   tensorType.getDimSize(1) * info->blockElements};
+    value.shape = {
+        tensorType.getDimSize(0),
+        info->rowElements(tensorType.getDimSize(1), tensorType.getDimSize(2))};
     return value;
   }
   value.dtype = getDTypeName(tensorType.getElementType()).str();

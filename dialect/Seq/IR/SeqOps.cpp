@@ -642,13 +642,21 @@ LogicalResult DequantizeOp::verify() {
   auto blocks = cast<RankedTensorType>(getBlocks().getType());
   RankedTensorType result = getType();
   if (!blocks.hasStaticShape() || blocks.getRank() != 3 ||
-      blocks.getDimSize(2) != format->blockBytes || result.getRank() != 2 ||
+      result.getRank() != 2 || !result.hasStaticShape() ||
       result.getDimSize(0) != blocks.getDimSize(0) ||
-      result.getDimSize(1) != blocks.getDimSize(1) * format->blockElements)
+      (!format->isPerRow() &&
+       result.getDimSize(1) % format->blockElements != 0) ||
+      blocks.getDimSize(1) != format->blocksPerRow(result.getDimSize(1)) ||
+      blocks.getDimSize(2) != format->bytesPerBlock(result.getDimSize(1))) {
+    if (format->isPerRow())
+      return emitOpError() << "blocks " << blocks << " of " << getFormat()
+                           << " must be [out, 1, in + " << format->blockBytes
+                           << "] for a result " << result;
     return emitOpError() << "blocks " << blocks << " of " << getFormat()
                          << " must be [out, in / " << format->blockElements
                          << ", " << format->blockBytes << "] for a result "
                          << result;
+  }
   for (OpOperand &use : getResult().getUses()) {
     auto linear = dyn_cast<LinearOp>(use.getOwner());
     if (!linear || use.get() != linear.getWeight() ||

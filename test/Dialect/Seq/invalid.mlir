@@ -1467,7 +1467,7 @@ func.func @cache_write_heads(%kc: tensor<1x2x8x16xf32>, %k: tensor<1x4x1x16xf32>
 // -----
 
 func.func @dequantize_format(%b: tensor<8x2x34xi8>) {
-  // expected-error @+1 {{'seq.dequantize' op has unknown format 'q5_0' (expected one of "q8_0", "q4_0", "q4_1")}}
+  // expected-error @+1 {{'seq.dequantize' op has unknown format 'q5_0' (expected one of "q8_0", "q4_0", "q4_1", "int8")}}
   %0 = seq.dequantize %b {format = "q5_0"} : tensor<8x2x34xi8> -> tensor<8x64xf32>
   return
 }
@@ -1478,6 +1478,31 @@ func.func @dequantize_blocks(%b: tensor<8x2x18xi8>) {
   // expected-error @+1 {{'seq.dequantize' op blocks 'tensor<8x2x18xi8>' of q8_0 must be [out, in / 32, 34] for a result 'tensor<8x64xf32>'}}
   %0 = seq.dequantize %b {format = "q8_0"} : tensor<8x2x18xi8> -> tensor<8x64xf32>
   return
+}
+
+// -----
+
+func.func @dequantize_int8_rows(%b: tensor<8x2x41xi8>) {
+  // expected-error @+1 {{'seq.dequantize' op blocks 'tensor<8x2x41xi8>' of int8 must be [out, 1, in + 4] for a result 'tensor<8x37xf32>'}}
+  %0 = seq.dequantize %b {format = "int8"} : tensor<8x2x41xi8> -> tensor<8x37xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_int8_bytes(%b: tensor<8x1x37xi8>) {
+  // expected-error @+1 {{'seq.dequantize' op blocks 'tensor<8x1x37xi8>' of int8 must be [out, 1, in + 4] for a result 'tensor<8x37xf32>'}}
+  %0 = seq.dequantize %b {format = "int8"} : tensor<8x1x37xi8> -> tensor<8x37xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_int8_use(%b: tensor<8x1x41xi8>) -> tensor<8x37xf32> {
+  // expected-error @+1 {{'seq.dequantize' op result is used by 'seq.relu': a weight stored in int8 can only be the weight of a Linear (x @ W^T)}}
+  %0 = seq.dequantize %b {format = "int8"} : tensor<8x1x41xi8> -> tensor<8x37xf32>
+  %1 = seq.relu %0 : tensor<8x37xf32>
+  return %1 : tensor<8x37xf32>
 }
 
 // -----

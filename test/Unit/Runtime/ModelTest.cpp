@@ -607,8 +607,15 @@ TEST(RuntimeApi, BlockDTypes) {
     EXPECT_STREQ(seqc_dtype_name(format.dtype), format.name);
     EXPECT_EQ(seqc_dtype_size(format.dtype), 0u);
   }
-  int64_t elements = 0;
+  // Per-output-channel int8: a block is a row, its bytes beside the values
+  // are the f32 scale.
+  int64_t elements = -1;
   size_t bytes = 0;
+  EXPECT_EQ(seqc_dtype_block(SEQC_DTYPE_I8_ROWSCALE, &elements, &bytes), 1);
+  EXPECT_EQ(elements, 0);
+  EXPECT_EQ(bytes, 4u);
+  EXPECT_STREQ(seqc_dtype_name(SEQC_DTYPE_I8_ROWSCALE), "int8");
+  EXPECT_EQ(seqc_dtype_size(SEQC_DTYPE_I8_ROWSCALE), 0u);
   EXPECT_EQ(seqc_dtype_block(SEQC_DTYPE_BF16, &elements, &bytes), 1);
   EXPECT_EQ(elements, 1);
   EXPECT_EQ(bytes, 2u);

@@ -45,6 +45,7 @@ DTYPES = {
     6: ("q8_0", None),
     7: ("q4_0", None),
     8: ("q4_1", None),
+    9: ("int8", None),
 }
 
 

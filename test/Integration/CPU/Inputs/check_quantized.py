@@ -1,4 +1,5 @@
-"""check_quantized.py DIR M...: runs DIR/model (Inputs/quantized.seq) with
+"""check_quantized.py DIR M...: runs DIR/model (Inputs/quantized.seq or
+Inputs/int8.seq) with
 random weights on M random rows each and checks every output against
 float64 NumPy on the weights the model read (saved dequantized to F32):
 each element within 1e-5 of the sum of the magnitudes of its products
@@ -30,6 +31,8 @@ def load_safetensors(path):
 directory = sys.argv[1]
 outputs = {"y8": ("q8.weight", None), "y40": ("q40.weight", "q40.bias"),
            "y41": ("q41.weight", None), "yp": ("w", None)}
+int8_outputs = {"ya": ("a.weight", None), "yb": ("b.weight", "b.bias"),
+                "yp": ("w", None)}
 for m in map(int, sys.argv[2:]):
     run = f"{directory}/m{m}"
     os.makedirs(run, exist_ok=True)
@@ -39,7 +42,9 @@ for m in map(int, sys.argv[2:]):
     subprocess.run(args + ["--random-inputs", "1", "--dim", f"m={m}"],
                    check=True, capture_output=True)
     weights = load_safetensors(f"{run}/w.safetensors")
-    k = weights["q8.weight"].shape[1]
+    if "a.weight" in weights:
+        outputs = int8_outputs
+    k = weights["w"].shape[1]
     x = np.random.default_rng(m).standard_normal((m, k)).astype(np.float32)
     np.save(f"{run}/x.npy", x)
     out = [a for name in outputs for a in ("--output", f"{name}={run}/{name}.npy")]

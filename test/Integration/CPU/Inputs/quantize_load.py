@@ -1,10 +1,14 @@
-"""quantize_load.py LIB WORK: quantize-on-load against llama.cpp's reference
-rounding (quantize_row_q8_0_ref, q4_0_ref, q4_1_ref) written in NumPy.
+"""quantize_load.py LIB WORK [int8]: quantize-on-load against llama.cpp's
+reference rounding (quantize_row_q8_0_ref, q4_0_ref, q4_1_ref) written in
+NumPy, or with `int8`, against per-output-channel int8 (PyTorch's symmetric
+per-channel scheme: d = max|w| / 127, q = round-half-even(w / d) in f32).
 
 Writes a safetensors file for Inputs/quantized.seq (compiled to LIB) with
 the q8_0 weight in F32, the q4_0 one in BF16 and the q4_1 one in F16, the
 rows chosen to hit the roundings' edges (a zero block, ties of the scaled
-values, a block whose largest magnitude is negative, constant blocks),
+values, a block whose largest magnitude is negative, constant blocks), or
+for Inputs/int8.seq (k = 37) its int8 weights in F32, BF16 and F16 with rows
+of the same kinds (a zero row, exact .5 ties, a negative largest value),
 loads it, and compares the blocks seqc_model_get_param returns with the
 NumPy ones byte for byte. Prints "<param> <dtype> blocks identical" each."""
 import ctypes
@@ -92,6 +96,31 @@ def q4_1(x):
                            half_bytes(lo).reshape(-1, 2), packed], axis=1)
 
 
+def int8(x):
+    """Per row: the f32 scale's bytes, then the int8 values."""
+    d = (np.abs(x).max(axis=1) / f32(127)).astype(f32)
+    safe = np.where(d != 0, d, f32(1))[:, None]
+    q = np.where(d[:, None] != 0, np.rint((x / safe).astype(f32)), 0)
+    q = np.clip(q, -127, 127).astype(np.int8)
+    return np.concatenate([d.astype("<f4").view(np.uint8).reshape(-1, 4),
+                           q.view(np.uint8)], axis=1)
+
+
+def int8_edge_rows(n, k, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, k)).astype(f32)
+    x[0] = 0                                        # a zero row: d = 0
+    x[1] = f32(0.25)                                # a constant row
+    x[2] = np.arange(k, dtype=f32) - f32(17.5)      # exact .5 ties once
+    x[2, 0] = 127                                   # d = 1 makes x / d = x
+    x[3, 7] = -40                                   # largest magnitude < 0
+    x[4] = -np.arange(k, dtype=f32)                 # all non-positive
+    x[5] = np.linspace(-127, 127, k).astype(f32)    # d = 1: exact values
+    x[6, :] = f32(1e-30)                            # tiny (denormal d)
+    x[6, 3] = f32(-3e-30)
+    return x
+
+
 def edge_rows(n, k, seed):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, k)).astype(f32)
@@ -112,11 +141,19 @@ def to_bf16(x):
 
 model = vp()
 check(lib.seqc_model_load(ctypes.byref(model)), "load")
-n, k = 33, 64
-values = {"q8.weight": ("F32", edge_rows(n, k, 1), q8_0, 6),
-          "q40.weight": ("BF16", edge_rows(n, k, 2), q4_0, 7),
-          "q41.weight": ("F16", edge_rows(n, k, 3), q4_1, 8),
-          "w": ("F32", edge_rows(n, k, 4), q8_0, 6)}
+if sys.argv[3:] == ["int8"]:
+    n, k = 33, 37
+    values = {"a.weight": ("F32", int8_edge_rows(n, k, 1), int8, 9),
+              "b.weight": ("BF16", int8_edge_rows(n, k, 2), int8, 9),
+              "w": ("F16", int8_edge_rows(n, k, 3), int8, 9)}
+    bias_name = "b.bias"
+else:
+    n, k = 33, 64
+    values = {"q8.weight": ("F32", edge_rows(n, k, 1), q8_0, 6),
+              "q40.weight": ("BF16", edge_rows(n, k, 2), q4_0, 7),
+              "q41.weight": ("F16", edge_rows(n, k, 3), q4_1, 8),
+              "w": ("F32", edge_rows(n, k, 4), q8_0, 6)}
+    bias_name = "q40.bias"
 header, chunks, offset = {}, [], 0
 for name, (dtype, x, _, _) in values.items():
     if dtype == "BF16":
@@ -134,7 +171,7 @@ for name, (dtype, x, _, _) in values.items():
     chunks.append(raw)
     offset += len(raw)
 bias = np.zeros(n, dtype=f32).tobytes()
-header["q40.bias"] = {"dtype": "F32", "shape": [n],
+header[bias_name] = {"dtype": "F32", "shape": [n],
                       "data_offsets": [offset, offset + len(bias)]}
 chunks.append(bias)
 text = json.dumps(header).encode()
