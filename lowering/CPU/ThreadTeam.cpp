@@ -87,8 +87,8 @@ omp::WsloopOp getSoleWorkshareLoop(omp::ParallelOp parallel) {
   return loop;
 }
 
-/// Why an op or a function cannot run in a team, for remarks and traces;
-/// empty when it can.
+/// The roles of ops and functions in a module: which functions one thread
+/// of a team may call, and which can join their caller's team.
 struct Analysis {
   explicit Analysis(ModuleOp module) : symbols(module) {}
 
@@ -108,8 +108,7 @@ struct Analysis {
   /// OpenMP regions, nor call a function that does.
   bool isSerialSafe(Operation *op) {
     WalkResult result = op->walk([&](Operation *nested) {
-      if (nested->getDialect() &&
-          isa<omp::OpenMPDialect>(nested->getDialect()))
+      if (nested->getDialect() && isa<omp::OpenMPDialect>(nested->getDialect()))
         return WalkResult::interrupt();
       if (isa<memref::AllocOp, memref::AllocaOp, memref::ReallocOp,
               memref::AllocaScopeOp>(nested))
@@ -198,10 +197,9 @@ struct Analysis {
         if (std::optional<int64_t> loops = countTeamLoops(func)) {
           teamLoops[func] = *loops;
           changed = true;
-          LLVM_DEBUG(llvm::dbgs()
-                     << "[" DEBUG_TYPE "] @" << func.getSymName()
-                     << " can join its caller's team (" << *loops
-                     << " worksharing loops)\n");
+          LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << func.getSymName()
+                                  << " can join its caller's team (" << *loops
+                                  << " worksharing loops)\n");
         }
       }
     }
@@ -307,9 +305,9 @@ struct SeqCPUThreadTeamPass
       for (Operation &op : clone.getBody().front().without_terminator())
         ops.push_back(&op);
       runInTeam(hoistReplicated(ops, analysis), analysis, teamForm);
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << clone.getSymName()
-                              << ": team form of @" << func.getSymName()
-                              << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] @" << clone.getSymName()
+                 << ": team form of @" << func.getSymName() << "\n");
     }
 
     for (func::FuncOp func : originals)
@@ -391,10 +389,10 @@ struct SeqCPUThreadTeamPass
       runInTeam(members, analysis, teamForm);
       ++teams;
       teamLoops += loops;
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << func.getSymName()
-                              << ": one team for " << loops
-                              << " worksharing loops at " << first->getLoc()
-                              << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] @" << func.getSymName()
+                 << ": one team for " << loops << " worksharing loops at "
+                 << first->getLoc() << "\n");
     }
     if (teams == 0)
       return;
@@ -407,8 +405,8 @@ struct SeqCPUThreadTeamPass
     if (remarks) {
       std::string text;
       llvm::raw_string_ostream remark(text);
-      remark << "'" << func.getSymName() << "' runs " << teamLoops
-             << " of its " << totalLoops << " parallel loops in " << teams
+      remark << "'" << func.getSymName() << "' runs " << teamLoops << " of its "
+             << totalLoops << " parallel loops in " << teams
              << (teams == 1 ? " thread team" : " thread teams");
       if (teamLoops < totalLoops || teams > 1)
         remark << " (a team ends before each allocation, load whose value "
