@@ -59,6 +59,11 @@ struct SeqPipelineOptions {
   /// dynamic trip count are always parallelized.
   int64_t minParallelWork = 4096;
 
+  /// At -O2 and above with OpenMP, run the parallel loops of a function in
+  /// one thread team (seq-cpu-thread-team) instead of forking and joining
+  /// the team once per loop.
+  bool threadTeam = true;
+
   /// The target's vector registers, for the register tiles of generated
   /// kernels: width in bits and count. seqc derives them from the target
   /// machine (AVX-512: 512 and 32, AVX2: 256 and 16).

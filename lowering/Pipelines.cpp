@@ -70,6 +70,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   SeqPipelineOptions options = SeqCommonPipelineOptions::toOptions();
   options.enableOpenMP = enableOpenMP;
   options.minParallelWork = minParallelWork;
+  options.threadTeam = threadTeam;
   options.emitEntry = emitEntry;
   options.vectorBits = vectorBits;
   options.vectorRegisters = vectorRegisters;

@@ -64,6 +64,11 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("Keep parallel loops with fewer estimated scalar "
                      "iterations sequential"),
       llvm::cl::init(SeqPipelineOptions().minParallelWork)};
+  Option<bool> threadTeam{
+      *this, "thread-team",
+      llvm::cl::desc("Run the parallel loops of a function in one OpenMP "
+                     "thread team (-O2+)"),
+      llvm::cl::init(SeqPipelineOptions().threadTeam)};
   Option<int64_t> vectorBits{
       *this, "vector-bits",
       llvm::cl::desc("Width of the target's vector registers in bits"),

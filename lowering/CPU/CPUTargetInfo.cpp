@@ -150,6 +150,14 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
 
 void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
                                       const SeqPipelineOptions &options) const {
+  if (options.optLevel >= 2 && options.enableOpenMP && options.threadTeam) {
+    // After the memory plan and the folding of layers, on structured code:
+    // the arena's views are no longer allocations, and a folded layer is a
+    // function whose loops can join the model function's team.
+    SeqCPUThreadTeamOptions team;
+    team.remarks = options.remarks;
+    pm.addPass(createSeqCPUThreadTeam(team));
+  }
   addControlFlowAndDescriptorLowering(pm);
   // Vector ops of the contraction kernels: loads, masked loads and stores,
   // FMAs and reductions map to LLVM vector instructions and intrinsics.

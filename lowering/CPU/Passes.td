@@ -51,6 +51,66 @@ def SeqCPUSerializeParallelLoops
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def SeqCPUThreadTeam : Pass<"seq-cpu-thread-team", "::mlir::ModuleOp"> {
+  let summary = "Runs the parallel loops of a function in one OpenMP thread "
+                "team";
+  let description = [{
+    `convert-scf-to-openmp` gives every parallel loop its own `omp.parallel`
+    region: a model call forks and joins the team once per op (GPT-2 small:
+    about 20 times per layer). This pass, run on the buffers after the
+    memory plan and the folding of layers, wraps each maximal run of ops at
+    the top level of a function that runs two worksharing loops or more in
+    one `omp.parallel`, and within it
+
+    - a parallel loop (an `omp.parallel` holding one `omp.wsloop` without
+      clauses) keeps only its worksharing loop, whose implicit barrier
+      orders it against what follows; the static schedule is unchanged, so
+      each iteration runs on the same thread as before and results are
+      bit-identical;
+    - a call of a function whose body is made only of such ops runs that
+      function's team form, `@<name>_team`: every thread of the team calls
+      it, and its loops are orphaned worksharing loops of the caller's team;
+    - ops without memory effects (index arithmetic, memref views) are
+      computed by every thread; they are moved before the region;
+    - other ops whose results are unused and that neither allocate nor hold
+      or call parallel regions (copies, serialized small loops, asserts, calls
+      of serial kernels) run on one thread, consecutive ones in one
+      `omp.single` (one barrier for the group).
+
+    Everything else ends a run: allocations (a refused allocation on the
+    calling thread unwinds the model call, which must not happen inside a
+    parallel region), loads whose values are used, loops holding parallel
+    regions, returns. A run with a single parallel loop keeps its region.
+    Functions that lose their last call (an original called only inside
+    teams, a team form called nowhere) are erased.
+
+    ```mlir
+    omp.parallel { omp.wsloop { omp.loop_nest ... } omp.terminator }
+    %v = memref.view %arena[%off][%n] : memref<?xi8> to memref<?x64xf32>
+    memref.copy %a, %v : memref<?x64xf32> to memref<?x64xf32>
+    call @__seqc_kernel_1(%n, %v) : (index, memref<?x64xf32>) -> ()
+    ```
+
+    becomes
+
+    ```mlir
+    %v = memref.view %arena[%off][%n] : memref<?xi8> to memref<?x64xf32>
+    omp.parallel {
+      omp.wsloop { omp.loop_nest ... }
+      omp.single { memref.copy %a, %v ... omp.terminator }
+      call @__seqc_kernel_1_team(%n, %v) : (index, memref<?x64xf32>) -> ()
+      omp.terminator
+    }
+    ```
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at every function that runs its parallel loops "
+           "in thread teams: how many loops in how many teams">
+  ];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
+}
+
 def SeqCPUInterchangeContractions
     : Pass<"seq-cpu-interchange-contractions"> {
   let summary = "Moves the reduction loops of contractions outside the "

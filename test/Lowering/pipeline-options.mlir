@@ -51,6 +51,8 @@
 // O2:      convert-linalg-to-parallel-loops
 // O2:      seq-cpu-serialize-parallel-loops{min-work=100}
 // O2:      convert-scf-to-openmp
+// O2:      seq-fold-layers
+// O2:      seq-cpu-thread-team
 // O2:      convert-openmp-to-llvm
 // O2:      convert-func-to-llvm
 // O2:      reconcile-unrealized-casts
@@ -67,6 +69,14 @@
 // RUN: seq-opt %s --seq-lower-to-llvm="target=nvptx gpu-interpret=true" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=INTERPRET-MANIFEST
 // INTERPRET-MANIFEST: seq-build-manifest{target=cpu}
+
+// -O1 and thread-team=false fork a team per parallel loop.
+// RUN: seq-opt %s --seq-lower-to-llvm="opt-level=1" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOTEAM --implicit-check-not=thread-team
+// RUN: seq-opt %s --seq-lower-to-llvm="opt-level=2 thread-team=false" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOTEAM --implicit-check-not=thread-team
+// NOTEAM:  convert-scf-to-openmp
+// NOTEAM:  convert-openmp-to-llvm
 
 // Without OpenMP, parallel loops stay scf.parallel until scf-to-cf.
 // RUN: seq-opt %s --seq-lower-to-llvm="opt-level=2 openmp=false" --dump-pass-pipeline -o /dev/null 2>&1 \

@@ -164,6 +164,13 @@ static cl::opt<bool> openmp(
              "(default true)"),
     cl::init(seq::SeqPipelineOptions().enableOpenMP), cl::cat(seqcCategory));
 
+static cl::opt<bool> threadTeam(
+    "thread-team",
+    cl::desc("At -O2 and above with --openmp, run the parallel loops of a "
+             "model call in one thread team instead of forking and joining "
+             "one per loop (default true)"),
+    cl::init(seq::SeqPipelineOptions().threadTeam), cl::cat(seqcCategory));
+
 static cl::opt<bool> outlineKernels(
     "outline-kernels",
     cl::desc("At -O1 and above, compile each loop nest that occurs several "
@@ -329,6 +336,7 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.pipeline.gpuInterpret = gpuInterpret;
   options.pipeline.optLevel = optLevel;
   options.pipeline.enableOpenMP = openmp;
+  options.pipeline.threadTeam = threadTeam;
   options.pipeline.remarks = remarks;
   for (const std::string &binding : memoryPlanDims) {
     int64_t value;
