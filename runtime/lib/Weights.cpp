@@ -662,6 +662,15 @@ std::string mapName(const std::string &name, const std::vector<NameRule> &user,
   return name;
 }
 
+/// Whether llama.cpp's tensor `name` is the weight or bias of a layer's
+/// query (`which` 'q') or key ('k') projection, whose rows its converter
+/// permutes for RoPE.
+bool isRopeProjection(const std::string &name, char which) {
+  std::string prefix = std::string("blk.{i}.attn_") + which, layer;
+  return matchName(prefix + ".weight", name, &layer) ||
+         matchName(prefix + ".bias", name, &layer);
+}
+
 /// Reads the integer hyperparameter `key`; false if absent, NOT_FOUND-free.
 seqc_status *readHeadCount(const GgufFile &gguf, const char *path,
                            const std::string &key, uint64_t fallback,
@@ -740,13 +749,8 @@ seqc_status *ggufSources(const char *path, const GgufFile &gguf,
     source.data = tensor.data;
     source.bytes = static_cast<size_t>(tensor.bytes);
     source.mapping = mapping;
-    std::string layer;
-    bool isQ = llama && (matchName("blk.{i}.attn_q.weight", tensor.name,
-                                   &layer) ||
-                         matchName("blk.{i}.attn_q.bias", tensor.name, &layer));
-    bool isK = llama && (matchName("blk.{i}.attn_k.weight", tensor.name,
-                                   &layer) ||
-                         matchName("blk.{i}.attn_k.bias", tensor.name, &layer));
+    bool isQ = llama && isRopeProjection(tensor.name, 'q');
+    bool isK = llama && isRopeProjection(tensor.name, 'k');
     if (isQ || isK) {
       if (!haveHeads) {
         std::string prefix = architecture + ".attention.";
@@ -893,13 +897,8 @@ seqc_status *saveGguf(const seqc_model *model, const char *path) {
     checkedNumel(spec.shape, spec.rank, &numel);
     seqc_dtype_block(spec.dtype, &blockElements, &blockBytes);
     tensor.bytes = static_cast<size_t>(numel / blockElements) * blockBytes;
-    std::string layer;
-    bool isQ = llama && (matchName("blk.{i}.attn_q.weight", tensor.name,
-                                   &layer) ||
-                         matchName("blk.{i}.attn_q.bias", tensor.name, &layer));
-    bool isK = llama && (matchName("blk.{i}.attn_k.weight", tensor.name,
-                                   &layer) ||
-                         matchName("blk.{i}.attn_k.bias", tensor.name, &layer));
+    bool isQ = llama && isRopeProjection(tensor.name, 'q');
+    bool isK = llama && isRopeProjection(tensor.name, 'k');
     if ((isQ || isK) && spec.rank >= 1) {
       // llama.cpp's converter permutes these rows for its RoPE kernel; the
       // reader undoes it (ropeSourceRow), so file row ropeSourceRow(r)
