@@ -78,15 +78,24 @@ static LogicalResult checkSharedState(const seq::SeqEntryModules &entries) {
   return success();
 }
 
+/// Parses the main file of `sourceMgr` within the options' limits; null
+/// after a reported error.
+static std::unique_ptr<seq::frontend::ast::SourceFile>
+parseSource(llvm::SourceMgr &sourceMgr, MLIRContext &context,
+            const seq::FrontendOptions &options) {
+  seq::frontend::ParserLimits limits;
+  limits.maxNesting = options.maxNesting;
+  limits.maxErrors = options.maxErrors;
+  seq::frontend::Parser parser(sourceMgr, sourceMgr.getMainFileID(), &context,
+                          limits);
+  return parser.parseFile();
+}
+
 FailureOr<seq::SeqEntryModules>
 mlir::seq::importSeqEntries(llvm::SourceMgr &sourceMgr, MLIRContext &context,
                             const FrontendOptions &options) {
-  frontend::ParserLimits limits;
-  limits.maxNesting = options.maxNesting;
-  limits.maxErrors = options.maxErrors;
-  frontend::Parser parser(sourceMgr, sourceMgr.getMainFileID(), &context,
-                          limits);
-  std::unique_ptr<frontend::ast::SourceFile> file = parser.parseFile();
+  std::unique_ptr<frontend::ast::SourceFile> file =
+      parseSource(sourceMgr, context, options);
   if (!file)
     return failure();
   const frontend::ast::ModuleDecl *model = nullptr;
@@ -126,12 +135,8 @@ mlir::seq::importSeqEntries(llvm::SourceMgr &sourceMgr, MLIRContext &context,
 OwningOpRef<ModuleOp>
 mlir::seq::importSeqSource(llvm::SourceMgr &sourceMgr, MLIRContext &context,
                            const FrontendOptions &options) {
-  frontend::ParserLimits limits;
-  limits.maxNesting = options.maxNesting;
-  limits.maxErrors = options.maxErrors;
-  frontend::Parser parser(sourceMgr, sourceMgr.getMainFileID(), &context,
-                          limits);
-  std::unique_ptr<frontend::ast::SourceFile> file = parser.parseFile();
+  std::unique_ptr<frontend::ast::SourceFile> file =
+      parseSource(sourceMgr, context, options);
   if (!file)
     return nullptr;
   return frontend::mlirGen(*file, sourceMgr, context, options);
