@@ -386,13 +386,15 @@ struct SeqCPUThreadTeamPass
       auto terminator = omp::TerminatorOp::create(builder, first->getLoc());
       for (Operation *op : members)
         op->moveBefore(terminator);
+      // runInTeam replaces the loops, `first` among them.
+      Location teamLoc = first->getLoc();
       runInTeam(members, analysis, teamForm);
       ++teams;
       teamLoops += loops;
       LLVM_DEBUG(llvm::dbgs()
                  << "[" DEBUG_TYPE "] @" << func.getSymName()
                  << ": one team for " << loops << " worksharing loops at "
-                 << first->getLoc() << "\n");
+                 << teamLoc << "\n");
     }
     if (teams == 0)
       return;
