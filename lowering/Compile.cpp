@@ -449,6 +449,7 @@ void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
     options.vectorBits = avx512 ? 512 : avx ? 256 : 128;
     options.vectorRegisters = avx512 ? 32 : 16;
     options.f16c = info->checkFeatures("+f16c");
+    options.bf16Dot = avx512 && info->checkFeatures("+avx512bf16");
   } else if (arch == llvm::Triple::aarch64) {
     options.vectorBits = 128; // NEON
     options.vectorRegisters = 32;

@@ -75,6 +75,12 @@ struct SeqPipelineOptions {
   /// the CPU's contraction kernels say in their remarks how they widen f16.
   bool f16c = true;
 
+  /// The target multiplies pairs of bf16 into f32 accumulators in one
+  /// instruction (AVX512_BF16's vdpbf16ps, on 512-bit vectors). seqc derives
+  /// it from the target machine; contractions whose operands are both bf16
+  /// then read the weight in k-pair panels and use it.
+  bool bf16Dot = false;
+
   /// At -O1 and above, outline the loop nests that occur several times (the
   /// kernels of repeated layers) into one function each, called where they
   /// were (seq-cpu-outline-kernels): less code for LLVM to optimize and

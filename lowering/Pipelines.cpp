@@ -75,6 +75,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.vectorBits = vectorBits;
   options.vectorRegisters = vectorRegisters;
   options.f16c = f16c;
+  options.bf16Dot = bf16Dot;
   options.runtimeAllocator = runtimeAllocator;
   options.remarks = remarks;
   options.outlineKernels = outlineKernels;

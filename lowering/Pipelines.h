@@ -82,6 +82,11 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("The target converts f16 to f32 in vector registers "
                      "(x86 F16C)"),
       llvm::cl::init(SeqPipelineOptions().f16c)};
+  Option<bool> bf16Dot{
+      *this, "bf16-dot",
+      llvm::cl::desc("The target multiplies bf16 pairs into f32 "
+                     "(AVX512_BF16's vdpbf16ps)"),
+      llvm::cl::init(SeqPipelineOptions().bf16Dot)};
   Option<bool> outlineKernels{
       *this, "outline-kernels",
       llvm::cl::desc("Share the loop nests that occur several times as one "

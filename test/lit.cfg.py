@@ -35,6 +35,20 @@ if subprocess.run([python, "-c", "import torch"], stdout=subprocess.DEVNULL,
                   stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("torch")
 
+# `REQUIRES: host-<flag>`: the host CPU runs that ISA extension (the flags of
+# /proc/cpuinfo: host-avx512f, host-avx512_bf16, host-avx512_vnni, ...), for
+# run tests of kernels compiled for it; tests that only compile name the
+# features with --mattr and run on every host.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        for line in cpuinfo:
+            if line.startswith("flags"):
+                for flag in line.split(":", 1)[1].split():
+                    config.available_features.add("host-" + flag)
+                break
+except OSError:
+    pass
+
 # SEQC_CXX: the sanitized build links models through a wrapper (runtime/).
 # The Python package (tools/python), built where pybind11 was found and not
 # in the sanitizer build (its extension would need ASan loaded first), and

@@ -43,6 +43,7 @@ void CPUTargetInfo::addParameterLayouts(
   SeqCPUPackWeightsOptions pack;
   pack.vectorBits = options.vectorBits;
   pack.vectorRegisters = options.vectorRegisters;
+  pack.bf16Dot = options.bf16Dot;
   pack.remarks = options.remarks;
   pm.addPass(createSeqCPUPackWeights(pack));
 }
@@ -107,6 +108,7 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
     vectorize.vectorBits = options.vectorBits;
     vectorize.vectorRegisters = options.vectorRegisters;
     vectorize.f16c = options.f16c;
+    vectorize.bf16Dot = options.bf16Dot;
     vectorize.remarks = options.remarks;
     pm.addPass(createSeqCPUVectorizeContractions(vectorize));
     SeqCPUVectorizeRowsOptions rows;

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 
 using namespace mlir;
 using namespace mlir::seq::cpu;
@@ -58,7 +59,8 @@ mlir::seq::cpu::getContractionTiling(const ContractionMatch &c,
   // Each row's widened quad of A lives for four steps beside the
   // accumulators and B's vectors: 4 rows leave registers for them where 6
   // would spill (16 registers: 8 accumulators, 2 vectors of B, 4 quads).
-  if (c.kernel == ContractionKernel::Broadcast && readsQuadsOfA(c, t.lanes))
+  if (c.kernel == ContractionKernel::Broadcast && !c.kPairs &&
+      readsQuadsOfA(c, t.lanes))
     t.mr = std::min<int64_t>(t.mr, 4);
   return t;
 }
@@ -90,6 +92,16 @@ public:
       ubs.push_back(extent[loop]);
       steps.push_back(one);
     }
+    if (c.kPairs) {
+      // B[..., p, q, j, r] as B[..., p, q, 2 j + r]: a k pair of 16
+      // columns is 32 consecutive bf16.
+      auto type = cast<MemRefType>(c.b.getType());
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t d = 0; d + 2 < type.getRank(); ++d)
+        groups.push_back({d});
+      groups.push_back({type.getRank() - 2, type.getRank() - 1});
+      pairsOfB = memref::CollapseShapeOp::create(b, loc, c.b, groups);
+    }
     Value rows = c.m ? extent[*c.m] : one;
     lbs.append({zero, zero});
     ubs.append({rows, extent[c.n]});
@@ -119,8 +131,10 @@ private:
         b, loc, i32, DenseElementsAttr::get(i32, b.getI32IntegerAttr(v)));
   }
 
-  VectorType vectorOf(Value memref) {
-    return VectorType::get({t.lanes},
+  /// The vector of `lanes` (by default, one per f32 lane) elements of
+  /// `memref`'s type.
+  VectorType vectorOf(Value memref, int64_t lanes = 0) {
+    return VectorType::get({lanes ? lanes : t.lanes},
                            cast<MemRefType>(memref.getType()).getElementType());
   }
 
@@ -138,8 +152,8 @@ private:
 
   /// The vector of `memref` at `at` in its stored type, masked by `mask`
   /// when it is set: masked-off lanes read as zero.
-  Value loadVector(Value memref, ValueRange at, Value mask) {
-    VectorType type = vectorOf(memref);
+  Value loadVector(Value memref, ValueRange at, Value mask, int64_t lanes = 0) {
+    VectorType type = vectorOf(memref, lanes);
     if (!mask)
       return vector::LoadOp::create(b, loc, type, memref, at);
     Value zeros = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
@@ -151,15 +165,25 @@ private:
   /// The indices of an operand (indexed by `map`) at the current loops.
   SmallVector<Value> indices(AffineMap map) {
     if (c.panel && map == c.mapB) {
-      // [batch..., n / w, k, n % w] of a packed B.
-      SmallVector<Value> at = operandIndices(
-          map.dropResults({map.getNumResults() - 3, map.getNumResults() - 2,
-                           map.getNumResults() - 1}),
-          iv);
+      // [batch..., n / w, k, n % w] of a packed B; in k pairs, of its view
+      // with each panel row's pairs collapsed (pairsOfB),
+      // [batch..., n / w, k / 2, 2 (n % w) + k % 2].
+      unsigned packed = c.kPairs ? 4 : 3;
+      SmallVector<int64_t> dropped;
+      for (unsigned r = map.getNumResults() - packed; r < map.getNumResults();
+           ++r)
+        dropped.push_back(r);
+      SmallVector<Value> at = operandIndices(map.dropResults(dropped), iv);
       Value width = idx(c.panel);
       at.push_back(arith::DivUIOp::create(b, loc, iv[c.n], width));
-      at.push_back(iv[c.k]);
-      at.push_back(arith::RemUIOp::create(b, loc, iv[c.n], width));
+      Value column = arith::RemUIOp::create(b, loc, iv[c.n], width);
+      if (!c.kPairs) {
+        at.append({iv[c.k], column});
+        return at;
+      }
+      at.push_back(arith::DivUIOp::create(b, loc, iv[c.k], idx(2)));
+      at.push_back(add(arith::MulIOp::create(b, loc, column, idx(2)),
+                       arith::RemUIOp::create(b, loc, iv[c.k], idx(2))));
       return at;
     }
     return operandIndices(map, iv);
@@ -195,16 +219,21 @@ private:
   }
 
   /// C[m1 + i, n1 + j] += sum_k A[m1 + i, k] B[n1 + j, k], for i < mr, j < nr.
+  /// With `c.dotPairs`, each step covers 2 * lanes bf16 elements of the
+  /// reduction, multiplied in pairs (vdpbf16ps) into the 16 lanes.
   void dotKernel(int64_t mr, int64_t nr, Value m1, Value n1) {
     Value zeros = arith::ConstantOp::create(
         b, loc, vecType, DenseElementsAttr::get(vecType, 0.0f));
     SmallVector<Value> init(mr * nr, zeros);
     Value kSize = extent[c.k];
-    Value kFull = fullEnd(idx(0), kSize, t.lanes);
+    int64_t kStep = c.dotPairs ? 2 * t.lanes : t.lanes;
+    Value kFull = fullEnd(idx(0), kSize, kStep);
     // One step of the reduction at k: full vectors, or masked ones.
     auto step = [&](Value k, ValueRange acc, Value mask) {
       iv[c.k] = k;
       auto load = [&](Value memref, AffineMap map) {
+        if (c.dotPairs)
+          return loadVector(memref, indices(map), mask, kStep);
         return widen(loadVector(memref, indices(map), mask));
       };
       SmallVector<Value> as, bs;
@@ -220,11 +249,15 @@ private:
       for (int64_t i = 0; i < mr; ++i)
         for (int64_t j = 0; j < nr; ++j)
           next.push_back(
-              vector::FMAOp::create(b, loc, as[i], bs[j], acc[i * nr + j]));
+              c.dotPairs
+                  ? Value(x86vector::DotBF16Op::create(
+                        b, loc, vecType, acc[i * nr + j], as[i], bs[j]))
+                  : Value(vector::FMAOp::create(b, loc, as[i], bs[j],
+                                                acc[i * nr + j])));
       return next;
     };
     auto forOp = scf::ForOp::create(
-        b, loc, idx(0), kFull, idx(t.lanes), init,
+        b, loc, idx(0), kFull, idx(kStep), init,
         [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
@@ -233,8 +266,9 @@ private:
         });
     // The remainder of the reduction as one masked step (all lanes off when
     // the size is a multiple of the vector).
-    Value mask = vector::CreateMaskOp::create(b, loc, maskType,
-                                              ValueRange{sub(kSize, kFull)});
+    Value mask = vector::CreateMaskOp::create(
+        b, loc, VectorType::get({kStep}, b.getI1Type()),
+        ValueRange{sub(kSize, kFull)});
     SmallVector<Value> acc = step(kFull, forOp.getResults(), mask);
     for (int64_t i = 0; i < mr; ++i) {
       setRow(m1, i);
@@ -296,7 +330,7 @@ private:
   /// B in bf16, contiguous along the output's columns (or in panels, whose
   /// width is the tile's), an even number of full vectors.
   bool pairedB(int64_t nv, Value mask) {
-    if (mask || nv % 2 != 0 ||
+    if (mask || nv % 2 != 0 || c.kPairs ||
         !cast<MemRefType>(c.b.getType()).getElementType().isBF16() ||
         !hasUnitInnerStride(c.b))
       return false;
@@ -420,7 +454,9 @@ private:
     // last multiple of 4; the other steps read one element.
     Value kSize = extent[c.k];
     SmallVector<Value> acc;
-    if (readOfA() == ReadOfA::Quad) {
+    if (c.kPairs) {
+      acc = reducePairs(mr, nv, m1, n1, init);
+    } else if (readOfA() == ReadOfA::Quad) {
       Value kMain = fullEnd(idx(0), kSize, 4);
       acc = reduce(idx(0), kMain, ReadOfA::Quad, init);
       acc = reduce(kMain, kSize, ReadOfA::Element, acc);
@@ -448,6 +484,85 @@ private:
           vector::StoreOp::create(b, loc, value, out, indices(c.mapC));
       }
     }
+  }
+
+  /// A's elements k and k + 1 (k = iv[c.k]) of the current row as one
+  /// 32-bit word repeated over a vector of 2 * lanes bf16; with `last` (k is
+  /// the last step of an odd reduction), A[k] paired with zero.
+  Value splatOfPair(bool last) {
+    Type bf16 = b.getBF16Type();
+    VectorType pairType = VectorType::get({2}, bf16);
+    SmallVector<Value> at = indices(c.mapA);
+    Value pair;
+    if (!last && hasUnitInnerStride(c.a) &&
+        cast<AffineDimExpr>(c.mapA.getResults().back()).getPosition() == c.k) {
+      pair = vector::LoadOp::create(b, loc, pairType, c.a, at);
+    } else {
+      Value first = memref::LoadOp::create(b, loc, c.a, at), second;
+      if (last) {
+        second = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
+      } else {
+        Value k = iv[c.k];
+        iv[c.k] = add(k, idx(1));
+        second = memref::LoadOp::create(b, loc, c.a, indices(c.mapA));
+        iv[c.k] = k;
+      }
+      pair = vector::FromElementsOp::create(b, loc, pairType,
+                                            ValueRange{first, second});
+    }
+    Type i32 = b.getI32Type();
+    Value word = vector::ExtractOp::create(
+        b, loc,
+        vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair),
+        ArrayRef<int64_t>{0});
+    Value words = vector::BroadcastOp::create(b, loc, vecType.clone(i32), word);
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({2 * t.lanes}, bf16), words);
+  }
+
+  /// The reduction of the broadcast kernel over B in k-pair panels: per
+  /// pair of steps, nv vectors of 32 bf16 (16 columns x 2 steps), one pair
+  /// of A per row, and mr x nv vdpbf16ps; an odd last step pairs A's
+  /// element with zero (B's pack holds zeros there).
+  SmallVector<Value> reducePairs(int64_t mr, int64_t nv, Value m1, Value n1,
+                                 ValueRange init) {
+    VectorType pairsType = VectorType::get({2 * t.lanes}, b.getBF16Type());
+    auto step = [&](Value k, ValueRange acc, bool last) {
+      iv[c.k] = k;
+      SmallVector<Value> bs;
+      for (int64_t v = 0; v < nv; ++v) {
+        iv[c.n] = v == 0 ? n1 : add(n1, idx(v * t.lanes));
+        bs.push_back(vector::LoadOp::create(b, loc, pairsType, pairsOfB,
+                                            indices(c.mapB)));
+      }
+      SmallVector<Value> next(acc);
+      for (int64_t i = 0; i < mr; ++i) {
+        setRow(m1, i);
+        iv[c.k] = k;
+        Value pair = splatOfPair(last);
+        for (int64_t v = 0; v < nv; ++v)
+          next[i * nv + v] = x86vector::DotBF16Op::create(
+              b, loc, vecType, next[i * nv + v], pair, bs[v]);
+      }
+      return next;
+    };
+    auto reduce = [&](Value lo, Value hi, ValueRange acc, bool last) {
+      return scf::ForOp::create(
+                 b, loc, lo, hi, idx(2), acc,
+                 [&](OpBuilder &nested, Location, Value k, ValueRange acc) {
+                   OpBuilder::InsertionGuard guard(b);
+                   b.setInsertionPoint(nested.getInsertionBlock(),
+                                       nested.getInsertionPoint());
+                   scf::YieldOp::create(b, loc, step(k, acc, last));
+                 })
+          .getResults();
+    };
+    // The whole pairs, then the odd last step when there is one (a loop of
+    // zero or one trip).
+    Value kSize = extent[c.k];
+    Value kMain = fullEnd(idx(0), kSize, 2);
+    SmallVector<Value> acc = reduce(idx(0), kMain, init, /*last=*/false);
+    return reduce(kMain, kSize, acc, /*last=*/true);
   }
 
   /// Loads the vector of `memref` (indexed by `map` in terms of C's
@@ -549,6 +664,8 @@ private:
   ContractionMatch c;
   const ContractionTiling &t;
   VectorType vecType, maskType;
+  /// B in k-pair panels, viewed with each panel row's pairs collapsed.
+  Value pairsOfB;
   /// Per loop: its extent, and its value at the point being emitted.
   SmallVector<Value> extent, iv;
 };

@@ -58,6 +58,13 @@ struct ContractionMatch {
   /// Non-zero when B is packed in column panels of this width
   /// (seq-cpu-pack-weights): B[batch..., n floordiv w, k, n mod w].
   int64_t panel = 0;
+  /// With `panel`, B is packed in k-pair panels for vdpbf16ps
+  /// (seq-cpu-pack-weights' bf16-dot):
+  /// B[batch..., n floordiv w, k floordiv 2, n mod w, k mod 2].
+  bool kPairs = false;
+  /// The dot kernel multiplies bf16 A and B in pairs of reduction steps
+  /// with vdpbf16ps (set by vectorizeContraction where the target has it).
+  bool dotPairs = false;
   /// The value a linalg.fill gave all of C just before (the fill is then
   /// erased and the kernels start from it instead of loading C).
   Value initValue;

@@ -89,11 +89,11 @@ mlir::seq::cpu::matchContraction(linalg::LinalgOp op, std::string *reason) {
   c.mapC = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   // A right operand in packed panels (either input position).
   unsigned panelN = 0, panelK = 0;
-  if (auto width = matchPanelMap(c.mapA, panelN, panelK)) {
+  if (auto width = matchPanelMap(c.mapA, panelN, panelK, c.kPairs)) {
     std::swap(c.a, c.b);
     std::swap(c.mapA, c.mapB);
     c.panel = *width;
-  } else if (auto width = matchPanelMap(c.mapB, panelN, panelK)) {
+  } else if (auto width = matchPanelMap(c.mapB, panelN, panelK, c.kPairs)) {
     c.panel = *width;
   }
   for (AffineMap map : {c.mapA, c.mapB, c.mapC})
@@ -543,6 +543,7 @@ Value mlir::seq::cpu::packShortReduction(OpBuilder &b, ContractionMatch &c,
       AffineMap::get(c.mapB.getNumDims(), 0, packedResults, b.getContext());
   c.panel = width;
   c.kernel = ContractionKernel::Broadcast;
+  c.dotPairs = false;
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] right operand packed into "
                           << packedType << ", reduction of " << k
                           << ", for the broadcast kernel\n");

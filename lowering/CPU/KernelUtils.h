@@ -199,35 +199,59 @@ inline int64_t panelWidth(int64_t vectorBits, int64_t vectorRegisters) {
          std::max<int64_t>(1, vectorBits / 32);
 }
 
-/// Matches the indexing map of a packed right operand,
-/// `(..., n floordiv W, k, n mod W)` with the batch loops before it; sets
+/// Matches `d floordiv W` (kind FloorDiv) or `d mod W` (kind Mod) with W a
+/// positive constant; sets `dim` and returns W.
+inline std::optional<int64_t> matchDimByConstant(AffineExpr e,
+                                                 AffineExprKind kind,
+                                                 unsigned &dim) {
+  auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!binary || binary.getKind() != kind)
+    return std::nullopt;
+  auto lhs = dyn_cast<AffineDimExpr>(binary.getLHS());
+  auto rhs = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  if (!lhs || !rhs || rhs.getValue() <= 0)
+    return std::nullopt;
+  dim = lhs.getPosition();
+  return rhs.getValue();
+}
+
+/// Matches the indexing map of a packed right operand, with the batch loops
+/// before it: `(..., n floordiv W, k, n mod W)`, or, in k-pair panels
+/// (`kPairs`), `(..., n floordiv W, k floordiv 2, n mod W, k mod 2)`. Sets
 /// `n` and `k` to the loop positions and returns W.
 inline std::optional<int64_t> matchPanelMap(AffineMap map, unsigned &n,
-                                            unsigned &k) {
+                                            unsigned &k, bool &kPairs) {
   ArrayRef<AffineExpr> results = map.getResults();
-  if (results.size() < 3)
-    return std::nullopt;
-  auto outer = dyn_cast<AffineBinaryOpExpr>(results[results.size() - 3]);
-  auto inner = dyn_cast<AffineBinaryOpExpr>(results.back());
-  auto red = dyn_cast<AffineDimExpr>(results[results.size() - 2]);
-  if (!outer || !inner || !red ||
-      outer.getKind() != AffineExprKind::FloorDiv ||
-      inner.getKind() != AffineExprKind::Mod)
-    return std::nullopt;
-  auto outerDim = dyn_cast<AffineDimExpr>(outer.getLHS());
-  auto innerDim = dyn_cast<AffineDimExpr>(inner.getLHS());
-  auto outerWidth = dyn_cast<AffineConstantExpr>(outer.getRHS());
-  auto innerWidth = dyn_cast<AffineConstantExpr>(inner.getRHS());
-  if (!outerDim || !innerDim || !outerWidth || !innerWidth ||
-      outerDim != innerDim || outerWidth != innerWidth ||
-      outerWidth.getValue() <= 0)
-    return std::nullopt;
-  for (AffineExpr e : results.drop_back(3))
-    if (!isa<AffineDimExpr>(e))
-      return std::nullopt;
-  n = outerDim.getPosition();
-  k = red.getPosition();
-  return outerWidth.getValue();
+  for (bool pairs : {false, true}) {
+    size_t packed = pairs ? 4 : 3;
+    if (results.size() < packed)
+      continue;
+    ArrayRef<AffineExpr> tail = results.take_back(packed);
+    unsigned outerDim, innerDim, pairDim = 0, lastDim = 0;
+    auto outer = matchDimByConstant(tail[0], AffineExprKind::FloorDiv,
+                                    outerDim);
+    auto inner = matchDimByConstant(tail[2], AffineExprKind::Mod, innerDim);
+    if (!outer || !inner || *outer != *inner || outerDim != innerDim)
+      continue;
+    if (pairs) {
+      auto pair = matchDimByConstant(tail[1], AffineExprKind::FloorDiv,
+                                     pairDim);
+      auto last = matchDimByConstant(tail[3], AffineExprKind::Mod, lastDim);
+      if (pair != 2 || last != 2 || pairDim != lastDim)
+        continue;
+    } else if (auto red = dyn_cast<AffineDimExpr>(tail[1])) {
+      pairDim = red.getPosition();
+    } else {
+      continue;
+    }
+    if (!llvm::all_of(results.drop_back(packed), llvm::IsaPred<AffineDimExpr>))
+      continue;
+    n = outerDim;
+    k = pairDim;
+    kPairs = pairs;
+    return *outer;
+  }
+  return std::nullopt;
 }
 
 } // namespace mlir::seq::cpu

@@ -50,23 +50,30 @@ struct SeqCPUPackWeightsPass
   /// returns failure when the contraction is not one the kernels take.
   LogicalResult pack(linalg::LinalgOp op, OpOperand &weight, int64_t width);
 
-  /// One packed copy per parameter and layout, built at the top of the
-  /// model function.
+  /// One packed copy per parameter and layout (1: W is [n, k]; 2: in k
+  /// pairs), built at the top of the model function.
   DenseMap<std::pair<Value, unsigned>, Value> packs;
 };
 
-/// P[p, k, j] = W[p * w + j, k] (or W[k, p * w + j]), 0 past n.
+/// P[p, k, j] = W[p * w + j, k] (or W[k, p * w + j]), 0 past n; in k pairs,
+/// P[p, q, j, r] = W[p * w + j, 2 q + r], 0 past n or k.
 Value buildPack(OpBuilder &b, Location loc, Value weight, bool nFirst,
-                int64_t width) {
+                int64_t width, bool kPairs) {
   auto type = cast<RankedTensorType>(weight.getType());
   int64_t n = type.getDimSize(nFirst ? 0 : 1);
   int64_t k = type.getDimSize(nFirst ? 1 : 0);
-  auto packedType = RankedTensorType::get({(n + width - 1) / width, k, width},
-                                          type.getElementType());
+  SmallVector<int64_t> shape = {(n + width - 1) / width, k, width};
+  if (kPairs) {
+    shape[1] = (k + 1) / 2;
+    shape.push_back(2);
+  }
+  auto packedType = RankedTensorType::get(shape, type.getElementType());
   Value empty = tensor::EmptyOp::create(b, loc, packedType.getShape(),
                                         type.getElementType());
-  AffineMap identity = b.getMultiDimIdentityMap(3);
-  SmallVector<utils::IteratorType> parallel(3, utils::IteratorType::parallel);
+  unsigned rank = shape.size();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
       b, loc, packedType, ValueRange(), ValueRange{empty},
       ArrayRef<AffineMap>{identity}, parallel,
@@ -85,8 +92,19 @@ Value buildPack(OpBuilder &b, Location loc, Value weight, bool nFirst,
                                              column, constant(n));
         Value clamped =
             arith::MinUIOp::create(nb, nloc, column, constant(n - 1));
-        SmallVector<Value> at = nFirst ? SmallVector<Value>{clamped, index(1)}
-                                       : SmallVector<Value>{index(1), clamped};
+        Value step = index(1);
+        if (kPairs) {
+          step = arith::AddIOp::create(
+              nb, nloc, arith::MulIOp::create(nb, nloc, step, constant(2)),
+              index(3));
+          inside = arith::AndIOp::create(
+              nb, nloc, inside,
+              arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ult, step,
+                                    constant(k)));
+          step = arith::MinUIOp::create(nb, nloc, step, constant(k - 1));
+        }
+        SmallVector<Value> at = nFirst ? SmallVector<Value>{clamped, step}
+                                       : SmallVector<Value>{step, clamped};
         Value element = tensor::ExtractOp::create(nb, nloc, weight, at);
         Value zero = arith::ConstantOp::create(
             nb, nloc, nb.getZeroAttr(type.getElementType()));
@@ -147,23 +165,31 @@ LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
   if (weightType.getDimSize(w0 == n ? 0 : 1) < width)
     return notPacked("the weight is narrower than one panel");
 
+  // Both operands bf16 on a target with vdpbf16ps: k-pair panels, the
+  // instruction's operand layout.
+  bool kPairs = bf16Dot && vectorBits == 512 &&
+                weightType.getElementType().isBF16() &&
+                inputType.getElementType().isBF16();
+
   OpBuilder b(op);
   Location loc = op.getLoc();
-  Value &packed = packs[{weight.get(), w0 == n}];
+  Value &packed = packs[{weight.get(), (w0 == n ? 1u : 0u) | (kPairs ? 2u : 0u)}];
   if (!packed) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(
         cast<BlockArgument>(weight.get()).getOwner());
     packed = buildPack(b, weight.get().getLoc(), weight.get(),
-                       /*nFirst=*/w0 == n, width);
+                       /*nFirst=*/w0 == n, width, kPairs);
   }
   MLIRContext *ctx = op.getContext();
   AffineExpr column = getAffineDimExpr(n, ctx);
-  AffineMap panelMap =
-      AffineMap::get(op.getNumLoops(), 0,
-                     {column.floorDiv(width), getAffineDimExpr(k, ctx),
-                      column % width},
-                     ctx);
+  AffineExpr step = getAffineDimExpr(k, ctx);
+  SmallVector<AffineExpr> panelExprs = {column.floorDiv(width), step,
+                                        column % width};
+  if (kPairs)
+    panelExprs = {column.floorDiv(width), step.floorDiv(2), column % width,
+                  step % 2};
+  AffineMap panelMap = AffineMap::get(op.getNumLoops(), 0, panelExprs, ctx);
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   for (OpOperand *input : op.getDpsInputOperands()) {
@@ -189,7 +215,8 @@ LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
     generic.emitRemark() << "right operand (a parameter) packed into "
                          << cast<RankedTensorType>(packed.getType())
                          << " panels of " << width
-                         << " columns for the broadcast kernel";
+                         << (kPairs ? " columns in k pairs for vdpbf16ps"
+                                    : " columns for the broadcast kernel");
   return success();
 }
 

@@ -244,12 +244,28 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
     pack depends on the parameter alone, so `seq-hoist-preparation` computes
     it once per set of weights. Without the entry attributes the pass does
     nothing.
+
+    With `bf16-dot` (a target with AVX512_BF16's `vdpbf16ps`) and 512-bit
+    vectors, a bf16 weight whose contraction's other input is bf16 too is
+    packed in k-pair panels instead:
+
+    ```
+    P[p, q, j, r] = W[p * w + j, 2 q + r]  (0 past n or k)
+    ```
+
+    through `(n floordiv w, k floordiv 2, n mod w, k mod 2)`: each 32-bit
+    word holds one column's two consecutive reduction elements, the
+    operand layout of `vdpbf16ps`, and a vector of 32 bf16 is 16 columns of
+    one k pair.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
            "Width of the target's vector registers in bits">,
     Option<"vectorRegisters", "vector-registers", "int64_t",
            /*default=*/"16", "Number of vector registers of the target">,
+    Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
+           "Pack bf16 weights of bf16 contractions in k-pair panels for "
+           "vdpbf16ps (AVX512_BF16)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at every contraction whose weight is packed">
   ];
@@ -298,7 +314,15 @@ def SeqCPUVectorizeContractions
     registers); it reads a bf16 B two vectors at a time, as 32-bit
     words whose low halves shifted up are the even columns and whose high
     halves are the odd ones, and keeps those accumulators de-interleaved
-    until the tile is stored. An epilogue that rounds
+    until the tile is stored. With `bf16-dot` (AVX512_BF16, 512-bit
+    vectors), a bf16 A times a bf16 B packed in k-pair panels (see
+    `seq-cpu-pack-weights`) takes `x86vector.avx512.dot` (`vdpbf16ps`)
+    instead: per pair of reduction steps, `nv` loads of 32 bf16 (16
+    columns x 2 steps), one 32-bit broadcast of A's pair per row, and
+    `mr * nv` dot products of pairs, each the work of two FMAs; an odd
+    reduction ends with A's last element paired with zero. Both products
+    of a pair are exact in f32; their sum and the accumulation round like
+    an FMA's (the instruction flushes bf16 denormals to zero). An epilogue that rounds
     the f32 result to bf16 or f16 (the narrow output of the contraction)
     is applied in the output tile like any other, the bf16 rounding (to
     nearest even) in integer ops.
@@ -321,13 +345,16 @@ def SeqCPUVectorizeContractions
            /*default=*/"16", "Number of vector registers of the target">,
     Option<"f16c", "f16c", "bool", /*default=*/"true",
            "The target converts f16 to f32 in vector registers (x86 F16C)">,
+    Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
+           "Multiply bf16 operands in pairs with vdpbf16ps (AVX512_BF16)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark on every contraction left to the scalar loops">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
-                           "::mlir::vector::VectorDialect"];
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::x86vector::X86VectorDialect"];
 }
 
 def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {

@@ -75,6 +75,9 @@ struct ContractionOptions {
   /// The target converts f16 to f32 in vector registers (x86's F16C); the
   /// remark says how f16 operands are widened.
   bool f16c = true;
+  /// The target has vdpbf16ps (AVX512_BF16): a bf16 A times a bf16 B in
+  /// k-pair panels multiplies pairs into the accumulators.
+  bool bf16Dot = false;
   /// Emit a remark on what each contraction became (or why it did not).
   bool remarks = false;
 };

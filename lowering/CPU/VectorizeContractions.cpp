@@ -20,6 +20,8 @@
 
 #include "dialect/Seq/Support/Debug.h"
 
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
+
 #define DEBUG_TYPE "seq-cpu-vectorize-contractions"
 
 namespace mlir {
@@ -46,6 +48,9 @@ static std::string describeWidening(const ContractionMatch &c, bool f16c) {
   Type a = elementTypeOf(c.a), b = elementTypeOf(c.b);
   if (!isNarrowFloat(a) && !isNarrowFloat(b))
     return "";
+  if (c.kPairs || c.dotPairs)
+    return "bf16 operands multiplied in pairs by vdpbf16ps (AVX512_BF16), "
+           "f32 accumulators";
   std::string text;
   llvm::raw_string_ostream os(text);
   if (a == b)
@@ -94,7 +99,8 @@ static void remarkOn(ContractionMatch c, const ContractionTiling &t, bool f16c,
     remark << ", " << widening;
   remark << ", blocks of " << t.mc << " x " << t.nc;
   if (c.panel)
-    remark << ", right operand in packed panels of " << c.panel << " columns";
+    remark << ", right operand in packed panels of " << c.panel << " columns"
+           << (c.kPairs ? " in k pairs" : "");
   if (c.initValue)
     remark << ", the fill of the output folded into the accumulators";
   if (c.initInput)
@@ -127,7 +133,8 @@ static void emitKernel(OpBuilder &b, const ContractionMatch &c,
     if (!widening.empty())
       llvm::dbgs() << ", " << widening;
     if (c.panel)
-      llvm::dbgs() << ", panels of " << c.panel;
+      llvm::dbgs() << ", panels of " << c.panel
+                   << (c.kPairs ? " in k pairs" : "");
     if (c.epilogue)
       llvm::dbgs() << ", with its epilogue";
     std::string rounded = roundedOutput(c);
@@ -156,6 +163,23 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
           << t.nr * t.lanes;
     return failure();
   }
+  if (c.kPairs && (!options.bf16Dot || t.lanes != 16 ||
+                   !elementTypeOf(c.a).isBF16() ||
+                   !elementTypeOf(c.b).isBF16())) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] k-pair panels without "
+                            << "vdpbf16ps on 16 lanes: " << c.op->getLoc()
+                            << "\n");
+    if (options.remarks)
+      c.op.emitRemark("contraction left to the scalar loops: ")
+          << "its operand is packed in k pairs for vdpbf16ps, which this "
+             "target lacks (bf16-dot, 512-bit vectors, bf16 operands)";
+    return failure();
+  }
+  // Both operands bf16 in the dot kernel on a target with vdpbf16ps: pairs
+  // of reduction steps per instruction.
+  c.dotPairs = c.kernel == ContractionKernel::Dot && options.bf16Dot &&
+               t.lanes == 16 && elementTypeOf(c.a).isBF16() &&
+               elementTypeOf(c.b).isBF16();
   // Without a fill or bias copy to absorb, the kernels start from C.
   (void)absorbInitializer(rewriter, c);
   OpBuilder::InsertionGuard guard(rewriter);
@@ -243,7 +267,8 @@ struct SeqCPUVectorizeContractionsPass
         op.emitRemark("contraction left to the scalar loops: ") << reason;
     });
     IRRewriter rewriter(&getContext());
-    ContractionOptions options{vectorBits, vectorRegisters, f16c, remarks};
+    ContractionOptions options{vectorBits, vectorRegisters, f16c, bf16Dot,
+                               remarks};
     // A contraction that fails keeps its scalar loops (and says why).
     for (const ContractionMatch &c : found)
       (void)vectorizeContraction(rewriter, c, options);
