@@ -172,7 +172,8 @@ void runWork(benchmark::State &state, const Work &work, const Size &size) {
   if (size.flops > 0) {
     double gflops = size.flops / best * 1e-9;
     state.counters["GFLOP/s"] = gflops;
-    state.counters["peak_frac"] = gflops / machine().peakGflops(threads);
+    state.counters["peak_frac"] =
+        gflops / machine().peakGflops(threads, work.precision == "bf16");
   }
   if (size.bytes > 0) {
     double gbs = size.bytes / best * 1e-9;

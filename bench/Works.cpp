@@ -123,6 +123,9 @@ std::vector<Work> buildWorks() {
             {"out_features", "1024"},
             {"dtype", std::string("\"") + dtype + "\""}},
            {}};
+    // f16 is widened and multiplied by FMAs on every CPU seqc targets.
+    if (std::string(dtype) == "bf16")
+      w.precision = "bf16";
     for (int64_t m : {128, 512, 2048}) {
       Size s{"m=" + std::to_string(m), {{"b", 1}, {"m", m}},
              2.0 * m * 1024 * 1024, 2.0 * (2 * m * 1024 + 1024 * 1024),
@@ -152,6 +155,8 @@ std::vector<Work> buildWorks() {
               {"out_features", std::to_string(out)},
               {"weight_format", "\"" + f + "\""}},
              {}};
+      if (f == "bf16")
+        w.precision = "bf16";
       for (int64_t m : {1, 4}) {
         Dims dims = f == "bf16" ? Dims{{"b", 1}, {"m", m}} : Dims{{"m", m}};
         w.sizes.push_back({"m=" + std::to_string(m), dims, 0,
@@ -346,7 +351,8 @@ std::string seqc::bench::worksToJson() {
     const Work &w = works[i];
     os << (i ? ",\n" : "\n") << " {\"name\": \"" << w.name
        << "\", \"family\": \"" << w.family << "\", \"library\": \""
-       << w.library << "\", \"what\": \"" << w.what << "\", \"hyper\": {";
+       << w.library << "\", \"what\": \"" << w.what
+       << "\", \"precision\": \"" << w.precision << "\", \"hyper\": {";
     for (size_t j = 0; j < w.hyper.size(); ++j)
       os << (j ? ", " : "") << "\"" << w.hyper[j].first
          << "\": " << w.hyper[j].second;

@@ -50,6 +50,9 @@ struct Work {
   /// Hyperparameters as JSON values, e.g. {"heads", "8"}, {"causal", "true"}.
   std::vector<std::pair<std::string, std::string>> hyper;
   std::vector<Size> sizes;
+  /// "bf16" for work whose products are bf16 times bf16 (its `% peak` is
+  /// against the bf16 dot peak where the CPU has one), else "f32".
+  std::string precision = "f32";
 };
 
 /// Every work, in report order.

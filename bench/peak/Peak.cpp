@@ -84,6 +84,29 @@ fmaLoopAvx512(int64_t iters) {
   return _mm512_reduce_add_ps(sum);
 }
 
+// Each call performs iters * ACC vdpbf16ps, 32 bf16 products each (two per
+// f32 lane), accumulated in f32.
+__attribute__((target("avx512f,avx512bf16"), noinline)) static float
+dotLoopAvx512Bf16(int64_t iters) {
+  constexpr int kAcc = 24;
+  __m512 acc[kAcc];
+  for (int i = 0; i < kAcc; ++i)
+    acc[i] = _mm512_set1_ps(1.0f + 1e-3f * i);
+  const __m512bh m = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1e-3f),
+                                        _mm512_set1_ps(-1e-3f));
+  const __m512bh a = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1e-4f),
+                                        _mm512_set1_ps(1e-4f));
+  for (int64_t it = 0; it < iters; ++it) {
+#pragma clang loop unroll(full)
+    for (int i = 0; i < kAcc; ++i)
+      acc[i] = _mm512_dpbf16_ps(acc[i], m, a);
+  }
+  __m512 sum = acc[0];
+  for (int i = 1; i < kAcc; ++i)
+    sum = _mm512_add_ps(sum, acc[i]);
+  return _mm512_reduce_add_ps(sum);
+}
+
 namespace {
 struct FmaKernel {
   const char *isa;
@@ -91,6 +114,8 @@ struct FmaKernel {
   int accumulators;
   float (*loop)(int64_t);
   bool supported;
+  /// Products per f32 lane and instruction: 1 for an FMA, 2 for vdpbf16ps.
+  int productsPerLane = 1;
 };
 } // namespace
 
@@ -152,7 +177,8 @@ static double measureFma(const FmaKernel &k, int threads, double seconds,
     auto start = Clock::now();
     runPinned(threads, [&](int) { gSink = k.loop(iters); });
     double t = secondsSince(start);
-    double flops = 2.0 * iters * k.accumulators * lanes * threads;
+    double flops =
+        2.0 * iters * k.accumulators * lanes * k.productsPerLane * threads;
     rates.push_back(flops / t * 1e-9);
   }
   std::sort(rates.begin(), rates.end());
@@ -300,7 +326,9 @@ MachineFigures seqc::bench::measureMachine(bool quick) {
       {"avx2", 256, 12, fmaLoopAvx2,
        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
       {"avx512", 512, 24, fmaLoopAvx512,
-       __builtin_cpu_supports("avx512f") != 0}};
+       __builtin_cpu_supports("avx512f") != 0},
+      {"avx512bf16", 512, 24, dotLoopAvx512Bf16,
+       __builtin_cpu_supports("avx512bf16") != 0, /*productsPerLane=*/2}};
   const int maxThreads = std::min(2, std::max(1, fig.cores));
   for (const FmaKernel &k : kernels) {
     if (!k.supported)
@@ -314,18 +342,19 @@ MachineFigures seqc::bench::measureMachine(bool quick) {
     median2 = median1;
     if (maxThreads >= 2)
       p.gflops2 = measureFma(k, 2, seconds, rounds, median2);
-    fig.fma.push_back(p);
+    (k.productsPerLane == 1 ? fig.fma : fig.bf16Dot).push_back(p);
 
     // Sanity of the figures against each other. A core issues at most two
-    // FMAs of a vector per cycle, so a faster 1-thread rate means the clock
-    // reading is wrong; two threads cannot do more than twice the work of
-    // one; and rounds of the same loop agree within a few percent on a quiet
-    // machine.
+    // FMAs (or bf16 dot products) of a vector per cycle, so a faster
+    // 1-thread rate means the clock reading is wrong; two threads cannot do
+    // more than twice the work of one; and rounds of the same loop agree
+    // within a few percent on a quiet machine.
     const int lanes = k.bits / 32;
-    if (fig.clockGHz > 0 && p.gflops1 > 1.05 * 2 * 2 * lanes * fig.clockGHz)
+    if (fig.clockGHz > 0 &&
+        p.gflops1 > 1.05 * 2 * 2 * lanes * k.productsPerLane * fig.clockGHz)
       fig.disturbed.push_back(formatString(
-          "%s: %.1f GFLOP/s on 1 thread exceeds two %d-bit FMAs per cycle at "
-          "the measured %.2f GHz: the clock reading is wrong",
+          "%s: %.1f GFLOP/s on 1 thread exceeds two %d-bit instructions per "
+          "cycle at the measured %.2f GHz: the clock reading is wrong",
           k.isa, p.gflops1, k.bits, fig.clockGHz));
     if (p.gflops2 > 2.1 * p.gflops1)
       fig.disturbed.push_back(formatString(
@@ -336,7 +365,7 @@ MachineFigures seqc::bench::measureMachine(bool quick) {
          {std::tuple{1, p.gflops1, median1}, std::tuple{2, p.gflops2, median2}})
       if (threads <= maxThreads && median < 0.9 * best)
         fig.disturbed.push_back(formatString(
-            "%s: the %d-thread FMA rounds spread from %.1f to %.1f GFLOP/s "
+            "%s: the %d-thread rounds spread from %.1f to %.1f GFLOP/s "
             "(median %.0f%% of the best)",
             k.isa, threads, median, best, 100 * median / best));
   }
@@ -348,10 +377,14 @@ MachineFigures seqc::bench::measureMachine(bool quick) {
   return fig;
 }
 
-double MachineFigures::peakGflops(int threads) const {
+double MachineFigures::peakGflops(int threads, bool bf16) const {
   double best = 0;
-  for (const FmaPeak &p : fma)
-    best = std::max(best, threads >= 2 ? p.gflops2 : p.gflops1);
+  for (const std::vector<FmaPeak> *peaks : {&fma, &bf16Dot}) {
+    if (peaks == &bf16Dot && !bf16)
+      continue;
+    for (const FmaPeak &p : *peaks)
+      best = std::max(best, threads >= 2 ? p.gflops2 : p.gflops1);
+  }
   return best;
 }
 
@@ -377,15 +410,20 @@ std::string MachineFigures::toJson() const {
   os << "{\n  \"cpu\": " << jsonString(cpuModel) << ",\n  \"isa\": [";
   for (size_t i = 0; i < isa.size(); ++i)
     os << (i ? ", " : "") << jsonString(isa[i]);
-  os << "],\n  \"cores\": " << cores << ",\n  \"clock_ghz\": " << clockGHz
-     << ",\n  \"fma\": [";
-  for (size_t i = 0; i < fma.size(); ++i)
-    os << (i ? ",\n" : "\n") << "    {\"isa\": " << jsonString(fma[i].isa)
-       << ", \"bits\": " << fma[i].bits
-       << ", \"gflops_1t\": " << fma[i].gflops1
-       << ", \"gflops_2t\": " << fma[i].gflops2 << "}";
-  os << "\n  ],\n  \"peak_gflops_1t\": " << peakGflops(1)
+  os << "],\n  \"cores\": " << cores << ",\n  \"clock_ghz\": " << clockGHz;
+  for (auto [key, peaks] : {std::pair{"fma", &fma}, {"bf16_dot", &bf16Dot}}) {
+    os << ",\n  \"" << key << "\": [";
+    for (size_t i = 0; i < peaks->size(); ++i)
+      os << (i ? ",\n" : "\n") << "    {\"isa\": " << jsonString((*peaks)[i].isa)
+         << ", \"bits\": " << (*peaks)[i].bits
+         << ", \"gflops_1t\": " << (*peaks)[i].gflops1
+         << ", \"gflops_2t\": " << (*peaks)[i].gflops2 << "}";
+    os << (peaks->empty() ? "]" : "\n  ]");
+  }
+  os << ",\n  \"peak_gflops_1t\": " << peakGflops(1)
      << ",\n  \"peak_gflops_2t\": " << peakGflops(2)
+     << ",\n  \"peak_bf16_gflops_1t\": " << peakGflops(1, true)
+     << ",\n  \"peak_bf16_gflops_2t\": " << peakGflops(2, true)
      << ",\n  \"triad_gbs_1t\": " << triadGBs1
      << ",\n  \"triad_gbs_2t\": " << triadGBs2
      << ",\n  \"load_1m\": " << load1 << ",\n  \"disturbed\": [";
@@ -429,6 +467,12 @@ bool seqc::bench::readMachineFigures(const std::string &path,
   findNumber(text, "clock_ghz", clock);
   out = MachineFigures();
   out.fma.push_back(best);
+  // Files from before the bf16 figures: bf16 work against the FMA peak.
+  FmaPeak bf16;
+  bf16.isa = "file";
+  if (findNumber(text, "peak_bf16_gflops_1t", bf16.gflops1) &&
+      findNumber(text, "peak_bf16_gflops_2t", bf16.gflops2))
+    out.bf16Dot.push_back(bf16);
   out.clockGHz = clock;
   out.triadGBs1 = t1;
   out.triadGBs2 = t2;

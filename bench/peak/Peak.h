@@ -21,9 +21,10 @@
 
 namespace seqc::bench {
 
-/// FP32 FMA throughput of one vector width.
+/// FP32 FMA throughput of one vector width (or, in `bf16Dot`, of the bf16
+/// pair products that accumulate in f32: AVX512_BF16's vdpbf16ps).
 struct FmaPeak {
-  std::string isa; // "avx2" (256-bit) or "avx512" (512-bit)
+  std::string isa; // "avx2" (256-bit), "avx512" (512-bit), "avx512bf16"
   int bits = 0;
   double gflops1 = 0; // one thread
   double gflops2 = 0; // two threads, one per core where there are two
@@ -35,6 +36,10 @@ struct MachineFigures {
   int cores = 0;                // online CPUs
   double clockGHz = 0;          // running clock of one busy core
   std::vector<FmaPeak> fma;     // one entry per supported vector width
+  /// bf16 products accumulated in f32 (vdpbf16ps: 32 per instruction, two
+  /// FLOPs each), where the CPU has an instruction for them; empty where
+  /// bf16 is widened and multiplied by the FMAs above.
+  std::vector<FmaPeak> bf16Dot;
   double triadGBs1 = 0;         // STREAM triad, one thread
   double triadGBs2 = 0;         // two threads
   double load1 = 0;             // 1-minute load average as measuring began
@@ -42,8 +47,10 @@ struct MachineFigures {
   /// that disagree, a clock reading that cannot be right); empty when none.
   std::vector<std::string> disturbed;
 
-  /// The best FMA throughput on `threads` (1 or 2) threads over all widths.
-  double peakGflops(int threads) const;
+  /// The best FMA throughput on `threads` (1 or 2) threads over all widths;
+  /// with `bf16`, the best rate at which bf16 products can accumulate in f32
+  /// (the bf16 dot instructions where there are some, else the FMAs).
+  double peakGflops(int threads, bool bf16 = false) const;
   /// The triad bandwidth on `threads` threads, in GB/s.
   double bandwidthGBs(int threads) const;
   std::string toJson() const;
