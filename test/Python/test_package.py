@@ -404,6 +404,82 @@ def test_entries_share_weights_and_state(gpt, gpt_forward):
                                cached, rtol=0, atol=1e-6 * scale)
 
 
+# One cached attention layer with forward, prefill and decode entries, small
+# enough for a NumPy reference.
+KV_SOURCE = """model kv(dim: int = 8, heads: int = 2, max_len: int = 16) {
+  attn = MultiHeadAttention(dim, heads, bias=False, causal=True, cache=max_len)
+  def forward(x: f32[b, n, dim]) -> (y: f32[b, n, dim]) { return attn(x) }
+  def prefill(x: f32[b, n, dim], pos: i32[b] in [0, max_len - 1])
+      -> (y: f32[b, n, dim]) {
+    return attn(x, pos=pos)
+  }
+  def decode(x: f32[b, 1, dim], pos: i32[b] in [0, max_len - 1])
+      -> (y: f32[b, 1, dim]) {
+    return attn(x, pos=pos)
+  }
+}
+"""
+
+
+def attention_reference(x, w, heads):
+    """Causal multi-head self-attention in float64 (PyTorch's layout:
+    y = o @ wo^T with q = x @ wq^T, ...)."""
+    b, n, dim = x.shape
+    d = dim // heads
+
+    def split(t):
+        return t.reshape(b, n, heads, d).transpose(0, 2, 1, 3)
+
+    q, k, v = (split(x @ w["attn." + p].T.astype(np.float64))
+               for p in ("wq", "wk", "wv"))
+    scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d)
+    scores = np.where(np.tril(np.ones((n, n), bool)), scores, -np.inf)
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = (p @ v).transpose(0, 2, 1, 3).reshape(b, n, dim)
+    return o @ w["attn.wo"].T.astype(np.float64)
+
+
+def test_entries_against_numpy():
+    model = seqc.compile(KV_SOURCE).load()
+    assert model.entries == ("forward", "prefill", "decode")
+    assert [s.name for s in model.state] == ["attn.k_cache", "attn.v_cache"]
+    rng = np.random.default_rng(7)
+    weights = {p.name: (rng.standard_normal(p.shape) * 0.5).astype(np.float32)
+               for p in model.params}
+    model.set_params(weights)
+    x = rng.standard_normal((3, 10, 8)).astype(np.float32)
+    want = attention_reference(x.astype(np.float64), weights, 2)
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(model(x).y, want, rtol=0, atol=1e-5 * scale)
+    # Prompts of 4, 1 and 7 positions (right-padded) through prefill, then
+    # one position per decode call at each row's own position: the caches
+    # that prefill wrote are the ones decode reads and extends.
+    lengths = [4, 1, 7]
+    got = np.zeros_like(want)
+    first = model.prefill(x=np.ascontiguousarray(x[:, :7]),
+                          pos=np.zeros(3, np.int32)).y
+    for r, n in enumerate(lengths):
+        got[r, :n] = first[r, :n]
+    decode = model.entry("decode")
+    pos = np.array(lengths, np.int32)
+    while (pos < 10).any():
+        at = np.minimum(pos, 9).astype(np.int32)
+        step = decode(x=np.ascontiguousarray(x[np.arange(3), at][:, None]),
+                      pos=at).y
+        for r in range(3):
+            if pos[r] < 10:
+                got[r, pos[r]] = step[r, 0]
+        pos += 1
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * scale)
+    # Without the prefill (a new state), decode attends to its own position
+    # only: the value projection of the token, through wo.
+    model.reset_state()
+    alone = decode(x=np.ascontiguousarray(x[:, :1]),
+                   pos=np.zeros(3, np.int32)).y
+    np.testing.assert_allclose(alone, want[:, :1], rtol=0, atol=1e-5 * scale)
+
+
 def test_select_entry(gpt):
     model = gpt.load(random_weights=5)
     x = tokens(2, 4)
