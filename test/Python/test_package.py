@@ -569,6 +569,18 @@ def test_emit_an_entry():
         seqc.emit(GPT, "seq", defines=TINY, entry=1)
 
 
+def test_command_line_entry(capsys):
+    from seqc.__main__ import main
+    args = [GPT, "--emit", "manifest", "-D", "vocab=64", "--entry", "decode"]
+    assert main(args) == 0
+    manifest = json.loads(capsys.readouterr().out)
+    assert "entries" not in manifest
+    assert manifest["inputs"][0]["shape"] == ["b", 1]
+    assert main([GPT, "--emit", "manifest", "--entry", "nope"]) == 1
+    assert ("model 'gpt' has no entry 'nope' (it has forward, prefill, "
+            "decode)") in capsys.readouterr().err
+
+
 def test_torch_tensors_without_copies(gpt):
     torch = pytest.importorskip("torch")
     model = gpt.load(random_weights=0)
