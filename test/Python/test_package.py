@@ -645,6 +645,9 @@ def test_hugging_face_directory(tmp_path):
     assert pretrained.defines == defines
     prompts = [[5, 6, 7], [8, 9]]
     assert pretrained.generate(prompts, 5) == reference.generate(prompts, 5)
+    # examples/llama.seq's prefill and decode entries, compiled with it.
+    assert pretrained.model.entries == ("forward", "prefill", "decode")
+    assert pretrained.model.last_generate_stats["cached"] == 1
     x = np.array([[1, 2, 3]], np.int32)
     np.testing.assert_array_equal(pretrained(input_ids=x).logits,
                                   reference(input_ids=x).logits)
