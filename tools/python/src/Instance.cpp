@@ -731,16 +731,15 @@ void seqc::python::registerInstance(py::module_ &m) {
         if (!PyObject_TypeCheck(self.ptr(), instanceType))
           throw py::type_error("not a seqc model instance");
         auto *object = reinterpret_cast<InstanceObject *>(self.ptr());
-        auto *instance = new Instance(
-            std::move(runtime), model, std::move(name), std::move(entry),
-            inputs,
-            std::move(outputs), std::move(outputsType), lock,
-            std::move(dims));
+        auto *instance =
+            new Instance(std::move(runtime), model, std::move(name),
+                         std::move(entry), inputs, std::move(outputs),
+                         std::move(outputsType), lock, std::move(dims));
         delete object->instance;
         object->instance = instance;
       },
-      py::arg("runtime"), py::arg("model"), py::arg("name"),
-      py::arg("entry"), py::arg("inputs"), py::arg("outputs"), py::arg("outputs_type"),
+      py::arg("runtime"), py::arg("model"), py::arg("name"), py::arg("entry"),
+      py::arg("inputs"), py::arg("outputs"), py::arg("outputs_type"),
       py::arg("lock"), py::arg("dims"),
       "Attaches the model handle `model` (freed by the caller after "
       "_close) to run its entry `entry` (selected before each call when "

@@ -29,14 +29,14 @@ using seqc::python::CompileResult;
 #define SEQC_EXAMPLES_DIR ""
 #endif
 
-static py::dict compileEntry(
-    const std::string &source, const std::string &sourceName,
-    const std::string &emit, const std::string &outputPath,
-    const std::string &target, int optLevel,
-    const std::vector<std::pair<std::string, std::string>> &defines,
-    const std::string &mcpu, const std::string &mattr, bool remarks,
-    bool gpuInterpret, const std::string &runtimeDir,
-    const std::string &entry) {
+static py::dict
+compileEntry(const std::string &source, const std::string &sourceName,
+             const std::string &emit, const std::string &outputPath,
+             const std::string &target, int optLevel,
+             const std::vector<std::pair<std::string, std::string>> &defines,
+             const std::string &mcpu, const std::string &mattr, bool remarks,
+             bool gpuInterpret, const std::string &runtimeDir,
+             const std::string &entry) {
   CompileRequest request;
   request.source = source;
   request.sourceName = sourceName;
