@@ -514,6 +514,50 @@ def test_select_entry(gpt):
     assert model(x).logits.shape == (2, 4, 64)
 
 
+TWO_ENTRIES = """model two() {
+  def forward(x: f32[n]) -> (y: f32[n]) { return x + x }
+  def square(x: f32[n]) -> (y: f32[n]) { return x * x }
+}
+"""
+
+
+def test_select_entry_while_other_threads_call():
+    """A call keeps the entry it began with while another thread selects
+    another one; each entry's view always runs its own."""
+    model = seqc.compile(TWO_ENTRIES, opt_level=1).load()
+    square = model.square
+    assert model.entries == ("forward", "square")
+    assert model.dims is not square.dims
+    model.select_entry("square")
+    assert model.dims is square.dims and model.Outputs is square.Outputs
+    model.select_entry("forward")
+    x = np.full(1000, 3, np.float32)
+    errors = []
+    stop = threading.Event()
+
+    def call(f, allowed):
+        try:
+            while not stop.is_set():
+                y = f(x).y
+                assert y[0] in allowed and (y == y[0]).all(), y[0]
+        except BaseException as error:
+            errors.append(error)
+            stop.set()
+
+    threads = [threading.Thread(target=call, args=(model, (6, 9))),
+               threading.Thread(target=call, args=(square, (9,))),
+               threading.Thread(target=call, args=(model.forward, (6,)))]
+    for t in threads:
+        t.start()
+    for i in range(300):
+        model.select_entry(("square", "forward")[i % 2])
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert model.selected_entry == "forward" and model(x).y[0] == 6
+
+
 def test_unknown_entry(gpt):
     model = gpt.load(random_weights=5)
     message = ("model 'gpt' has no entry 'decoder' \\(its entries: forward, "

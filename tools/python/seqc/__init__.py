@@ -329,10 +329,8 @@ class Entry(_Runs, _instance.Instance):
         self._model = model
         self._entry = name
         self.name = name
-        self.inputs, self.outputs = model._describe(name)
-        self.dims = model._entry_dims(name)
-        self.Outputs = collections.namedtuple(
-            "Outputs", [o.name for o in self.outputs], rename=True)
+        self.inputs, self.outputs, self.Outputs, self.dims = (
+            model._entry_info(name))
         self._attach(model._module._runtime, model._handle.value,
                      "%s.%s" % (model.name, name),
                      name if len(model.entries) > 1 else "",
@@ -380,10 +378,10 @@ class Model(_Runs, _instance.Instance):
             self._api.model_entry_name(handle, i).decode()
             for i in range(self._api.model_num_entries(handle)))
         # The views of the entries (Model.entry), made when first asked
-        # for, and the sizes set for each entry (its view's and the Model's
-        # while it is selected).
+        # for, and what describes each entry (_entry_info).
         self._views = {}
-        self._dims = {}
+        self._info = {}
+        self._entry = None
         self.params = self._infos(_runtime.VALUE_PARAM)
         self.state = self._infos(_runtime.VALUE_STATE)
         self.skipped = []
@@ -404,10 +402,10 @@ class Model(_Runs, _instance.Instance):
     def _attach_entry(self, name):
         """Makes calls of the Model run entry `name` (the per-call path:
         binding, running, the output arrays)."""
-        self.inputs, self.outputs = self._describe(name)
-        self.dims = self._entry_dims(name)
-        self.Outputs = collections.namedtuple(
-            "Outputs", [o.name for o in self.outputs], rename=True)
+        self.inputs, self.outputs, self.Outputs, self.dims = (
+            self._entry_info(name))
+        # A call in progress on another thread keeps the entry it began
+        # with (the extension keeps every entry's path it attached).
         self._attach(self._module._runtime, self._handle.value,
                      self.name if name == self.entries[0] else
                      "%s.%s" % (self.name, name),
@@ -417,13 +415,19 @@ class Model(_Runs, _instance.Instance):
                      self._lock, self.dims._sizes)
         self._entry = name
 
-    def _entry_dims(self, name):
-        """The sizes set for entry `name` (seqc_model_set_dim before each of
-        its calls), shared by its view and the Model."""
-        dims = self._dims.get(name)
-        if dims is None:
-            dims = self._dims[name] = _Dims()
-        return dims
+    def _entry_info(self, name):
+        """(inputs, outputs, the named tuple of the outputs, dims) of entry
+        `name`, shared by its view and the Model: `dims` are the sizes set
+        for the entry (seqc_model_set_dim before each of its calls)."""
+        info = self._info.get(name)
+        if info is None:
+            inputs, outputs = self._describe(name)
+            info = self._info[name] = (
+                inputs, outputs,
+                collections.namedtuple("Outputs", [o.name for o in outputs],
+                                       rename=True),
+                _Dims())
+        return info
 
     def _select(self, name):
         """Selects entry `name` of the open instance (with the lock held);

@@ -293,6 +293,11 @@ public:
   void runBound();
   /// Output `outputName` of the last run as an array.
   py::object outputNamed(const std::string &outputName);
+  /// The entry this runs and the handle it runs it on.
+  bool runs(const std::string &entryName, std::uintptr_t handle) const {
+    return entry == entryName &&
+           reinterpret_cast<std::uintptr_t>(model) == handle;
+  }
   /// Forgets the handle (the Model frees it) and the borrowed inputs.
   void close() {
     model = nullptr;
@@ -596,10 +601,17 @@ py::object Instance::outputNamed(const std::string &outputName) {
 /// this type's tp_call (a Python class that defines no __call__ inherits
 /// it), so a call reaches Instance::call with no Python frame and no
 /// binding layer in between.
+/// Model.select_entry attaches another Instance while a call on another
+/// thread may be using the current one (it holds a pointer to it while it
+/// waits for the lock), so an attached Instance lives as long as the
+/// object: `attached` keeps each one (at most one per entry: attaching an
+/// entry again reuses its Instance), `instance` points at the one calls run.
 struct InstanceObject {
   PyObject_HEAD
   /// Null until Model.__init__ attaches it.
   Instance *instance;
+  /// Every Instance attached (the memory of the object starts zeroed).
+  std::vector<Instance *> *attached;
 };
 
 PyTypeObject *instanceType = nullptr;
@@ -656,14 +668,22 @@ PyObject *callInstance(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 int traverseInstance(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
-  if (Instance *instance = reinterpret_cast<InstanceObject *>(self)->instance)
-    return instance->traverse(visit, arg);
+  if (auto *attached = reinterpret_cast<InstanceObject *>(self)->attached)
+    for (Instance *instance : *attached)
+      if (int result = instance->traverse(visit, arg))
+        return result;
   return 0;
 }
 
 int clearInstance(PyObject *self) {
-  delete reinterpret_cast<InstanceObject *>(self)->instance;
-  reinterpret_cast<InstanceObject *>(self)->instance = nullptr;
+  auto *object = reinterpret_cast<InstanceObject *>(self);
+  object->instance = nullptr;
+  if (std::vector<Instance *> *attached = object->attached) {
+    object->attached = nullptr;
+    for (Instance *instance : *attached)
+      delete instance;
+    delete attached;
+  }
   return 0;
 }
 
@@ -731,11 +751,18 @@ void seqc::python::registerInstance(py::module_ &m) {
         if (!PyObject_TypeCheck(self.ptr(), instanceType))
           throw py::type_error("not a seqc model instance");
         auto *object = reinterpret_cast<InstanceObject *>(self.ptr());
+        if (!object->attached)
+          object->attached = new std::vector<Instance *>;
+        for (Instance *instance : *object->attached)
+          if (instance->runs(entry, model)) {
+            object->instance = instance;
+            return;
+          }
         auto *instance =
             new Instance(std::move(runtime), model, std::move(name),
                          std::move(entry), inputs, std::move(outputs),
                          std::move(outputsType), lock, std::move(dims));
-        delete object->instance;
+        object->attached->push_back(instance);
         object->instance = instance;
       },
       py::arg("runtime"), py::arg("model"), py::arg("name"), py::arg("entry"),
@@ -744,7 +771,8 @@ void seqc::python::registerInstance(py::module_ &m) {
       "Attaches the model handle `model` (freed by the caller after "
       "_close) to run its entry `entry` (selected before each call when "
       "another one is; empty: the selected one); `lock` is held around "
-      "every call.");
+      "every call. Attaching an entry attached before makes its first "
+      "attachment current again (the other arguments are then unused).");
   defineMethod(
       type, "_bind",
       [](py::handle self, const std::string &name, py::handle value) {
@@ -762,8 +790,9 @@ void seqc::python::registerInstance(py::module_ &m) {
   defineMethod(type, "_close", [](py::handle self) {
     if (!PyObject_TypeCheck(self.ptr(), instanceType))
       throw py::type_error("not a seqc model instance");
-    if (Instance *instance =
-            reinterpret_cast<InstanceObject *>(self.ptr())->instance)
-      instance->close();
+    if (auto *attached =
+            reinterpret_cast<InstanceObject *>(self.ptr())->attached)
+      for (Instance *instance : *attached)
+        instance->close();
   });
 }
