@@ -27,6 +27,12 @@ def gpt():
 
 
 @pytest.fixture(scope="module")
+def gpt_forward():
+    """examples/gpt.seq's forward entry alone (seqc --entry forward)."""
+    return seqc.compile(GPT, defines=TINY, opt_level=2, entry="forward")
+
+
+@pytest.fixture(scope="module")
 def gpt_decode():
     return seqc.compile(GPT_DECODE, defines=dict(TINY, max_len=32))
 
@@ -49,8 +55,30 @@ def test_manifest_described(gpt):
     assert model.name == "gpt"
     assert model.inputs == [seqc.ValueInfo("tokens", "i32", ("b", "n"))]
     assert model.outputs == [seqc.ValueInfo("logits", "f32", ("b", "n", 64))]
-    assert len(model.params) > 0 and model.state == []
-    assert json.loads(model.manifest)["model"] == "gpt"
+    # Every entry is compiled (as seqc -o lib.so does): the state is the
+    # caches that prefill and decode use.
+    assert model.entries == ("forward", "prefill", "decode")
+    assert [s.name for s in model.state] == [
+        "layers.%d.attn.%s_cache" % (i, kv) for i in range(2)
+        for kv in "kv"]
+    assert model.state[0] == seqc.ValueInfo(
+        "layers.0.attn.k_cache", "f32", ("b", 2, 256, 16))
+    assert len(model.params) > 0
+    manifest = json.loads(model.manifest)
+    assert manifest["model"] == "gpt"
+    assert [e["name"] for e in manifest["entries"]] == list(model.entries)
+
+
+def test_one_entry_compiled_alone(gpt_forward):
+    model = gpt_forward.load(random_weights=0)
+    assert model.entries == ("forward",) and model.state == []
+    assert "entries" not in json.loads(model.manifest)
+    with pytest.raises(ValueError, match="has no entry 'decode'"):
+        model.entry("decode")
+    with pytest.raises(seqc.CompileError,
+                       match="no entry 'nope' \\(it has forward, prefill, "
+                             "decode\\)"):
+        seqc.compile(GPT, defines=TINY, entry="nope")
 
 
 def test_runs_like_the_reference_level(gpt):
@@ -254,15 +282,16 @@ def test_instances_run_in_parallel_threads(gpt):
         np.testing.assert_array_equal(result, expected)
 
 
-def test_generate_matches_the_full_forward(gpt, gpt_decode):
+def test_generate_matches_the_full_forward(gpt_forward, gpt_decode):
     cached = gpt_decode.load(random_weights=11)
-    full = gpt.load(random_weights=11)
+    full = gpt_forward.load(random_weights=11)
     assert [s.name for s in cached.state][:2] == [
         "layers.0.attn.k_cache", "layers.0.attn.v_cache"]
     prompts = [[1, 2, 3], [4, 5, 6, 7, 8]]
     greedy = cached.generate(prompts, max_new_tokens=6)
     assert cached.last_generate_stats["cached"] == 1
     assert greedy == full.generate(prompts, max_new_tokens=6)
+    assert full.last_generate_stats["cached"] == 0
     # Greedy is the argmax of the full forward's last logits.
     logits = full(tokens=np.array([prompts[1]], np.int32)).logits
     assert greedy[1][0] == int(np.argmax(logits[0, -1]))
@@ -313,6 +342,287 @@ def test_state_reset_and_copy(gpt_decode):
     np.testing.assert_allclose(same[0], step[0], rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="row"):
         model.copy_state_row(0, 5)
+
+
+def prefill_then_decode(model, seqs, lengths, total):
+    """Logits of every real position of `seqs` (rows of `total` tokens):
+    the prompts (`lengths[r]` tokens of row r, right-padded) through
+    model.prefill, then each further token through model.entry("decode") at
+    its row's own position. Positions past a row's prompt in the prefill are
+    padding, overwritten by decode."""
+    b = len(seqs)
+    width = max(lengths)
+    logits = np.zeros((b, total, 64), np.float32)
+    first = model.prefill(tokens=np.ascontiguousarray(seqs[:, :width]),
+                          pos=np.zeros(b, np.int32)).logits
+    for r in range(b):
+        logits[r, :lengths[r]] = first[r, :lengths[r]]
+    decode = model.entry("decode")
+    pos = np.array(lengths, np.int32)
+    while (pos < total).any():
+        at = np.minimum(pos, total - 1)
+        step = decode(tokens=seqs[np.arange(b), at][:, None].astype(np.int32),
+                      pos=at.astype(np.int32)).logits
+        for r in range(b):
+            if pos[r] < total:
+                logits[r, pos[r]] = step[r, 0]
+        pos += 1
+    return logits
+
+
+def test_entries_share_weights_and_state(gpt, gpt_forward):
+    model = gpt.load(random_weights=5)
+    assert model.selected_entry == "forward"
+    decode = model.entry("decode")
+    assert decode is model.entry("decode") is model.decode
+    assert decode.model is model and decode.name == "decode"
+    assert decode.inputs == [seqc.ValueInfo("tokens", "i32", ("b", 1)),
+                             seqc.ValueInfo("pos", "i32", ("b",))]
+    assert decode.outputs == [seqc.ValueInfo("logits", "f32", ("b", 1, 64))]
+    assert model.prefill.inputs == [
+        seqc.ValueInfo("tokens", "i32", ("b", "n")),
+        seqc.ValueInfo("pos", "i32", ("b",))]
+    assert {"forward", "prefill", "decode"} <= set(dir(model))
+    seqs = tokens(3, 12, seed=4)
+    lengths = [5, 1, 8]
+    cached = prefill_then_decode(model, seqs, lengths, 12)
+    # The forward entry of the same instance, of a forward-only library and
+    # of the decoding instance's clone (the same weights) on the whole
+    # sequences.
+    whole = model(tokens=seqs).logits
+    alone = gpt_forward.load(random_weights=5)(tokens=seqs).logits
+    np.testing.assert_array_equal(whole, alone)
+    scale = np.abs(whole).max()
+    assert np.abs(cached - whole).max() <= 1e-5 * scale
+    # One instance: a second prefill on a clone (own state, same weights)
+    # gives the same; reset_state starts over.
+    clone = model.clone()
+    np.testing.assert_allclose(prefill_then_decode(clone, seqs, lengths, 12),
+                               cached, rtol=0, atol=1e-6 * scale)
+    model.reset_state()
+    np.testing.assert_allclose(prefill_then_decode(model, seqs, lengths, 12),
+                               cached, rtol=0, atol=1e-6 * scale)
+
+
+# One cached attention layer with forward, prefill and decode entries, small
+# enough for a NumPy reference.
+KV_SOURCE = """model kv(dim: int = 8, heads: int = 2, max_len: int = 16) {
+  attn = MultiHeadAttention(dim, heads, bias=False, causal=True, cache=max_len)
+  def forward(x: f32[b, n, dim]) -> (y: f32[b, n, dim]) { return attn(x) }
+  def prefill(x: f32[b, n, dim], pos: i32[b] in [0, max_len - 1])
+      -> (y: f32[b, n, dim]) {
+    return attn(x, pos=pos)
+  }
+  def decode(x: f32[b, 1, dim], pos: i32[b] in [0, max_len - 1])
+      -> (y: f32[b, 1, dim]) {
+    return attn(x, pos=pos)
+  }
+}
+"""
+
+
+def attention_reference(x, w, heads):
+    """Causal multi-head self-attention in float64 (PyTorch's layout:
+    y = o @ wo^T with q = x @ wq^T, ...)."""
+    b, n, dim = x.shape
+    d = dim // heads
+
+    def split(t):
+        return t.reshape(b, n, heads, d).transpose(0, 2, 1, 3)
+
+    q, k, v = (split(x @ w["attn." + p].T.astype(np.float64))
+               for p in ("wq", "wk", "wv"))
+    scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d)
+    scores = np.where(np.tril(np.ones((n, n), bool)), scores, -np.inf)
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = (p @ v).transpose(0, 2, 1, 3).reshape(b, n, dim)
+    return o @ w["attn.wo"].T.astype(np.float64)
+
+
+def test_entries_against_numpy():
+    model = seqc.compile(KV_SOURCE).load()
+    assert model.entries == ("forward", "prefill", "decode")
+    assert [s.name for s in model.state] == ["attn.k_cache", "attn.v_cache"]
+    rng = np.random.default_rng(7)
+    weights = {p.name: (rng.standard_normal(p.shape) * 0.5).astype(np.float32)
+               for p in model.params}
+    model.set_params(weights)
+    x = rng.standard_normal((3, 10, 8)).astype(np.float32)
+    want = attention_reference(x.astype(np.float64), weights, 2)
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(model(x).y, want, rtol=0, atol=1e-5 * scale)
+    # Prompts of 4, 1 and 7 positions (right-padded) through prefill, then
+    # one position per decode call at each row's own position: the caches
+    # that prefill wrote are the ones decode reads and extends.
+    lengths = [4, 1, 7]
+    got = np.zeros_like(want)
+    first = model.prefill(x=np.ascontiguousarray(x[:, :7]),
+                          pos=np.zeros(3, np.int32)).y
+    for r, n in enumerate(lengths):
+        got[r, :n] = first[r, :n]
+    decode = model.entry("decode")
+    pos = np.array(lengths, np.int32)
+    while (pos < 10).any():
+        at = np.minimum(pos, 9).astype(np.int32)
+        step = decode(x=np.ascontiguousarray(x[np.arange(3), at][:, None]),
+                      pos=at).y
+        for r in range(3):
+            if pos[r] < 10:
+                got[r, pos[r]] = step[r, 0]
+        pos += 1
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * scale)
+    # Without the prefill (a new state), decode attends to its own position
+    # only: the value projection of the token, through wo.
+    model.reset_state()
+    alone = decode(x=np.ascontiguousarray(x[:, :1]),
+                   pos=np.zeros(3, np.int32)).y
+    np.testing.assert_allclose(alone, want[:, :1], rtol=0, atol=1e-5 * scale)
+
+
+def test_select_entry(gpt):
+    model = gpt.load(random_weights=5)
+    x = tokens(2, 4)
+    pos = np.zeros(2, np.int32)
+    expected = model.prefill(tokens=x, pos=pos).logits.copy()
+    model.reset_state()
+    model.select_entry("prefill")
+    assert model.selected_entry == "prefill"
+    assert [i.name for i in model.inputs] == ["tokens", "pos"]
+    assert model.outputs == model.prefill.outputs
+    np.testing.assert_array_equal(model(x, pos).logits, expected)
+    # The low-level calls run the selected entry too, and each entry keeps
+    # its own bound inputs and outputs while another one runs.
+    model.reset_state()
+    assert model.set_input("tokens", x)
+    model.set_input("pos", pos)
+    model.decode(tokens=x[:, :1], pos=np.full(2, 7, np.int32))
+    assert model.input_pointer("tokens") == x.ctypes.data
+    model.run()
+    np.testing.assert_array_equal(model.output("logits"), expected)
+    assert model.decode.output("logits").shape == (2, 1, 64)
+    # Its clone runs the same entry; the messages name the entry.
+    assert model.clone().selected_entry == "prefill"
+    with pytest.raises(ValueError, match="missing input\\(s\\) pos of "
+                                         "gpt.prefill"):
+        model(tokens=x)
+    with pytest.raises(ValueError, match="missing input\\(s\\) pos of "
+                                         "gpt.decode"):
+        model.decode(tokens=x[:, :1])
+    model.select_entry("forward")
+    assert model.inputs == [seqc.ValueInfo("tokens", "i32", ("b", "n"))]
+    assert model(x).logits.shape == (2, 4, 64)
+
+
+TWO_ENTRIES = """model two() {
+  def forward(x: f32[n]) -> (y: f32[n]) { return x + x }
+  def square(x: f32[n]) -> (y: f32[n]) { return x * x }
+}
+"""
+
+
+def test_select_entry_while_other_threads_call():
+    """A call keeps the entry it began with while another thread selects
+    another one; each entry's view always runs its own."""
+    model = seqc.compile(TWO_ENTRIES, opt_level=1).load()
+    square = model.square
+    assert model.entries == ("forward", "square")
+    assert model.dims is not square.dims
+    model.select_entry("square")
+    assert model.dims is square.dims and model.Outputs is square.Outputs
+    model.select_entry("forward")
+    x = np.full(1000, 3, np.float32)
+    errors = []
+    stop = threading.Event()
+
+    def call(f, allowed):
+        try:
+            while not stop.is_set():
+                y = f(x).y
+                assert y[0] in allowed and (y == y[0]).all(), y[0]
+        except BaseException as error:
+            errors.append(error)
+            stop.set()
+
+    threads = [threading.Thread(target=call, args=(model, (6, 9))),
+               threading.Thread(target=call, args=(square, (9,))),
+               threading.Thread(target=call, args=(model.forward, (6,)))]
+    for t in threads:
+        t.start()
+    for i in range(300):
+        model.select_entry(("square", "forward")[i % 2])
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert model.selected_entry == "forward" and model(x).y[0] == 6
+
+
+def test_unknown_entry(gpt):
+    model = gpt.load(random_weights=5)
+    message = ("model 'gpt' has no entry 'decoder' \\(its entries: forward, "
+               "prefill, decode\\)")
+    with pytest.raises(seqc.InvalidArgumentError, match=message):
+        model.entry("decoder")
+    with pytest.raises(seqc.InvalidArgumentError, match=message):
+        model.select_entry("decoder")
+    with pytest.raises(AttributeError, match="decoder.*entries: forward, "
+                                             "prefill, decode"):
+        model.decoder
+    with pytest.raises(TypeError, match="str"):
+        model.entry(1)
+    # Nothing changed: the selected entry still runs.
+    assert model.selected_entry == "forward"
+    assert model(tokens=tokens()).logits.shape == (2, 7, 64)
+    # A view of a closed model is closed.
+    decode = model.decode
+    model.close()
+    with pytest.raises(seqc.RuntimeError, match="closed"):
+        decode(tokens=tokens(2, 1), pos=np.zeros(2, np.int32))
+
+
+def test_generate_through_prefill_and_decode(gpt, gpt_forward):
+    cached = gpt.load(random_weights=11)
+    full = gpt_forward.load(random_weights=11)
+    prompts = [[1, 2, 3], [4, 5, 6, 7, 8]]
+    greedy = cached.generate(prompts, max_new_tokens=6)
+    assert cached.last_generate_stats["cached"] == 1
+    assert cached.last_generate_stats["decode_tokens"] > 0
+    assert greedy == full.generate(prompts, max_new_tokens=6)
+    sampled = cached.generate([1, 2, 3], 8, temperature=0.8, top_k=10, seed=4)
+    assert sampled == full.generate([1, 2, 3], 8, temperature=0.8, top_k=10,
+                                    seed=4)
+    # The selected entry is kept.
+    cached.select_entry("decode")
+    assert cached.generate(prompts, max_new_tokens=6) == greedy
+    assert cached.selected_entry == "decode"
+
+
+def test_emit_an_entry():
+    both = seqc.emit(GPT, "manifest", defines=TINY)
+    assert [e["name"] for e in json.loads(both)["entries"]] == [
+        "forward", "prefill", "decode"]
+    decode = json.loads(seqc.emit(GPT, "manifest", defines=TINY,
+                                  entry="decode"))
+    assert "entries" not in decode
+    assert decode["inputs"][0]["shape"] == ["b", 1]
+    assert "// entry 'decode'" in seqc.emit(GPT, "seq", defines=TINY)
+    with pytest.raises(seqc.CompileError, match="no entry 'nope'"):
+        seqc.emit(GPT, "seq", defines=TINY, entry="nope")
+    with pytest.raises(TypeError, match="entry"):
+        seqc.emit(GPT, "seq", defines=TINY, entry=1)
+
+
+def test_command_line_entry(capsys):
+    from seqc.__main__ import main
+    args = [GPT, "--emit", "manifest", "-D", "vocab=64", "--entry", "decode"]
+    assert main(args) == 0
+    manifest = json.loads(capsys.readouterr().out)
+    assert "entries" not in manifest
+    assert manifest["inputs"][0]["shape"] == ["b", 1]
+    assert main([GPT, "--emit", "manifest", "--entry", "nope"]) == 1
+    assert ("model 'gpt' has no entry 'nope' (it has forward, prefill, "
+            "decode)") in capsys.readouterr().err
 
 
 def test_torch_tensors_without_copies(gpt):
@@ -379,6 +689,9 @@ def test_hugging_face_directory(tmp_path):
     assert pretrained.defines == defines
     prompts = [[5, 6, 7], [8, 9]]
     assert pretrained.generate(prompts, 5) == reference.generate(prompts, 5)
+    # examples/llama.seq's prefill and decode entries, compiled with it.
+    assert pretrained.model.entries == ("forward", "prefill", "decode")
+    assert pretrained.model.last_generate_stats["cached"] == 1
     x = np.array([[1, 2, 3]], np.int32)
     np.testing.assert_array_equal(pretrained(input_ids=x).logits,
                                   reference(input_ids=x).logits)

@@ -6,6 +6,10 @@ PyTorch tensors (docs/python.md).
     model = module.load(random_weights=0)
     logits = model(tokens=np.zeros((1, 8), np.int32)).logits
 
+A model with several entries (`def prefill`, `def decode` beside `def
+forward`) runs each by name over the same weights and state:
+`model.entry("decode")(tokens=..., pos=...)` or `model.decode(...)`.
+
 The compiler runs in this process (the extension module `seqc._seqc`,
 imported when something compiles); a compiled model is a shared library that
 carries the seqc runtime. A call of a model binds, runs and wraps its outputs
@@ -29,7 +33,8 @@ from . import _runtime
 from ._runtime import DTYPES
 
 __all__ = [
-    "CompileError", "Error", "FileError", "InvalidArgumentError", "Model",
+    "CompileError", "Entry", "Error", "FileError", "InvalidArgumentError",
+    "Model",
     "Module", "OutOfMemoryError",
     "RuntimeError", "ValueInfo", "compile", "emit", "load_library",
 ]
@@ -119,43 +124,53 @@ def _read_source(source):
 
 
 def _compile(source, emit, output_path, target, opt_level, defines, mcpu,
-             mattr, remarks, gpu_interpret):
+             mattr, remarks, gpu_interpret, entry):
     text, name = _read_source(source)
     pairs = [(str(k), str(v)) for k, v in (defines or {}).items()]
+    if entry is not None and not isinstance(entry, str):
+        raise TypeError("entry must be the name of an entry (a str), not %s"
+                        % type(entry).__name__)
     result = _extension().compile(
         source=text, source_name=name, emit=emit, output_path=output_path,
         target=target, opt_level=int(opt_level), defines=pairs,
         mcpu=mcpu or "", mattr=mattr or "", remarks=bool(remarks),
-        gpu_interpret=bool(gpu_interpret), runtime_dir=_runtime_dir())
+        gpu_interpret=bool(gpu_interpret), runtime_dir=_runtime_dir(),
+        entry=entry or "")
     if not result["ok"]:
         raise CompileError(result["log"], result["diagnostics"])
     return result
 
 
 def emit(source, stage="seq", *, target="cpu", opt_level=3, defines=None,
-         mcpu=None, mattr=None, remarks=False):
+         mcpu=None, mattr=None, remarks=False, entry=None):
     """Returns the text of one stage of compiling `source` (a path or .seq
     text): "seq", "manifest", "linalg", "llvm-mlir", "ptx", "memory-plan",
-    "llvm-ir", "asm" or "header" (as `seqc --emit`)."""
+    "llvm-ir", "asm" or "header" (as `seqc --emit`). A model with several
+    entries prints each entry's module after a `// entry '<name>'` line (the
+    manifest lists them under "entries"); `entry="decode"` gives that entry
+    alone, as its one function (seqc's --entry)."""
     if stage not in STAGES:
         raise builtins.ValueError("stage must be one of %s, got %r" %
                                   (", ".join(STAGES), stage))
     result = _compile(source, stage, "", target, opt_level, defines, mcpu,
-                      mattr, remarks, False)
+                      mattr, remarks, False, entry)
     return result["text"].decode("utf-8")
 
 
 def compile(source, *, target="cpu", opt_level=3, defines=None, mcpu=None,
-            mattr=None, remarks=False, gpu_interpret=False):
+            mattr=None, remarks=False, gpu_interpret=False, entry=None):
     """Compiles `source` (a path to a .seq file or its text) to a shared
     library and returns the Module. `defines` overrides hyperparameters
     (seqc's -D); `mattr` and `mcpu` choose the CPU as seqc's flags do (the
-    host by default). Raises CompileError."""
+    host by default). Every entry of a model with several (`def prefill`,
+    `def decode`) is compiled, as `seqc -o lib.so` does (Model.entries,
+    Model.entry); `entry="decode"` compiles that entry alone, as the model's
+    one function (seqc's --entry). Raises CompileError."""
     directory = tempfile.mkdtemp(prefix="seqc-")
     path = os.path.join(directory, "libmodel.so")
     try:
         result = _compile(source, "shared-library", path, target, opt_level,
-                          defines, mcpu, mattr, remarks, gpu_interpret)
+                          defines, mcpu, mattr, remarks, gpu_interpret, entry)
     except BaseException:
         shutil.rmtree(directory, ignore_errors=True)
         raise
@@ -265,17 +280,86 @@ def _tensor_of(array, code):
     return tensor
 
 
-class Model(_instance.Instance):
+class _Runs:
+    """The calls of one entry of a model instance: `self._model` is the
+    Model, `self._entry` the entry's name."""
+
+    def set_input(self, name, value):
+        """Binds input `name`; the data is used in place when it is
+        C-contiguous, of the input's dtype and aligned to its element size
+        (then the array must not change until the run returns), else copied.
+        Returns True when it is used in place."""
+        return self._bind(name, value)
+
+    def input_pointer(self, name):
+        """The address of the data bound to input `name` (to check that an
+        array is used in place)."""
+        model = self._model
+        tensor = _runtime.Tensor()
+        with model._lock:
+            handle = model._select(self._entry)
+            model._api.check(model._api.model_get_input(
+                handle, name.encode(), ctypes.byref(tensor)))
+        return tensor.data or 0
+
+    def run(self):
+        """Runs the entry on the inputs bound with set_input."""
+        self._run()
+
+    def output(self, name, as_torch=False):
+        """Output `name` of the entry's last run as a NumPy array (a PyTorch
+        tensor with as_torch) that owns the runtime's storage: no copy, and
+        the next run does not change it."""
+        array = self._output(name)
+        return _to_torch(array) if as_torch else array
+
+
+class Entry(_Runs, _instance.Instance):
+    """One entry of a model instance (Model.entry): `def decode` of a
+    decoder. It runs over its Model's weights and state (the KV caches, the
+    recurrent state that `prefill` fills and `decode` extends), so that the
+    Model and its entries are one instance, and one call runs at a time.
+
+    entry(*args, as_torch=False, **inputs) runs it as calling a Model runs
+    the selected entry; `inputs`, `outputs` and `dims` are the entry's, the
+    others the Model's (`entry.model`)."""
+
+    def __init__(self, model, name):
+        self.model = model
+        self._model = model
+        self._entry = name
+        self.name = name
+        self.inputs, self.outputs, self.Outputs, self.dims = (
+            model._entry_info(name))
+        self._attach(model._module._runtime, model._handle.value,
+                     "%s.%s" % (model.name, name),
+                     name if len(model.entries) > 1 else "",
+                     [i.name for i in self.inputs],
+                     [o.name for o in self.outputs], self.Outputs,
+                     model._lock, self.dims._sizes)
+
+    def __repr__(self):
+        return "<seqc.Entry %s.%s>" % (self.model.name, self.name)
+
+
+class Model(_Runs, _instance.Instance):
     """An instance of a compiled model: bound weights, inputs, state and the
     last outputs. Instances run in parallel from threads; one instance runs
     one call at a time.
 
-    model(*args, as_torch=False, **inputs) runs the model (with the GIL
-    released) on `inputs` by name (or `args`, in manifest order) and returns
-    the outputs as a named tuple of NumPy arrays (PyTorch tensors with
-    as_torch). The call is the extension's (seqc._instance.Instance): inputs
-    used in place as set_input binds them, outputs as `output` returns
-    them."""
+    model(*args, as_torch=False, **inputs) runs the selected entry of the
+    model (with the GIL released) on `inputs` by name (or `args`, in
+    manifest order) and returns the outputs as a named tuple of NumPy arrays
+    (PyTorch tensors with as_torch). The call is the extension's
+    (seqc._instance.Instance): inputs used in place as set_input binds them,
+    outputs as `output` returns them.
+
+    A model with several entries (`def forward`, `def prefill`, `def
+    decode`; `entries` lists them, the default first) runs each over the
+    same weights and state: `model.entry("decode")` (or `model.decode`, when
+    no attribute of the Model has the entry's name) is that entry, called as
+    the model is; `select_entry` chooses the one that calling the model
+    itself runs (and that `inputs`, `outputs` and `dims` describe)."""
 
     def __init__(self, module, weights, random_weights, skip_unused, skip,
                  name_table=None, _handle=None):
@@ -288,21 +372,21 @@ class Model(_instance.Instance):
         self._handle = handle
         # One call at a time: runs, binds and generation hold it.
         self._lock = threading.Lock()
+        self._model = self
         self.name = self._api.model_name(handle).decode()
-        self.inputs = self._infos(_runtime.VALUE_INPUT)
-        self.outputs = self._infos(_runtime.VALUE_OUTPUT)
+        self.entries = tuple(
+            self._api.model_entry_name(handle, i).decode()
+            for i in range(self._api.model_num_entries(handle)))
+        # The views of the entries (Model.entry), made when first asked
+        # for, and what describes each entry (_entry_info).
+        self._views = {}
+        self._info = {}
+        self._entry = None
         self.params = self._infos(_runtime.VALUE_PARAM)
         self.state = self._infos(_runtime.VALUE_STATE)
-        self.dims = _Dims()
         self.skipped = []
         self.dequantized = []
-        self.Outputs = collections.namedtuple(
-            "Outputs", [o.name for o in self.outputs], rename=True)
-        # The per-call path (binding, running, the output arrays).
-        self._attach(module._runtime, handle.value, self.name,
-                     [i.name for i in self.inputs],
-                     [o.name for o in self.outputs], self.Outputs,
-                     self._lock, self.dims._sizes)
+        self._attach_entry(self.entries[0])
         if weights is not None and random_weights is not None:
             raise builtins.ValueError(
                 "give weights or random_weights, not both")
@@ -315,14 +399,104 @@ class Model(_instance.Instance):
             self.load_weights(weights, skip_unused=skip_unused, skip=skip,
                               name_table=name_table)
 
+    def _attach_entry(self, name):
+        """Makes calls of the Model run entry `name` (the per-call path:
+        binding, running, the output arrays)."""
+        self.inputs, self.outputs, self.Outputs, self.dims = (
+            self._entry_info(name))
+        # A call in progress on another thread keeps the entry it began
+        # with (the extension keeps every entry's path it attached).
+        self._attach(self._module._runtime, self._handle.value,
+                     self.name if name == self.entries[0] else
+                     "%s.%s" % (self.name, name),
+                     name if len(self.entries) > 1 else "",
+                     [i.name for i in self.inputs],
+                     [o.name for o in self.outputs], self.Outputs,
+                     self._lock, self.dims._sizes)
+        self._entry = name
+
+    def _entry_info(self, name):
+        """(inputs, outputs, the named tuple of the outputs, dims) of entry
+        `name`, shared by its view and the Model: `dims` are the sizes set
+        for the entry (seqc_model_set_dim before each of its calls)."""
+        info = self._info.get(name)
+        if info is None:
+            inputs, outputs = self._describe(name)
+            info = self._info[name] = (
+                inputs, outputs,
+                collections.namedtuple("Outputs", [o.name for o in outputs],
+                                       rename=True),
+                _Dims())
+        return info
+
+    def _select(self, name):
+        """Selects entry `name` of the open instance (with the lock held);
+        returns the handle. Raises InvalidArgumentError for an unknown
+        name, listing the entries."""
+        handle = self._ensure_open()
+        self._api.check(self._api.model_select_entry(handle, name.encode()))
+        return handle
+
+    def _describe(self, name):
+        """(inputs, outputs) of entry `name`."""
+        with self._lock:
+            self._select(name)
+            return (self._infos(_runtime.VALUE_INPUT),
+                    self._infos(_runtime.VALUE_OUTPUT))
+
+    def entry(self, name):
+        """Entry `name` of the model (a seqc.Entry): calling it runs that
+        entry over this instance's weights and state, as calling the Model
+        runs the selected entry. Raises InvalidArgumentError naming the
+        entries when the model has no entry `name`."""
+        view = self._views.get(name)
+        if view is None:
+            if not isinstance(name, str):
+                raise TypeError("an entry is named by a str, not %s" %
+                                type(name).__name__)
+            view = self._views[name] = Entry(self, name)
+        return view
+
+    @property
+    def selected_entry(self):
+        """The entry that calling the model runs (select_entry)."""
+        return self._entry
+
+    def select_entry(self, name):
+        """Makes calls of the model (`model(...)`, set_input, run, output)
+        run entry `name`; `inputs`, `outputs` and `dims` become its own.
+        Each entry keeps its bound inputs and last outputs. Raises
+        InvalidArgumentError naming the entries when the model has no entry
+        `name`."""
+        view = self.entry(name)
+        self._attach_entry(view.name)
+
+    def __getattr__(self, name):
+        # model.decode(...): an entry, when nothing else has its name.
+        entries = self.__dict__.get("entries", ())
+        if name in entries:
+            return self.entry(name)
+        raise AttributeError("%r object has no attribute %r (entries: %s)" %
+                             (type(self).__name__, name,
+                              ", ".join(entries) or "none"))
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) |
+                      set(self.__dict__.get("entries", ())))
+
     def clone(self):
         """A new instance that shares this one's bound weights (the same
         bytes, seqc_model_clone) with its own inputs, outputs and state: one
-        copy of the weights for an instance per thread."""
+        copy of the weights for an instance per thread. It runs the entry
+        this one has selected."""
         handle = ctypes.c_void_p()
-        self._api.check(self._api.model_clone(self._ensure_open(),
-                                              ctypes.byref(handle)))
-        return Model(self._module, None, None, False, (), _handle=handle)
+        with self._lock:
+            self._api.check(self._api.model_clone(self._ensure_open(),
+                                                  ctypes.byref(handle)))
+        clone = Model(self._module, None, None, False, (), _handle=handle)
+        if self._entry != clone._entry:
+            clone.select_entry(self._entry)
+        return clone
 
     @property
     def manifest(self):
@@ -398,38 +572,12 @@ class Model(_instance.Instance):
 
     # Running
 
-    def set_input(self, name, value):
-        """Binds input `name`; the data is used in place when it is
-        C-contiguous, of the input's dtype and aligned to its element size
-        (then the array must not change until the run returns), else copied.
-        Returns True when it is used in place."""
-        return self._bind(name, value)
-
-    def input_pointer(self, name):
-        """The address of the data bound to input `name` (to check that an
-        array is used in place)."""
-        tensor = _runtime.Tensor()
-        self._api.check(self._api.model_get_input(
-            self._ensure_open(), name.encode(), ctypes.byref(tensor)))
-        return tensor.data or 0
-
     def param_pointer(self, name):
         """The address of parameter `name`'s bytes (clones share them)."""
         tensor = _runtime.Tensor()
         self._api.check(self._api.model_get_param(
             self._ensure_open(), name.encode(), ctypes.byref(tensor)))
         return tensor.data or 0
-
-    def run(self):
-        """Runs the model on the inputs bound with set_input."""
-        self._run()
-
-    def output(self, name, as_torch=False):
-        """Output `name` of the last run as a NumPy array (a PyTorch tensor
-        with as_torch) that owns the runtime's storage: no copy, and the next
-        run does not change it."""
-        array = self._output(name)
-        return _to_torch(array) if as_torch else array
 
     # State
 
@@ -445,8 +593,12 @@ class Model(_instance.Instance):
                  stop=(), stream=None):
         """Continues each prompt in `input_ids` (a list of id lists, or one
         list) with the runtime's seqc_generate; returns the new ids per
-        prompt (one list for one prompt). `stream(row, token)` is called for
-        each token as it is chosen; returning True stops that row."""
+        prompt (one list for one prompt). A model with `prefill` and
+        `decode` entries runs the prompts through prefill once and each new
+        token through decode (`last_generate_stats["cached"]`); else the
+        selected entry's whole prefix per token. `stream(row, token)` is
+        called for each token as it is chosen; returning True stops that
+        row."""
         single = len(input_ids) > 0 and np.isscalar(input_ids[0])
         prompts = [input_ids] if single else list(input_ids)
         if not prompts:
@@ -484,7 +636,7 @@ class Model(_instance.Instance):
         stats = _runtime.GenerateStats()
         with self._lock:
             self._api.check(self._api.generate(
-                self._ensure_open(), len(arrays), pointers, lengths,
+                self._select(self._entry), len(arrays), pointers, lengths,
                 ctypes.byref(options), out, out_lengths, ctypes.byref(stats)))
         if errors:
             raise errors[0]
@@ -500,6 +652,8 @@ class Model(_instance.Instance):
         if not getattr(self, "_handle", None):
             return
         with self._lock:
+            for view in self.__dict__.get("_views", {}).values():
+                view._close()
             self._close()
             self._api.model_free(self._handle)
             self._handle = None

@@ -4,6 +4,7 @@ in-process compiler of the package.
 
     python -m seqc model.seq -o libmodel.so [-D name=value ...] [-O 3]
     python -m seqc model.seq --emit seq|manifest|linalg|llvm-ir|...
+    python -m seqc model.seq --entry decode ...   (that entry alone)
 """
 
 import argparse
@@ -27,6 +28,9 @@ def main(argv=None):
     parser.add_argument("--mattr")
     parser.add_argument("--mcpu")
     parser.add_argument("--remarks", action="store_true")
+    parser.add_argument("--entry", metavar="NAME",
+                        help="compile only this entry of a model with "
+                             "several (def decode), as its one function")
     args = parser.parse_args(argv)
     defines = {}
     for define in args.defines:
@@ -38,7 +42,7 @@ def main(argv=None):
         parser.error("give -o LIBRARY or --emit STAGE")
     options = dict(target=args.target, opt_level=args.opt_level,
                    defines=defines, mcpu=args.mcpu, mattr=args.mattr,
-                   remarks=args.remarks)
+                   remarks=args.remarks, entry=args.entry)
     try:
         if args.emit:
             sys.stdout.write(seqc.emit(args.source, args.emit, **options))

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -148,6 +149,7 @@ CompileResult seqc::python::compile(const CompileRequest &request) {
 
   seq::FrontendOptions frontend;
   frontend.hyperOverrides = request.defines;
+  frontend.entry = request.entry;
   seq::CompileOptions options;
   options.emit = *emit;
   options.outputPath = request.outputPath;
@@ -187,9 +189,16 @@ CompileResult seqc::python::compile(const CompileRequest &request) {
   StderrCapture capture;
   bool ok = false;
   if (succeeded(seq::verifyCompileOptions(options))) {
-    OwningOpRef<ModuleOp> module =
-        seq::importSeqSource(sourceMgr, context, frontend);
-    ok = module && succeeded(seq::compileModule(*module, options, textStream));
+    // Every entry of the model (or `request.entry` alone), as seqc does.
+    FailureOr<seq::SeqEntryModules> entries =
+        seq::importSeqEntries(sourceMgr, context, frontend);
+    if (succeeded(entries)) {
+      SmallVector<ModuleOp> modules;
+      for (OwningOpRef<ModuleOp> &entry : entries->modules)
+        modules.push_back(*entry);
+      ok = succeeded(
+          seq::compileEntries(modules, entries->names, options, textStream));
+    }
   }
   std::string other = capture.finish();
   logStream.flush();

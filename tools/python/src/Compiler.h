@@ -43,6 +43,9 @@ struct CompileRequest {
   std::string target = "cpu";
   int optLevel = 3;
   std::vector<std::pair<std::string, std::string>> defines;
+  /// `--entry`: compile this entry of a model alone, as its one function;
+  /// empty for every entry (the default entry first).
+  std::string entry;
   std::string mcpu;
   std::string mattr;
   bool remarks = false;

@@ -174,6 +174,8 @@ public:
     resolve(library, "seqc_model_run", run);
     resolve(library, "seqc_model_retain_output", retainOutput);
     resolve(library, "seqc_buffer_ref_release", bufferRefRelease);
+    resolve(library, "seqc_model_selected_entry", selectedEntry);
+    resolve(library, "seqc_model_select_entry", selectEntry);
   }
 
   /// Raises the package's exception for `code` (seqc._error_for_status).
@@ -207,6 +209,8 @@ public:
   decltype(&seqc_model_run) run;
   decltype(&seqc_model_retain_output) retainOutput;
   decltype(&seqc_buffer_ref_release) bufferRefRelease;
+  decltype(&seqc_model_selected_entry) selectedEntry;
+  decltype(&seqc_model_select_entry) selectEntry;
   py::object errorForStatus;
   py::object asArray;
   py::object toTorch;
@@ -253,20 +257,24 @@ int64_t elementSize(seqc_dtype dtype) {
 // Instance
 //===----------------------------------------------------------------------===//
 
-/// The per-call path of one seqc_model. The handle stays owned by the
-/// Python Model (which frees it after `close`); `lock` is the Model's
+/// The per-call path of one entry of one seqc_model. The handle stays owned
+/// by the Python Model (which frees it after `close`); `lock` is the Model's
 /// threading.Lock, held around every call so that the Python side
-/// (generation) and this one run one call at a time.
+/// (generation) and this one run one call at a time. Several Instances (the
+/// Model and its entries' views, seqc.Entry) share one handle, each running
+/// its own entry: a call selects it first when another one is selected
+/// (seqc_model_select_entry; the inputs, outputs and dimensions are then
+/// that entry's, the weights and the state the instance's).
 class Instance {
 public:
   Instance(py::object runtimeObject, std::uintptr_t handle, std::string name,
-           const std::vector<std::string> &inputNames,
+           std::string entry, const std::vector<std::string> &inputNames,
            std::vector<std::string> outputNames, py::object outputsType,
            const py::object &lock, py::dict dims)
       : runtimeObject(std::move(runtimeObject)),
         runtime(this->runtimeObject.cast<Runtime *>()),
         model(reinterpret_cast<seqc_model *>(handle)), name(std::move(name)),
-        outputNames(std::move(outputNames)),
+        entry(std::move(entry)), outputNames(std::move(outputNames)),
         outputsType(std::move(outputsType)), acquire(lock.attr("acquire")),
         release(lock.attr("release")), dims(std::move(dims)) {
     for (const std::string &input : inputNames) {
@@ -285,6 +293,11 @@ public:
   void runBound();
   /// Output `outputName` of the last run as an array.
   py::object outputNamed(const std::string &outputName);
+  /// The entry this runs and the handle it runs it on.
+  bool runs(const std::string &entryName, std::uintptr_t handle) const {
+    return entry == entryName &&
+           reinterpret_cast<std::uintptr_t>(model) == handle;
+  }
   /// Forgets the handle (the Model frees it) and the borrowed inputs.
   void close() {
     model = nullptr;
@@ -331,10 +344,17 @@ private:
     Instance &instance;
   };
 
+  /// Raises when the model is closed; else selects this Instance's entry
+  /// when another one is selected (with the lock held).
   void ensureOpen() const {
     if (!model)
       runtime->raise(SEQC_STATUS_FAILED_PRECONDITION,
                      py::str("the model is closed"));
+    if (!entry.empty()) {
+      const char *selected = runtime->selectedEntry(model);
+      if (!selected || std::strcmp(selected, entry.c_str()) != 0)
+        runtime->check(runtime->selectEntry(model, entry.c_str()));
+    }
   }
   void applyDims();
   bool bind(const char *inputName, Input *slot, const py::handle &value);
@@ -343,7 +363,10 @@ private:
   py::object runtimeObject;
   const Runtime *runtime;
   seqc_model *model;
+  /// The name calls use in their messages ("gpt", "gpt.decode").
   std::string name;
+  /// The entry this runs (empty: whichever is selected).
+  std::string entry;
   std::vector<Input> inputs;
   std::vector<std::string> outputNames;
   py::object outputsType;
@@ -578,10 +601,17 @@ py::object Instance::outputNamed(const std::string &outputName) {
 /// this type's tp_call (a Python class that defines no __call__ inherits
 /// it), so a call reaches Instance::call with no Python frame and no
 /// binding layer in between.
+/// Model.select_entry attaches another Instance while a call on another
+/// thread may be using the current one (it holds a pointer to it while it
+/// waits for the lock), so an attached Instance lives as long as the
+/// object: `attached` keeps each one (at most one per entry: attaching an
+/// entry again reuses its Instance), `instance` points at the one calls run.
 struct InstanceObject {
   PyObject_HEAD
   /// Null until Model.__init__ attaches it.
   Instance *instance;
+  /// Every Instance attached (the memory of the object starts zeroed).
+  std::vector<Instance *> *attached;
 };
 
 PyTypeObject *instanceType = nullptr;
@@ -638,14 +668,22 @@ PyObject *callInstance(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 int traverseInstance(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
-  if (Instance *instance = reinterpret_cast<InstanceObject *>(self)->instance)
-    return instance->traverse(visit, arg);
+  if (auto *attached = reinterpret_cast<InstanceObject *>(self)->attached)
+    for (Instance *instance : *attached)
+      if (int result = instance->traverse(visit, arg))
+        return result;
   return 0;
 }
 
 int clearInstance(PyObject *self) {
-  delete reinterpret_cast<InstanceObject *>(self)->instance;
-  reinterpret_cast<InstanceObject *>(self)->instance = nullptr;
+  auto *object = reinterpret_cast<InstanceObject *>(self);
+  object->instance = nullptr;
+  if (std::vector<Instance *> *attached = object->attached) {
+    object->attached = nullptr;
+    for (Instance *instance : *attached)
+      delete instance;
+    delete attached;
+  }
   return 0;
 }
 
@@ -706,24 +744,35 @@ void seqc::python::registerInstance(py::module_ &m) {
   defineMethod(
       type, "_attach",
       [](py::handle self, py::object runtime, std::uintptr_t model,
-         std::string name, const std::vector<std::string> &inputs,
+         std::string name, std::string entry,
+         const std::vector<std::string> &inputs,
          std::vector<std::string> outputs, py::object outputsType,
          const py::object &lock, py::dict dims) {
         if (!PyObject_TypeCheck(self.ptr(), instanceType))
           throw py::type_error("not a seqc model instance");
         auto *object = reinterpret_cast<InstanceObject *>(self.ptr());
-        auto *instance = new Instance(
-            std::move(runtime), model, std::move(name), inputs,
-            std::move(outputs), std::move(outputsType), lock,
-            std::move(dims));
-        delete object->instance;
+        if (!object->attached)
+          object->attached = new std::vector<Instance *>;
+        for (Instance *instance : *object->attached)
+          if (instance->runs(entry, model)) {
+            object->instance = instance;
+            return;
+          }
+        auto *instance =
+            new Instance(std::move(runtime), model, std::move(name),
+                         std::move(entry), inputs, std::move(outputs),
+                         std::move(outputsType), lock, std::move(dims));
+        object->attached->push_back(instance);
         object->instance = instance;
       },
-      py::arg("runtime"), py::arg("model"), py::arg("name"),
+      py::arg("runtime"), py::arg("model"), py::arg("name"), py::arg("entry"),
       py::arg("inputs"), py::arg("outputs"), py::arg("outputs_type"),
       py::arg("lock"), py::arg("dims"),
       "Attaches the model handle `model` (freed by the caller after "
-      "_close); `lock` is held around every call.");
+      "_close) to run its entry `entry` (selected before each call when "
+      "another one is; empty: the selected one); `lock` is held around "
+      "every call. Attaching an entry attached before makes its first "
+      "attachment current again (the other arguments are then unused).");
   defineMethod(
       type, "_bind",
       [](py::handle self, const std::string &name, py::handle value) {
@@ -741,8 +790,9 @@ void seqc::python::registerInstance(py::module_ &m) {
   defineMethod(type, "_close", [](py::handle self) {
     if (!PyObject_TypeCheck(self.ptr(), instanceType))
       throw py::type_error("not a seqc model instance");
-    if (Instance *instance =
-            reinterpret_cast<InstanceObject *>(self.ptr())->instance)
-      instance->close();
+    if (auto *attached =
+            reinterpret_cast<InstanceObject *>(self.ptr())->attached)
+      for (Instance *instance : *attached)
+        instance->close();
   });
 }

@@ -29,13 +29,14 @@ using seqc::python::CompileResult;
 #define SEQC_EXAMPLES_DIR ""
 #endif
 
-static py::dict compileEntry(
-    const std::string &source, const std::string &sourceName,
-    const std::string &emit, const std::string &outputPath,
-    const std::string &target, int optLevel,
-    const std::vector<std::pair<std::string, std::string>> &defines,
-    const std::string &mcpu, const std::string &mattr, bool remarks,
-    bool gpuInterpret, const std::string &runtimeDir) {
+static py::dict
+compileEntry(const std::string &source, const std::string &sourceName,
+             const std::string &emit, const std::string &outputPath,
+             const std::string &target, int optLevel,
+             const std::vector<std::pair<std::string, std::string>> &defines,
+             const std::string &mcpu, const std::string &mattr, bool remarks,
+             bool gpuInterpret, const std::string &runtimeDir,
+             const std::string &entry) {
   CompileRequest request;
   request.source = source;
   request.sourceName = sourceName;
@@ -49,6 +50,7 @@ static py::dict compileEntry(
   request.remarks = remarks;
   request.gpuInterpret = gpuInterpret;
   request.runtimeDir = runtimeDir;
+  request.entry = entry;
   CompileResult result;
   {
     py::gil_scoped_release release;
@@ -77,7 +79,7 @@ PYBIND11_MODULE(_seqc, m) {
         py::arg("emit"), py::arg("output_path"), py::arg("target"),
         py::arg("opt_level"), py::arg("defines"), py::arg("mcpu"),
         py::arg("mattr"), py::arg("remarks"), py::arg("gpu_interpret"),
-        py::arg("runtime_dir"),
+        py::arg("runtime_dir"), py::arg("entry") = "",
         "Compiles .seq source; returns {'ok', 'text', 'log', "
         "'diagnostics'}.");
 }
