@@ -56,10 +56,35 @@ def applies(name):
     return f"no ONNX export of '{name}' in this harness"
 
 
+def closure_modules(obj, found, seen):
+    """The nn.Modules that obj (a function, list or dict) reaches through its
+    closure cells, so that their weights export as parameters."""
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, torch.nn.Module):
+        found.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            closure_modules(x, found, seen)
+    elif isinstance(obj, dict):
+        for x in obj.values():
+            closure_modules(x, found, seen)
+    elif callable(obj) and getattr(obj, "__closure__", None):
+        for cell in obj.__closure__:
+            try:
+                closure_modules(cell.cell_contents, found, seen)
+            except ValueError:  # an empty cell
+                pass
+
+
 class Wrap(torch.nn.Module):
     def __init__(self, fn):
         super().__init__()
         self.fn = fn
+        found = []
+        closure_modules(fn, found, set())
+        self.held = torch.nn.ModuleList(found)
 
     def forward(self, *xs):
         return self.fn(*xs)
