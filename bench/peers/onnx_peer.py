@@ -47,10 +47,11 @@ def applies(name):
     if name in ONNX_WORKS:
         return None
     if name in LOOPS:
-        return (f"torch_peer.py's '{name}' is a Python loop over time steps; exported it "
+        return (f"torch_peer.py's '{name}' is a Python loop over time steps; exported, it "
                 f"would be one unrolled node chain per step, not a formulation anyone deploys")
     if name in ("linear_bf16", "linear_f16"):
-        return "ONNX Runtime's CPU provider has no bf16/f16 MatMul kernel; only f32 works are exported"
+        return ("this harness exports the f32 works only (ONNX Runtime's CPU provider has no "
+                "bf16 MatMul kernel)")
     if name.startswith("matvec_"):
         return "the quantized weight formats (q8_0, q4_0, int8 blocks) have no ONNX formulation here"
     return f"no ONNX export of '{name}' in this harness"
