@@ -21,7 +21,8 @@ openvino:    the same ONNX file read by OpenVINO and compiled for its CPU
 
 The exported files are cached under $SEQC_ONNX_CACHE (default
 ~/.cache/seqc/onnx), keyed by the work, the size, torch's version and this
-script, so that each fresh process does not export GPT-2 again.
+script, so that each fresh process does not export GPT-2 again (an export
+replaces the older ones of its work and size).
 """
 
 import hashlib
@@ -107,6 +108,11 @@ def export(work, size, fn, inputs):
     torch.onnx.export(Wrap(fn), tuple(inputs), tmp, input_names=names, output_names=["out"],
                       opset_version=17, do_constant_folding=True, **kwargs)
     os.replace(tmp, path)
+    # Exports of this (work, size) from an older torch or harness are stale.
+    prefix = os.path.basename(path)[:-len(f"-{digest}.onnx")] + "-"
+    for old in os.listdir(cache):
+        if old.startswith(prefix) and old.endswith(".onnx") and old != os.path.basename(path):
+            os.remove(os.path.join(cache, old))
     return path
 
 
