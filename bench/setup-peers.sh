@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs the benchmark peers that come from PyPI (PyTorch 2.x, IREE's
-# compiler and runtime) into a virtual environment outside the source tree.
+# compiler and runtime, ONNX Runtime and OpenVINO with onnx/onnxscript for
+# torch.onnx.export, JAX's CPU build for XLA) into a virtual environment
+# outside the source tree.
 # Idempotent and cached: a second run with the same requirements returns at
 # once. Nothing in `make test` or in seqc itself needs what this installs.
 #
 #   bench/setup-peers.sh            bench/compare's peers; prints the venv's
-#                                   python on success
+#                                   python on success (bench/compare --no-setup
+#                                   uses an existing venv without running this)
 #   bench/setup-peers.sh --generate bench/generate's peers instead: gguf,
 #                                   llama-cpp-python (which compiles llama.cpp
 #                                   for the host, minutes), transformers and a
@@ -43,6 +46,11 @@ if [[ $group == compare ]]; then
     "numpy numpy"
     "iree-base-compiler iree.compiler"
     "iree-base-runtime iree.runtime"
+    "onnx onnx"
+    "onnxscript onnxscript"
+    "onnxruntime onnxruntime"
+    "openvino openvino"
+    "jax[cpu] jax"
   )
   stamp="$venv/.seqc-peers"
   status_file="$venv/peers.json"

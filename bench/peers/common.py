@@ -13,6 +13,15 @@ import sys
 import time
 
 
+# The works each peer of the PyPI venv has a formulation of (bench/compare runs
+# them on these only; on any other the peer script reports unsupported).
+ONNX_WORKS = frozenset({
+    "linear", "bmm", "attention_full", "attention_causal", "attention_window", "attention_gqa",
+    "attention_decode", "attention_decode_h1", "layer_norm", "softmax", "rope", "conv1d",
+    "linear_attention", "linear_attention_quadratic", "encoder", "gpt2_small"})
+XLA_WORKS = ONNX_WORKS | {"linear_bf16", "linear_f16", "selective_scan", "s4"}
+
+
 def parse_args(description):
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--work", required=True, help="work entry of seqc-bench --list-works (JSON)")

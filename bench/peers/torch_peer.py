@@ -8,6 +8,11 @@ sdpa:    2.x only: F.scaled_dot_product_attention (its CPU flash kernel) for
          attention and gpt2_small, nn.TransformerEncoder's fast path for the
          encoder.
 compile: 2.x only: torch.compile of the eager formulation.
+
+Each work's function takes its inputs as default arguments (fn() runs it on
+them; fn.__defaults__ lists them) so that onnx_peer.py can export the same
+formulation with the activations as graph inputs and the weights as
+initializers.
 """
 
 import math
@@ -53,10 +58,10 @@ def make_attention(h, dims, mode):
             unsupported("F.scaled_dot_product_attention needs PyTorch >= 2.0")
         kk, vv = (k, v) if groups == 1 else (k.repeat_interleave(groups, 1), v.repeat_interleave(groups, 1))
         if causal and window == 0:
-            return lambda: F.scaled_dot_product_attention(q, kk, vv, is_causal=True)
-        return lambda: F.scaled_dot_product_attention(q, kk, vv, attn_mask=allowed)
+            return lambda q=q, kk=kk, vv=vv: F.scaled_dot_product_attention(q, kk, vv, is_causal=True)
+        return lambda q=q, kk=kk, vv=vv: F.scaled_dot_product_attention(q, kk, vv, attn_mask=allowed)
 
-    def eager():
+    def eager(q=q, k=k, v=v):
         kk, vv = (k, v) if groups == 1 else (k.repeat_interleave(groups, 1), v.repeat_interleave(groups, 1))
         s = (q @ kk.transpose(-1, -2)) * scale
         if allowed is not None:
@@ -73,12 +78,12 @@ def make_linear_attention(name, h, dims):
     heads, d, n, b = h["heads"], h["d"], dims["n"], dims["b"]
     q, k, v = (torch.randn(b, heads, n, d) for _ in range(3))
     if name == "linear_attention_quadratic":
-        def quadratic():
+        def quadratic(q=q, k=k, v=v):
             a = phi(q) @ phi(k).transpose(-1, -2)
             return (a @ v) / (a.sum(-1, keepdim=True) + 1e-6)
         return quadratic
     if not h.get("causal", False):
-        def reassociated():
+        def reassociated(q=q, k=k, v=v):
             fk = phi(k)
             kv = fk.transpose(-1, -2) @ v
             z = fk.sum(2, keepdim=True)
@@ -164,7 +169,7 @@ def make_encoder(h, dims, mode):
     x = torch.randn(dims["b"], dims["n"], e)
     if mode == "compile":
         model = torch.compile(model)
-    return lambda: model(x)
+    return lambda x=x: model(x)
 
 
 def make_gpt(h, dims, mode):
@@ -194,7 +199,7 @@ def make_gpt(h, dims, mode):
         s = (q @ k.transpose(-1, -2)) / math.sqrt(hd)
         return torch.softmax(s.masked_fill(~causal, float("-inf")), dim=-1) @ v
 
-    def forward():
+    def forward(tokens=tokens):
         x = emb(tokens)
         for p in blocks:
             y = p["ln1"](x)
@@ -282,7 +287,7 @@ def make(work, dims, mode):
     if name == "linear":
         x = torch.randn(dims["b"], dims["m"], h["in_features"])
         w = torch.randn(h["out_features"], h["in_features"])
-        return lambda: F.linear(x, w)
+        return lambda x=x: F.linear(x, w)
     if name in ("linear_bf16", "linear_f16"):
         dtype = torch.bfloat16 if h["dtype"] == "bf16" else torch.float16
         x = torch.randn(dims["b"], dims["m"], h["in_features"]).to(dtype)
@@ -291,19 +296,19 @@ def make(work, dims, mode):
     if name == "bmm":
         a = torch.randn(dims["g"], dims["m"], h["kdim"])
         bt = torch.randn(dims["g"], dims["n"], h["kdim"])
-        return lambda: torch.bmm(a, bt.transpose(1, 2))
+        return lambda a=a, bt=bt: torch.bmm(a, bt.transpose(1, 2))
     if name == "layer_norm":
         x = torch.randn(dims["b"], dims["n"], h["dim"])
         wt, bias = torch.ones(h["dim"]), torch.zeros(h["dim"])
-        return lambda: F.layer_norm(x, (h["dim"],), wt, bias)
+        return lambda x=x: F.layer_norm(x, (h["dim"],), wt, bias)
     if name == "softmax":
         x = torch.randn(dims["rows"], dims["cols"])
-        return lambda: torch.softmax(x, dim=-1)
+        return lambda x=x: torch.softmax(x, dim=-1)
     if name == "rope":
         x = torch.randn(dims["b"], h["heads"], dims["n"], h["d"])
         half = h["d"] // 2
 
-        def rope():
+        def rope(x=x):
             inv = 1.0 / (10000.0 ** (torch.arange(0, half, dtype=torch.float32) / half))
             ang = torch.arange(dims["n"], dtype=torch.float32)[:, None] * inv[None, :]
             cos, sin = ang.cos().repeat(1, 2), ang.sin().repeat(1, 2)
@@ -314,7 +319,7 @@ def make(work, dims, mode):
         C, K = h["channels"], h["kernel"]
         x = torch.randn(dims["b"], dims["L"], C)
         w, bias = torch.randn(C, 1, K), torch.randn(C)
-        return lambda: F.conv1d(x.transpose(1, 2), w, bias, padding=K - 1, groups=C)[..., :dims["L"]].transpose(1, 2)
+        return lambda x=x: F.conv1d(x.transpose(1, 2), w, bias, padding=K - 1, groups=C)[..., :dims["L"]].transpose(1, 2)
     if name.startswith("linear_attention"):
         return make_linear_attention(name, h, dims)
     if name == "selective_scan":
