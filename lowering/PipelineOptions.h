@@ -75,6 +75,20 @@ struct SeqPipelineOptions {
   /// the CPU's contraction kernels say in their remarks how they widen f16.
   bool f16c = true;
 
+  /// The target has VNNI's u8 x s8 dot product `vpdpbusd` on 256-bit
+  /// vectors (x86's AVX-VNNI, or AVX512_VNNI with AVX512VL). seqc derives it
+  /// from the target machine.
+  bool vnni = false;
+
+  /// On VNNI targets, at -O1 and above: the activations of q8_0 and q4_0
+  /// contractions are quantized per block of 32 to int8 with an f16 scale,
+  /// once per row (llama.cpp's q8_0 activations, its numerics), and the
+  /// blocks multiplied with `vpdpbusd` instead of the weights dequantized to
+  /// f32 (docs/pipeline.md, stage 6). Opt-in: the results then differ from
+  /// the f32 reference by the activations' quantization, not only by
+  /// rounding.
+  bool int8Activations = false;
+
   /// At -O1 and above, outline the loop nests that occur several times (the
   /// kernels of repeated layers) into one function each, called where they
   /// were (seq-cpu-outline-kernels): less code for LLVM to optimize and

@@ -61,6 +61,22 @@ if os.environ.get("SEQC_CXX"):
 # links models: the sanitized runtime needs the sanitizers' flags.
 config.substitutions.append(("%seqc_cxx", os.environ.get("SEQC_CXX") or "clang++"))
 
+# `REQUIRES: vnni`: tests that run VNNI's vpdpbusd on 256-bit vectors (the
+# int8-activation kernels of quantized contractions): x86 hosts with
+# AVX-VNNI, or with AVX512_VNNI and AVX512VL. The tests that only compile
+# those kernels name the features with --mattr and run on any x86 host.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        cpu_flags = set()
+        for line in cpuinfo:
+            if line.startswith("flags"):
+                cpu_flags = set(line.split(":", 1)[1].split())
+                break
+except OSError:
+    cpu_flags = set()
+if "avx_vnni" in cpu_flags or {"avx512_vnni", "avx512vl"} <= cpu_flags:
+    config.available_features.add("vnni")
+
 # The NVPTX target's tests assemble the PTX seqc emits with the CUDA
 # toolkit's ptxas (there is no GPU to run it on: docs/gpu.md).
 cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"

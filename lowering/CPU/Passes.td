@@ -350,10 +350,20 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
            "Width of the target's vector registers in bits">,
     Option<"vectorRegisters", "vector-registers", "int64_t",
            /*default=*/"16", "Number of vector registers of the target">,
+    Option<"vnni", "vnni", "bool", /*default=*/"false",
+           "The target has VNNI's vpdpbusd on 256-bit vectors (AVX-VNNI, "
+           "or AVX512_VNNI with AVX512VL)">,
+    Option<"int8Activations", "int8-activations", "bool",
+           /*default=*/"false",
+           "With vnni: quantize the activations of q8_0 and q4_0 "
+           "contractions per block of 32 to int8 (as llama.cpp's q8_0) and "
+           "multiply them with vpdpbusd">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark on every quantized contraction">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];

@@ -49,7 +49,9 @@
 #include "dialect/Seq/Support/Debug.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -89,7 +91,17 @@ struct QuantizedTiling {
   /// Vectors per step of the reduction of a per-row format (int8): 32
   /// weights, as a block of the block formats.
   int64_t rowUnroll;
+  /// q8_0 and q4_0: activations quantized to int8 per block, blocks
+  /// multiplied with vpdpbusd (8-lane i32 and f32 vectors, 256 bits).
+  bool int8Activations = false;
 };
+
+/// Whether `format`'s blocks can be multiplied with int8 activations: the
+/// block formats whose values are signed integers times one scale.
+bool takesInt8Activations(const WeightFormatInfo &format) {
+  return format.format == WeightFormat::Q8_0 ||
+         format.format == WeightFormat::Q4_0;
+}
 
 /// The quantized generic `op` in the form the kernel needs, or the reason it
 /// is not.
@@ -149,6 +161,8 @@ public:
       rowLength = sub(memref::DimOp::create(b, loc, m.blocks, 2),
                       idx(m.format.valuesOffset));
     Value zero = idx(0);
+    if (t.int8Activations)
+      quantizeActivations(rows);
     scf::ParallelOp::create(
         b, loc, ValueRange{zero, zero}, ValueRange{rows, cols},
         ValueRange{idx(t.mc), idx(t.nc)},
@@ -160,6 +174,10 @@ public:
           Value nEnd = min(add(ivs[1], idx(t.nc)), cols);
           emitBlock(ivs[0], mEnd, ivs[1], nEnd);
         });
+    if (t.int8Activations) {
+      memref::DeallocOp::create(b, loc, xq);
+      memref::DeallocOp::create(b, loc, dx);
+    }
   }
 
 private:
@@ -171,7 +189,9 @@ private:
         int64_t nr = mr == 1 ? t.nr1 : t.nr;
         Value nFull = fullEnd(n0, nEnd, nr);
         auto emitTile = [&](int64_t mr, int64_t nr, Value m1, Value n1) {
-          if (m.format.isPerRow())
+          if (t.int8Activations)
+            int8Tile(mr, nr, m1, n1);
+          else if (m.format.isPerRow())
             rowTile(mr, nr, m1, n1);
           else
             tile(mr, nr, m1, n1);
@@ -416,10 +436,177 @@ private:
     }
   }
 
+  //===--------------------------------------------------------------------===//
+  // int8 activations (VNNI)
+  //===--------------------------------------------------------------------===//
+
+  /// x quantized as llama.cpp's quantize_row_q8_0 does, once per row and
+  /// contraction, before the tiles: per block of 32, amax = max |x|, the
+  /// scale d = amax / 127 rounded to f16 (stored widened, in `dx`
+  /// [rows, blocks]), and q = round-half-even(x * (127 / amax)) (0 where
+  /// amax is 0) in [-127, 127], stored as the unsigned byte q + 128 in `xq`
+  /// [rows, blocks * 32]: vpdpbusd's unsigned operand.
+  void quantizeActivations(Value rows) {
+    Type i8 = b.getIntegerType(8), f32 = b.getF32Type();
+    int64_t block = m.format.blockElements;
+    Value length = arith::MulIOp::create(b, loc, numBlocks, idx(block));
+    int64_t dyn = ShapedType::kDynamic;
+    xq = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, i8),
+                                 ValueRange{rows, length});
+    dx = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, f32),
+                                 ValueRange{rows, numBlocks});
+    Value zero = idx(0), one = idx(1);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero}, ValueRange{rows}, ValueRange{one},
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          Value row = ivs[0];
+          auto forOp = scf::ForOp::create(b, loc, zero, numBlocks, one);
+          b.setInsertionPointToStart(forOp.getBody());
+          Value kb = forOp.getInductionVar();
+          VectorType floats = VectorType::get({block}, f32);
+          VectorType words = VectorType::get({block}, b.getI32Type());
+          VectorType bytes = VectorType::get({block}, i8);
+          Value v = vector::LoadOp::create(b, loc, floats, m.x,
+                                           ValueRange{row, kb, zero});
+          Value amax = vector::ReductionOp::create(
+              b, loc, vector::CombiningKind::MAXNUMF,
+              math::AbsFOp::create(b, loc, v));
+          auto f32Const = [&](float value) {
+            return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+          };
+          Value d = arith::DivFOp::create(b, loc, amax, f32Const(127.0f));
+          Value half = arith::TruncFOp::create(b, loc, b.getF16Type(), d);
+          memref::StoreOp::create(b, loc,
+                                  arith::ExtFOp::create(b, loc, f32, half), dx,
+                                  ValueRange{row, kb});
+          Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                                amax, f32Const(0.0f));
+          Value inverse = arith::SelectOp::create(
+              b, loc, nonzero,
+              arith::DivFOp::create(b, loc, f32Const(127.0f), amax),
+              f32Const(0.0f));
+          Value scaled = arith::MulFOp::create(
+              b, loc, v, vector::BroadcastOp::create(b, loc, floats, inverse));
+          Value q = arith::FPToSIOp::create(
+              b, loc, words, math::RoundEvenOp::create(b, loc, scaled));
+          Value biased = arith::AddIOp::create(
+              b, loc, arith::TruncIOp::create(b, loc, bytes, q),
+              intSplat(bytes, -128));
+          vector::StoreOp::create(
+              b, loc, biased, xq,
+              ValueRange{row, arith::MulIOp::create(b, loc, kb, idx(block))});
+        });
+  }
+
+  /// vpdpbusd on 256 bits: acc + the sums of the 4 products of unsigned
+  /// bytes of `u` and signed bytes of `s` per i32 lane (AVX-VNNI, or
+  /// AVX512_VNNI with AVX512VL; no saturation).
+  Value dpbusd(Value acc, Value u, Value s) {
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, acc.getType(),
+               b.getStringAttr("llvm.x86.avx512.vpdpbusd.256"),
+               ValueRange{acc, u, s})
+        .getResult(0);
+  }
+
+  /// The 32 signed integer values of block `kb` of row `n` (q8_0: its
+  /// bytes; q4_0: the low nibbles of its 16 bytes, then the high ones,
+  /// minus 8), as vpdpbusd's signed operand.
+  Value blockValues(Value n, Value kb) {
+    VectorType bytes32 = VectorType::get({32}, b.getIntegerType(8));
+    Value at = idx(m.format.valuesOffset);
+    if (m.format.bits == 8)
+      return vector::LoadOp::create(b, loc, bytes32, m.blocks,
+                                    ValueRange{n, kb, at});
+    VectorType bytes16 = VectorType::get({16}, b.getIntegerType(8));
+    Value q = vector::LoadOp::create(b, loc, bytes16, m.blocks,
+                                     ValueRange{n, kb, at});
+    Value low = arith::AndIOp::create(b, loc, q, intSplat(bytes16, 15));
+    Value high = arith::ShRUIOp::create(b, loc, q, intSplat(bytes16, 4));
+    SmallVector<int64_t> order;
+    for (int64_t i = 0; i < 32; ++i)
+      order.push_back(i);
+    Value both = vector::ShuffleOp::create(b, loc, low, high, order);
+    return arith::SubIOp::create(b, loc, both, intSplat(bytes32, 8));
+  }
+
+  /// A register tile with int8 activations: rows m1 .. m1 + mr, columns
+  /// n1 .. n1 + nr, one 8-lane f32 accumulator per (row, column). Per block
+  /// and column, the weights' 32 values w are loaded once and
+  /// -128 * sum(w) (per group of 4: the bias of the unsigned activations)
+  /// computed once with a vpdpbusd of 128s; per row, a vpdpbusd from that
+  /// gives the block's exact integer dot product sum(q * w) in 8 i32 lanes,
+  /// converted to f32 and added into the accumulator times the f32 product
+  /// of the two f16 scales (llama.cpp's ggml_vec_dot_q8_0_q8_0).
+  void int8Tile(int64_t mr, int64_t nr, Value m1, Value n1) {
+    VectorType acc8 = VectorType::get({8}, b.getF32Type());
+    VectorType words = VectorType::get({8}, b.getI32Type());
+    VectorType bytes32 = VectorType::get({32}, b.getIntegerType(8));
+    Value zeros =
+        arith::ConstantOp::create(b, loc, acc8, b.getZeroAttr(acc8));
+    SmallVector<Value> init(mr * nr, zeros);
+    SmallVector<Value> rowAt, colAt;
+    for (int64_t i = 0; i < mr; ++i)
+      rowAt.push_back(add(m1, idx(i)));
+    for (int64_t jn = 0; jn < nr; ++jn)
+      colAt.push_back(add(n1, idx(jn)));
+    auto forOp = scf::ForOp::create(b, loc, idx(0), numBlocks, idx(1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(forOp.getBody());
+      Value kb = forOp.getInductionVar();
+      SmallVector<Value> acc(forOp.getRegionIterArgs());
+      Value zeroWords =
+          arith::ConstantOp::create(b, loc, words, b.getZeroAttr(words));
+      Value bias = intSplat(bytes32, 128);
+      SmallVector<Value> w, negBias, dw;
+      for (int64_t jn = 0; jn < nr; ++jn) {
+        w.push_back(blockValues(colAt[jn], kb));
+        negBias.push_back(arith::SubIOp::create(
+            b, loc, zeroWords, dpbusd(zeroWords, bias, w.back())));
+        dw.push_back(halfAt(colAt[jn], kb, 0));
+      }
+      Value kAt = arith::MulIOp::create(b, loc, kb,
+                                        idx(m.format.blockElements));
+      for (int64_t i = 0; i < mr; ++i) {
+        Value xs = vector::LoadOp::create(b, loc, bytes32, xq,
+                                          ValueRange{rowAt[i], kAt});
+        Value dxi = memref::LoadOp::create(b, loc, dx,
+                                           ValueRange{rowAt[i], kb});
+        for (int64_t jn = 0; jn < nr; ++jn) {
+          Value dot = dpbusd(negBias[jn], xs, w[jn]);
+          Value f = arith::SIToFPOp::create(b, loc, acc8, dot);
+          Value scale = arith::MulFOp::create(b, loc, dw[jn], dxi);
+          Value &sum = acc[i * nr + jn];
+          sum = vector::FMAOp::create(
+              b, loc, f, vector::BroadcastOp::create(b, loc, acc8, scale),
+              sum);
+        }
+      }
+      scf::YieldOp::create(b, loc, acc);
+    }
+    for (int64_t i = 0; i < mr; ++i) {
+      for (int64_t jn = 0; jn < nr; ++jn) {
+        Value sum = vector::ReductionOp::create(
+            b, loc, vector::CombiningKind::ADD, forOp.getResult(i * nr + jn));
+        SmallVector<Value, 2> at = {rowAt[i], colAt[jn]};
+        Value old = memref::LoadOp::create(b, loc, m.c, at);
+        memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
+                                m.c, at);
+      }
+    }
+  }
+
   QuantizedMatch m;
   const QuantizedTiling &t;
   VectorType vecType;
   Value numBlocks;
+  /// int8 activations: the quantized rows of x (unsigned, q + 128) and
+  /// their blocks' scales (quantizeActivations).
+  Value xq, dx;
   /// The weights of a row, for a format of one block per row.
   Value rowLength;
 };
@@ -428,6 +615,57 @@ struct SeqCPUVectorizeQuantizedPass
     : public mlir::seq::impl::SeqCPUVectorizeQuantizedBase<
           SeqCPUVectorizeQuantizedPass> {
   using Base::Base;
+
+  /// The remarks of the kernel `m` became with `tiling`: its form, and
+  /// why int8 activations, asked for, were not used.
+  void emitRemarks(QuantizedMatch m, const QuantizedTiling &tiling) {
+    const QuantizedTiling &t = tiling;
+    if (tiling.int8Activations) {
+      m.op.emitRemark("quantized contraction vectorized with int8 "
+                      "activations (asked for; the target has VNNI): ")
+          << "x quantized per block of 32 to int8 with an f16 scale "
+             "(llama.cpp's q8_0), once per row, "
+          << m.format.name
+          << " blocks multiplied as 32 bytes with vpdpbusd (8 i32 lanes), "
+             "converted and scaled by the product of the two scales into "
+             "8-lane f32 accumulators, "
+          << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+          << " for a single row), blocks of " << t.mc << " x " << t.nc;
+      return;
+    }
+    if (int8Activations && !takesInt8Activations(m.format))
+      m.op.emitRemark("int8 activations not used: ")
+          << m.format.name
+          << " has no int8-activation kernel (q8_0 and q4_0 have); its "
+             "weights are dequantized to f32 in registers";
+    else if (int8Activations)
+      m.op.emitRemark("int8 activations not used: the target has no VNNI "
+                      "(vpdpbusd on 256-bit vectors: AVX-VNNI, or "
+                      "AVX512_VNNI with AVX512VL); the weights are "
+                      "dequantized to f32 in registers");
+    if (m.format.isPerRow())
+      m.op.emitRemark("quantized contraction vectorized: ")
+          << m.format.name << " weight rows dequantized in registers ("
+          << m.format.bits << "-bit values widened to " << t.lanes
+          << " f32 lanes, the row's f32 scale applied once per output "
+             "after the reduction), "
+          << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+          << " for a single row, two accumulators per column) of " << t.lanes
+          << "-lane f32 accumulators, " << t.rowUnroll * t.lanes
+          << " weights per step and the rest of a row one at a time, "
+             "blocks of "
+          << t.mc << " x " << t.nc;
+    else
+      m.op.emitRemark("quantized contraction vectorized: ")
+          << m.format.name << " weight blocks dequantized in registers ("
+          << m.format.bits << "-bit values widened to " << t.lanes
+          << " f32 lanes, times the block's f16 scale"
+          << (m.format.format == WeightFormat::Q4_1 ? " plus its minimum"
+                                                    : "")
+          << "), " << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+          << " for a single row) of " << t.lanes
+          << "-lane f32 accumulators, blocks of " << t.mc << " x " << t.nc;
+  }
 
   void runOnOperation() override {
     QuantizedTiling t;
@@ -466,29 +704,12 @@ struct SeqCPUVectorizeQuantizedPass
                  << " lanes, blocks of " << t.mc << " x " << t.nc << ": "
                  << m.op.getLoc() << "\n");
       rewriter.setInsertionPoint(m.op);
-      QuantizedEmitter(m, t, rewriter).emit();
-      if (remarks && m.format.isPerRow())
-        m.op.emitRemark("quantized contraction vectorized: ")
-            << m.format.name << " weight rows dequantized in registers ("
-            << m.format.bits << "-bit values widened to " << t.lanes
-            << " f32 lanes, the row's f32 scale applied once per output "
-               "after the reduction), "
-            << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
-            << " for a single row, two accumulators per column) of " << t.lanes
-            << "-lane f32 accumulators, " << t.rowUnroll * t.lanes
-            << " weights per step and the rest of a row one at a time, "
-               "blocks of "
-            << t.mc << " x " << t.nc;
-      else if (remarks)
-        m.op.emitRemark("quantized contraction vectorized: ")
-            << m.format.name << " weight blocks dequantized in registers ("
-            << m.format.bits << "-bit values widened to " << t.lanes
-            << " f32 lanes, times the block's f16 scale"
-            << (m.format.format == WeightFormat::Q4_1 ? " plus its minimum"
-                                                      : "")
-            << "), " << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
-            << " for a single row) of " << t.lanes
-            << "-lane f32 accumulators, blocks of " << t.mc << " x " << t.nc;
+      QuantizedTiling opTiling = t;
+      opTiling.int8Activations =
+          int8Activations && vnni && takesInt8Activations(m.format);
+      QuantizedEmitter(m, opTiling, rewriter).emit();
+      if (remarks)
+        emitRemarks(m, opTiling);
       rewriter.eraseOp(m.op);
     }
   }
