@@ -75,10 +75,11 @@ struct SeqPipelineOptions {
   /// the CPU's contraction kernels say in their remarks how they widen f16.
   bool f16c = true;
 
-  /// The target has VNNI's u8 x s8 dot product `vpdpbusd` on 256-bit
-  /// vectors (x86's AVX-VNNI, or AVX512_VNNI with AVX512VL). seqc derives it
-  /// from the target machine.
-  bool vnni = false;
+  /// The widest vectors of VNNI's u8 x s8 dot product `vpdpbusd` on the
+  /// target: 512 (AVX512_VNNI and AVX512BW, with 512-bit vectors), 256
+  /// (AVX-VNNI, or AVX512_VNNI with AVX512VL), 0 (none). seqc derives it from
+  /// the target machine.
+  int64_t vnniBits = 0;
 
   /// On VNNI targets, at -O1 and above: the activations of q8_0 and q4_0
   /// contractions are quantized per block of 32 to int8 with an f16 scale,

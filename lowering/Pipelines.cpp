@@ -75,7 +75,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.vectorBits = vectorBits;
   options.vectorRegisters = vectorRegisters;
   options.f16c = f16c;
-  options.vnni = vnni;
+  options.vnniBits = vnniBits;
   options.int8Activations = int8Activations;
   options.runtimeAllocator = runtimeAllocator;
   options.remarks = remarks;

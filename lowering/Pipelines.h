@@ -82,14 +82,15 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("The target converts f16 to f32 in vector registers "
                      "(x86 F16C)"),
       llvm::cl::init(SeqPipelineOptions().f16c)};
-  Option<bool> vnni{
-      *this, "vnni",
-      llvm::cl::desc("The target has VNNI's vpdpbusd on 256-bit vectors "
-                     "(AVX-VNNI, or AVX512_VNNI with AVX512VL)"),
-      llvm::cl::init(SeqPipelineOptions().vnni)};
+  Option<int64_t> vnniBits{
+      *this, "vnni-bits",
+      llvm::cl::desc("The widest vectors of the target's VNNI vpdpbusd: 512 "
+                     "(AVX512_VNNI), 256 (AVX-VNNI, or AVX512_VNNI with "
+                     "AVX512VL), 0 (none)"),
+      llvm::cl::init(SeqPipelineOptions().vnniBits)};
   Option<bool> int8Activations{
       *this, "int8-activations",
-      llvm::cl::desc("With vnni: quantize the activations of q8_0 and q4_0 "
+      llvm::cl::desc("With VNNI: quantize the activations of q8_0 and q4_0 "
                      "contractions to int8 per block and multiply with "
                      "vpdpbusd (-O1+)"),
       llvm::cl::init(SeqPipelineOptions().int8Activations)};

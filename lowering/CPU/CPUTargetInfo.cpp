@@ -96,7 +96,7 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
     SeqCPUVectorizeQuantizedOptions quantized;
     quantized.vectorBits = options.vectorBits;
     quantized.vectorRegisters = options.vectorRegisters;
-    quantized.vnni = options.vnni;
+    quantized.vnniBits = options.vnniBits;
     quantized.int8Activations = options.int8Activations;
     quantized.remarks = options.remarks;
     pm.addPass(createSeqCPUVectorizeQuantized(quantized));

@@ -350,12 +350,13 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
            "Width of the target's vector registers in bits">,
     Option<"vectorRegisters", "vector-registers", "int64_t",
            /*default=*/"16", "Number of vector registers of the target">,
-    Option<"vnni", "vnni", "bool", /*default=*/"false",
-           "The target has VNNI's vpdpbusd on 256-bit vectors (AVX-VNNI, "
-           "or AVX512_VNNI with AVX512VL)">,
+    Option<"vnniBits", "vnni-bits", "int64_t", /*default=*/"0",
+           "The widest vectors of the target's VNNI vpdpbusd: 512 "
+           "(AVX512_VNNI), 256 (AVX-VNNI, or AVX512_VNNI with AVX512VL), 0 "
+           "(none)">,
     Option<"int8Activations", "int8-activations", "bool",
            /*default=*/"false",
-           "With vnni: quantize the activations of q8_0 and q4_0 "
+           "With VNNI: quantize the activations of q8_0 and q4_0 "
            "contractions per block of 32 to int8 (as llama.cpp's q8_0) and "
            "multiply them with vpdpbusd">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",

@@ -92,8 +92,10 @@ struct QuantizedTiling {
   /// weights, as a block of the block formats.
   int64_t rowUnroll;
   /// q8_0 and q4_0: activations quantized to int8 per block, blocks
-  /// multiplied with vpdpbusd (8-lane i32 and f32 vectors, 256 bits).
+  /// multiplied with vpdpbusd on vnniBits (256: one block per step, 512:
+  /// two).
   bool int8Activations = false;
+  int64_t vnniBits = 256;
 };
 
 /// Whether `format`'s blocks can be multiplied with int8 activations: the
@@ -501,13 +503,15 @@ private:
         });
   }
 
-  /// vpdpbusd on 256 bits: acc + the sums of the 4 products of unsigned
-  /// bytes of `u` and signed bytes of `s` per i32 lane (AVX-VNNI, or
-  /// AVX512_VNNI with AVX512VL; no saturation).
+  /// vpdpbusd on 256 or 512 bits (the width of `acc`): acc + the sums of
+  /// the 4 products of unsigned bytes of `u` and signed bytes of `s` per i32
+  /// lane (no saturation).
   Value dpbusd(Value acc, Value u, Value s) {
+    int64_t bits = cast<VectorType>(acc.getType()).getNumElements() * 32;
     return LLVM::CallIntrinsicOp::create(
                b, loc, acc.getType(),
-               b.getStringAttr("llvm.x86.avx512.vpdpbusd.256"),
+               b.getStringAttr("llvm.x86.avx512.vpdpbusd." +
+                               std::to_string(bits)),
                ValueRange{acc, u, s})
         .getResult(0);
   }
@@ -526,72 +530,138 @@ private:
                                      ValueRange{n, kb, at});
     Value low = arith::AndIOp::create(b, loc, q, intSplat(bytes16, 15));
     Value high = arith::ShRUIOp::create(b, loc, q, intSplat(bytes16, 4));
-    SmallVector<int64_t> order;
-    for (int64_t i = 0; i < 32; ++i)
-      order.push_back(i);
-    Value both = vector::ShuffleOp::create(b, loc, low, high, order);
+    Value both = vector::ShuffleOp::create(b, loc, low, high, iota(32));
     return arith::SubIOp::create(b, loc, both, intSplat(bytes32, 8));
   }
 
+  static SmallVector<int64_t> iota(int64_t n) {
+    SmallVector<int64_t> order;
+    for (int64_t i = 0; i < n; ++i)
+      order.push_back(i);
+    return order;
+  }
+
+  /// `parts` (vectors of one type) one after the other.
+  Value concat(ArrayRef<Value> parts) {
+    if (parts.size() == 1)
+      return parts.front();
+    int64_t n = cast<VectorType>(parts.front().getType()).getNumElements();
+    return vector::ShuffleOp::create(b, loc, parts[0], parts[1], iota(2 * n));
+  }
+
+  /// The blocks a step of the int8 kernel takes (one per 256 bits).
+  int64_t blocksPerStep() const { return t.vnniBits / 256; }
+
   /// A register tile with int8 activations: rows m1 .. m1 + mr, columns
-  /// n1 .. n1 + nr, one 8-lane f32 accumulator per (row, column). Per block
-  /// and column, the weights' 32 values w are loaded once and
+  /// n1 .. n1 + nr, one f32 accumulator of 8 lanes per block of a step
+  /// (one block on 256 bits, two on 512) per (row, column). Per step and
+  /// column, the weights' values w of the step's blocks are loaded once and
   /// -128 * sum(w) (per group of 4: the bias of the unsigned activations)
   /// computed once with a vpdpbusd of 128s; per row, a vpdpbusd from that
-  /// gives the block's exact integer dot product sum(q * w) in 8 i32 lanes,
-  /// converted to f32 and added into the accumulator times the f32 product
-  /// of the two f16 scales (llama.cpp's ggml_vec_dot_q8_0_q8_0).
+  /// gives each block's exact integer dot product sum(q * w) in 8 i32
+  /// lanes, converted to f32 and added into the accumulator times the f32
+  /// product of the two f16 scales (llama.cpp's ggml_vec_dot_q8_0_q8_0).
+  /// On 512 bits an odd last block is a step whose second half is zeros.
   void int8Tile(int64_t mr, int64_t nr, Value m1, Value n1) {
-    VectorType acc8 = VectorType::get({8}, b.getF32Type());
-    VectorType words = VectorType::get({8}, b.getI32Type());
+    int64_t per = blocksPerStep();
+    Type f32 = b.getF32Type();
+    VectorType accType = VectorType::get({8 * per}, f32);
+    VectorType words = VectorType::get({8 * per}, b.getI32Type());
+    VectorType bytes = VectorType::get({32 * per}, b.getIntegerType(8));
     VectorType bytes32 = VectorType::get({32}, b.getIntegerType(8));
+    VectorType eight = VectorType::get({8}, f32);
     Value zeros =
-        arith::ConstantOp::create(b, loc, acc8, b.getZeroAttr(acc8));
-    SmallVector<Value> init(mr * nr, zeros);
+        arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
     SmallVector<Value> rowAt, colAt;
     for (int64_t i = 0; i < mr; ++i)
       rowAt.push_back(add(m1, idx(i)));
     for (int64_t jn = 0; jn < nr; ++jn)
       colAt.push_back(add(n1, idx(jn)));
-    auto forOp = scf::ForOp::create(b, loc, idx(0), numBlocks, idx(1), init);
+    // The step of `blocks` blocks (per, or 1 for the last odd block, padded
+    // with zeros) from block kb0 on.
+    auto step = [&](Value kb0, int64_t blocks, SmallVector<Value> &acc) {
+      Value zeroWords =
+          arith::ConstantOp::create(b, loc, words, b.getZeroAttr(words));
+      Value zeroBytes =
+          arith::ConstantOp::create(b, loc, bytes32, b.getZeroAttr(bytes32));
+      Value zeroEight =
+          arith::ConstantOp::create(b, loc, eight, b.getZeroAttr(eight));
+      Value bias = intSplat(bytes, 128);
+      SmallVector<Value> kbs;
+      for (int64_t p = 0; p < blocks; ++p)
+        kbs.push_back(add(kb0, idx(p)));
+      // The 8-lane splats of each block's scale, one vector.
+      auto scales = [&](function_ref<Value(Value)> scaleOf) {
+        SmallVector<Value> parts;
+        for (int64_t p = 0; p < per; ++p)
+          parts.push_back(p < blocks ? vector::BroadcastOp::create(
+                                           b, loc, eight, scaleOf(kbs[p]))
+                                     : zeroEight);
+        return concat(parts);
+      };
+      SmallVector<Value> w, negBias, dw;
+      for (int64_t jn = 0; jn < nr; ++jn) {
+        SmallVector<Value> parts;
+        for (int64_t p = 0; p < per; ++p)
+          parts.push_back(p < blocks ? blockValues(colAt[jn], kbs[p])
+                                     : zeroBytes);
+        w.push_back(concat(parts));
+        negBias.push_back(arith::SubIOp::create(
+            b, loc, zeroWords, dpbusd(zeroWords, bias, w.back())));
+        dw.push_back(
+            scales([&](Value kb) { return halfAt(colAt[jn], kb, 0); }));
+      }
+      Value kAt = arith::MulIOp::create(b, loc, kb0,
+                                        idx(m.format.blockElements));
+      for (int64_t i = 0; i < mr; ++i) {
+        Value xs =
+            blocks == per
+                ? vector::LoadOp::create(b, loc, bytes, xq,
+                                         ValueRange{rowAt[i], kAt})
+                      .getResult()
+                : concat({vector::LoadOp::create(b, loc, bytes32, xq,
+                                                 ValueRange{rowAt[i], kAt})
+                              .getResult(),
+                          zeroBytes});
+        Value dxi = scales([&](Value kb) {
+          return memref::LoadOp::create(b, loc, dx, ValueRange{rowAt[i], kb});
+        });
+        for (int64_t jn = 0; jn < nr; ++jn) {
+          Value dot = dpbusd(negBias[jn], xs, w[jn]);
+          Value f = arith::SIToFPOp::create(b, loc, accType, dot);
+          Value scale = arith::MulFOp::create(b, loc, dw[jn], dxi);
+          Value &sum = acc[i * nr + jn];
+          sum = vector::FMAOp::create(b, loc, f, scale, sum);
+        }
+      }
+    };
+    SmallVector<Value> init(mr * nr, zeros);
+    Value wholeEnd = fullEnd(idx(0), numBlocks, per);
+    auto forOp = scf::ForOp::create(b, loc, idx(0), wholeEnd, idx(per), init);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(forOp.getBody());
-      Value kb = forOp.getInductionVar();
       SmallVector<Value> acc(forOp.getRegionIterArgs());
-      Value zeroWords =
-          arith::ConstantOp::create(b, loc, words, b.getZeroAttr(words));
-      Value bias = intSplat(bytes32, 128);
-      SmallVector<Value> w, negBias, dw;
-      for (int64_t jn = 0; jn < nr; ++jn) {
-        w.push_back(blockValues(colAt[jn], kb));
-        negBias.push_back(arith::SubIOp::create(
-            b, loc, zeroWords, dpbusd(zeroWords, bias, w.back())));
-        dw.push_back(halfAt(colAt[jn], kb, 0));
-      }
-      Value kAt = arith::MulIOp::create(b, loc, kb,
-                                        idx(m.format.blockElements));
-      for (int64_t i = 0; i < mr; ++i) {
-        Value xs = vector::LoadOp::create(b, loc, bytes32, xq,
-                                          ValueRange{rowAt[i], kAt});
-        Value dxi = memref::LoadOp::create(b, loc, dx,
-                                           ValueRange{rowAt[i], kb});
-        for (int64_t jn = 0; jn < nr; ++jn) {
-          Value dot = dpbusd(negBias[jn], xs, w[jn]);
-          Value f = arith::SIToFPOp::create(b, loc, acc8, dot);
-          Value scale = arith::MulFOp::create(b, loc, dw[jn], dxi);
-          Value &sum = acc[i * nr + jn];
-          sum = vector::FMAOp::create(
-              b, loc, f, vector::BroadcastOp::create(b, loc, acc8, scale),
-              sum);
-        }
-      }
+      step(forOp.getInductionVar(), per, acc);
       scf::YieldOp::create(b, loc, acc);
+    }
+    ValueRange results = forOp.getResults();
+    scf::ForOp tailOp;
+    if (per > 1) {
+      // The last block of an odd count (no trip otherwise).
+      tailOp = scf::ForOp::create(b, loc, wholeEnd, numBlocks, idx(1),
+                                  forOp.getResults());
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(tailOp.getBody());
+      SmallVector<Value> acc(tailOp.getRegionIterArgs());
+      step(tailOp.getInductionVar(), 1, acc);
+      scf::YieldOp::create(b, loc, acc);
+      results = tailOp.getResults();
     }
     for (int64_t i = 0; i < mr; ++i) {
       for (int64_t jn = 0; jn < nr; ++jn) {
         Value sum = vector::ReductionOp::create(
-            b, loc, vector::CombiningKind::ADD, forOp.getResult(i * nr + jn));
+            b, loc, vector::CombiningKind::ADD, results[i * nr + jn]);
         SmallVector<Value, 2> at = {rowAt[i], colAt[jn]};
         Value old = memref::LoadOp::create(b, loc, m.c, at);
         memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
@@ -626,9 +696,12 @@ struct SeqCPUVectorizeQuantizedPass
           << "x quantized per block of 32 to int8 with an f16 scale "
              "(llama.cpp's q8_0), once per row, "
           << m.format.name
-          << " blocks multiplied as 32 bytes with vpdpbusd (8 i32 lanes), "
-             "converted and scaled by the product of the two scales into "
-             "8-lane f32 accumulators, "
+          << " blocks multiplied with vpdpbusd, "
+          << t.vnniBits / 256 << (t.vnniBits > 256 ? " blocks" : " block")
+          << " per step (" << t.vnniBits / 32
+          << " i32 lanes), converted and scaled by the product of the two "
+             "scales into "
+          << t.vnniBits / 32 << "-lane f32 accumulators, "
           << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
           << " for a single row), blocks of " << t.mc << " x " << t.nc;
       return;
@@ -705,8 +778,9 @@ struct SeqCPUVectorizeQuantizedPass
                  << m.op.getLoc() << "\n");
       rewriter.setInsertionPoint(m.op);
       QuantizedTiling opTiling = t;
-      opTiling.int8Activations =
-          int8Activations && vnni && takesInt8Activations(m.format);
+      opTiling.int8Activations = int8Activations && vnniBits >= 256 &&
+                                 takesInt8Activations(m.format);
+      opTiling.vnniBits = vnniBits >= 512 && vectorBits >= 512 ? 512 : 256;
       QuantizedEmitter(m, opTiling, rewriter).emit();
       if (remarks)
         emitRemarks(m, opTiling);
