@@ -76,6 +76,10 @@ except OSError:
     cpu_flags = set()
 if "avx_vnni" in cpu_flags or {"avx512_vnni", "avx512vl"} <= cpu_flags:
     config.available_features.add("vnni")
+# `REQUIRES: avx-vnni`: the VEX-encoded AVX-VNNI, which the kernels use on
+# AVX2 targets (--mattr=-avx512f); Zen 4 and Ice Lake have AVX512_VNNI only.
+if "avx_vnni" in cpu_flags:
+    config.available_features.add("avx-vnni")
 
 # The NVPTX target's tests assemble the PTX seqc emits with the CUDA
 # toolkit's ptxas (there is no GPU to run it on: docs/gpu.md).

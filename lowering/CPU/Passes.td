@@ -342,8 +342,14 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
     scale is read and splat; per vector of weights the bytes are loaded,
     widened (the nibbles split for q4_0 and q4_1), converted and scaled in
     registers, and multiplied into the accumulators of the tile's rows with
-    FMAs. The weight is never copied. With `remarks`, each such op says
-    what it became, or why it kept the scalar loops.
+    FMAs. The weight is never copied. With `int8-activations` on a target
+    with VNNI (`vnni-bits`), q8_0 and q4_0 take llama.cpp's path instead:
+    x is quantized per block of 32 to int8 with an f16 scale once per row,
+    and the blocks are multiplied with vpdpbusd (one block per 256 bits,
+    two per 512), each block's integer dot product converted and FMAed
+    into f32 accumulators times the product of the two scales. With
+    `remarks`, each such op says what it became, or why it kept the scalar
+    loops, or why it kept f32 activations when int8 ones were asked for.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
