@@ -450,6 +450,12 @@ void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
     options.vectorRegisters = avx512 ? 32 : 16;
     options.f16c = info->checkFeatures("+f16c");
     options.bf16Dot = avx512 && info->checkFeatures("+avx512bf16");
+    options.vnniBits =
+        avx512 && info->checkFeatures("+avx512vnni,+avx512bw") ? 512
+        : info->checkFeatures("+avxvnni") ||
+                info->checkFeatures("+avx512vnni,+avx512vl")
+            ? 256
+            : 0;
   } else if (arch == llvm::Triple::aarch64) {
     options.vectorBits = 128; // NEON
     options.vectorRegisters = 32;

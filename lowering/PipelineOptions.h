@@ -81,6 +81,21 @@ struct SeqPipelineOptions {
   /// then read the weight in k-pair panels and use it.
   bool bf16Dot = false;
 
+  /// The widest vectors of VNNI's u8 x s8 dot product `vpdpbusd` on the
+  /// target: 512 (AVX512_VNNI and AVX512BW, with 512-bit vectors), 256
+  /// (AVX-VNNI, or AVX512_VNNI with AVX512VL), 0 (none). seqc derives it from
+  /// the target machine.
+  int64_t vnniBits = 0;
+
+  /// On VNNI targets, at -O1 and above: the activations of q8_0 and q4_0
+  /// contractions are quantized per block of 32 to int8 with an f16 scale,
+  /// once per row (llama.cpp's q8_0 activations, its numerics), and the
+  /// blocks multiplied with `vpdpbusd` instead of the weights dequantized to
+  /// f32 (docs/pipeline.md, stage 6). Opt-in: the results then differ from
+  /// the f32 reference by the activations' quantization, not only by
+  /// rounding.
+  bool int8Activations = false;
+
   /// At -O1 and above, outline the loop nests that occur several times (the
   /// kernels of repeated layers) into one function each, called where they
   /// were (seq-cpu-outline-kernels): less code for LLVM to optimize and

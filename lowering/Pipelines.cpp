@@ -76,6 +76,8 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.vectorRegisters = vectorRegisters;
   options.f16c = f16c;
   options.bf16Dot = bf16Dot;
+  options.vnniBits = vnniBits;
+  options.int8Activations = int8Activations;
   options.runtimeAllocator = runtimeAllocator;
   options.remarks = remarks;
   options.outlineKernels = outlineKernels;

@@ -87,6 +87,18 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("The target multiplies bf16 pairs into f32 "
                      "(AVX512_BF16's vdpbf16ps)"),
       llvm::cl::init(SeqPipelineOptions().bf16Dot)};
+  Option<int64_t> vnniBits{
+      *this, "vnni-bits",
+      llvm::cl::desc("The widest vectors of the target's VNNI vpdpbusd: 512 "
+                     "(AVX512_VNNI), 256 (AVX-VNNI, or AVX512_VNNI with "
+                     "AVX512VL), 0 (none)"),
+      llvm::cl::init(SeqPipelineOptions().vnniBits)};
+  Option<bool> int8Activations{
+      *this, "int8-activations",
+      llvm::cl::desc("With VNNI: quantize the activations of q8_0 and q4_0 "
+                     "contractions to int8 per block and multiply with "
+                     "vpdpbusd (-O1+)"),
+      llvm::cl::init(SeqPipelineOptions().int8Activations)};
   Option<bool> outlineKernels{
       *this, "outline-kernels",
       llvm::cl::desc("Share the loop nests that occur several times as one "

@@ -39,15 +39,17 @@ if subprocess.run([python, "-c", "import torch"], stdout=subprocess.DEVNULL,
 # /proc/cpuinfo: host-avx512f, host-avx512_bf16, host-avx512_vnni, ...), for
 # run tests of kernels compiled for it; tests that only compile name the
 # features with --mattr and run on every host.
+cpu_flags = set()
 try:
     with open("/proc/cpuinfo") as cpuinfo:
         for line in cpuinfo:
             if line.startswith("flags"):
-                for flag in line.split(":", 1)[1].split():
-                    config.available_features.add("host-" + flag)
+                cpu_flags = set(line.split(":", 1)[1].split())
                 break
 except OSError:
     pass
+for flag in cpu_flags:
+    config.available_features.add("host-" + flag)
 
 # SEQC_CXX: the sanitized build links models through a wrapper (runtime/).
 # The Python package (tools/python), built where pybind11 was found and not
@@ -74,6 +76,17 @@ if os.environ.get("SEQC_CXX"):
 # The C++ driver that links programs against the runtime libraries, as seqc
 # links models: the sanitized runtime needs the sanitizers' flags.
 config.substitutions.append(("%seqc_cxx", os.environ.get("SEQC_CXX") or "clang++"))
+
+# `REQUIRES: vnni`: tests that run VNNI's vpdpbusd on 256-bit vectors (the
+# int8-activation kernels of quantized contractions): x86 hosts with
+# AVX-VNNI, or with AVX512_VNNI and AVX512VL. The tests that only compile
+# those kernels name the features with --mattr and run on any x86 host.
+if "avx_vnni" in cpu_flags or {"avx512_vnni", "avx512vl"} <= cpu_flags:
+    config.available_features.add("vnni")
+# `REQUIRES: avx-vnni`: the VEX-encoded AVX-VNNI, which the kernels use on
+# AVX2 targets (--mattr=-avx512f); Zen 4 and Ice Lake have AVX512_VNNI only.
+if "avx_vnni" in cpu_flags:
+    config.available_features.add("avx-vnni")
 
 # The NVPTX target's tests assemble the PTX seqc emits with the CUDA
 # toolkit's ptxas (there is no GPU to run it on: docs/gpu.md).

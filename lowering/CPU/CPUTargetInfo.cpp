@@ -97,6 +97,8 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
     SeqCPUVectorizeQuantizedOptions quantized;
     quantized.vectorBits = options.vectorBits;
     quantized.vectorRegisters = options.vectorRegisters;
+    quantized.vnniBits = options.vnniBits;
+    quantized.int8Activations = options.int8Activations;
     quantized.remarks = options.remarks;
     pm.addPass(createSeqCPUVectorizeQuantized(quantized));
   }

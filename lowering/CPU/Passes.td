@@ -369,18 +369,35 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
     scale is read and splat; per vector of weights the bytes are loaded,
     widened (the nibbles split for q4_0 and q4_1), converted and scaled in
     registers, and multiplied into the accumulators of the tile's rows with
-    FMAs. The weight is never copied. With `remarks`, each such op says
-    what it became, or why it kept the scalar loops.
+    FMAs. The weight is never copied. With `int8-activations` on a target
+    with VNNI (`vnni-bits`), q8_0 and q4_0 take llama.cpp's path instead:
+    x is quantized per block of 32 to int8 with an f16 scale once per row,
+    and the blocks are multiplied with vpdpbusd (one block per 256 bits,
+    two per 512), each block's integer dot product converted and FMAed
+    into f32 accumulators times the product of the two scales. With
+    `remarks`, each such op says what it became, or why it kept the scalar
+    loops, or why it kept f32 activations when int8 ones were asked for.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
            "Width of the target's vector registers in bits">,
     Option<"vectorRegisters", "vector-registers", "int64_t",
            /*default=*/"16", "Number of vector registers of the target">,
+    Option<"vnniBits", "vnni-bits", "int64_t", /*default=*/"0",
+           "The widest vectors of the target's VNNI vpdpbusd: 512 "
+           "(AVX512_VNNI), 256 (AVX-VNNI, or AVX512_VNNI with AVX512VL), 0 "
+           "(none)">,
+    Option<"int8Activations", "int8-activations", "bool",
+           /*default=*/"false",
+           "With VNNI: quantize the activations of q8_0 and q4_0 "
+           "contractions per block of 32 to int8 (as llama.cpp's q8_0) and "
+           "multiply them with vpdpbusd">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark on every quantized contraction">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];

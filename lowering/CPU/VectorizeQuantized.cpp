@@ -33,6 +33,16 @@
 // the row's scale once, after the reduction. A single row keeps two
 // accumulators per column.
 //
+// With int8 activations (`int8-activations`, on targets with VNNI; q8_0 and
+// q4_0), llama.cpp's path instead: x is quantized once per row, before the
+// tiles, per block of 32 to int8 with an f16 scale (quantize_row_q8_0, kept
+// as q + 128, vpdpbusd's unsigned operand), and the tiles multiply each
+// block with vpdpbusd (one block per 256-bit step, two per 512-bit one),
+// the integer dot product corrected by -128 * sum(w) (a vpdpbusd of 128s
+// per column), converted and FMAed into f32 accumulators times the product
+// of the two scales (ggml_vec_dot_q8_0_q8_0). The results then differ from
+// the f32 reference by the activations' quantization.
+//
 // Every weight byte is read once per tile of mr rows; no f32 copy of the
 // weight exists. Nothing is target-specific beyond `vector-bits` and
 // `vector-registers`: LLVM selects the widening loads (vpmovsxbd /
@@ -49,7 +59,9 @@
 #include "dialect/Seq/Support/Debug.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -89,7 +101,19 @@ struct QuantizedTiling {
   /// Vectors per step of the reduction of a per-row format (int8): 32
   /// weights, as a block of the block formats.
   int64_t rowUnroll;
+  /// q8_0 and q4_0: activations quantized to int8 per block, blocks
+  /// multiplied with vpdpbusd on vnniBits (256: one block per step, 512:
+  /// two).
+  bool int8Activations = false;
+  int64_t vnniBits = 256;
 };
+
+/// Whether `format`'s blocks can be multiplied with int8 activations: the
+/// block formats whose values are signed integers times one scale.
+bool takesInt8Activations(const WeightFormatInfo &format) {
+  return format.format == WeightFormat::Q8_0 ||
+         format.format == WeightFormat::Q4_0;
+}
 
 /// The quantized generic `op` in the form the kernel needs, or the reason it
 /// is not.
@@ -149,6 +173,8 @@ public:
       rowLength = sub(memref::DimOp::create(b, loc, m.blocks, 2),
                       idx(m.format.valuesOffset));
     Value zero = idx(0);
+    if (t.int8Activations)
+      quantizeActivations(rows);
     scf::ParallelOp::create(
         b, loc, ValueRange{zero, zero}, ValueRange{rows, cols},
         ValueRange{idx(t.mc), idx(t.nc)},
@@ -160,6 +186,10 @@ public:
           Value nEnd = min(add(ivs[1], idx(t.nc)), cols);
           emitBlock(ivs[0], mEnd, ivs[1], nEnd);
         });
+    if (t.int8Activations) {
+      memref::DeallocOp::create(b, loc, xq);
+      memref::DeallocOp::create(b, loc, dx);
+    }
   }
 
 private:
@@ -171,7 +201,9 @@ private:
         int64_t nr = mr == 1 ? t.nr1 : t.nr;
         Value nFull = fullEnd(n0, nEnd, nr);
         auto emitTile = [&](int64_t mr, int64_t nr, Value m1, Value n1) {
-          if (m.format.isPerRow())
+          if (t.int8Activations)
+            int8Tile(mr, nr, m1, n1);
+          else if (m.format.isPerRow())
             rowTile(mr, nr, m1, n1);
           else
             tile(mr, nr, m1, n1);
@@ -416,10 +448,245 @@ private:
     }
   }
 
+  //===--------------------------------------------------------------------===//
+  // int8 activations (VNNI)
+  //===--------------------------------------------------------------------===//
+
+  /// x quantized as llama.cpp's quantize_row_q8_0 does, once per row and
+  /// contraction, before the tiles: per block of 32, amax = max |x|, the
+  /// scale d = amax / 127 rounded to f16 (stored widened, in `dx`
+  /// [rows, blocks]), and q = round-half-even(x * (127 / amax)) (0 where
+  /// amax is 0) in [-127, 127], stored as the unsigned byte q + 128 in `xq`
+  /// [rows, blocks * 32]: vpdpbusd's unsigned operand.
+  void quantizeActivations(Value rows) {
+    Type i8 = b.getIntegerType(8), f32 = b.getF32Type();
+    int64_t block = m.format.blockElements;
+    Value length = arith::MulIOp::create(b, loc, numBlocks, idx(block));
+    int64_t dyn = ShapedType::kDynamic;
+    xq = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, i8),
+                                 ValueRange{rows, length});
+    dx = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, f32),
+                                 ValueRange{rows, numBlocks});
+    Value zero = idx(0), one = idx(1);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero}, ValueRange{rows}, ValueRange{one},
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          Value row = ivs[0];
+          auto forOp = scf::ForOp::create(b, loc, zero, numBlocks, one);
+          b.setInsertionPointToStart(forOp.getBody());
+          Value kb = forOp.getInductionVar();
+          VectorType floats = VectorType::get({block}, f32);
+          VectorType words = VectorType::get({block}, b.getI32Type());
+          VectorType bytes = VectorType::get({block}, i8);
+          Value v = vector::LoadOp::create(b, loc, floats, m.x,
+                                           ValueRange{row, kb, zero});
+          Value amax = vector::ReductionOp::create(
+              b, loc, vector::CombiningKind::MAXNUMF,
+              math::AbsFOp::create(b, loc, v));
+          auto f32Const = [&](float value) {
+            return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+          };
+          Value d = arith::DivFOp::create(b, loc, amax, f32Const(127.0f));
+          Value half = arith::TruncFOp::create(b, loc, b.getF16Type(), d);
+          memref::StoreOp::create(b, loc,
+                                  arith::ExtFOp::create(b, loc, f32, half), dx,
+                                  ValueRange{row, kb});
+          Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                                amax, f32Const(0.0f));
+          Value inverse = arith::SelectOp::create(
+              b, loc, nonzero,
+              arith::DivFOp::create(b, loc, f32Const(127.0f), amax),
+              f32Const(0.0f));
+          Value scaled = arith::MulFOp::create(
+              b, loc, v, vector::BroadcastOp::create(b, loc, floats, inverse));
+          Value q = arith::FPToSIOp::create(
+              b, loc, words, math::RoundEvenOp::create(b, loc, scaled));
+          Value biased = arith::AddIOp::create(
+              b, loc, arith::TruncIOp::create(b, loc, bytes, q),
+              intSplat(bytes, -128));
+          vector::StoreOp::create(
+              b, loc, biased, xq,
+              ValueRange{row, arith::MulIOp::create(b, loc, kb, idx(block))});
+        });
+  }
+
+  /// vpdpbusd on 256 or 512 bits (the width of `acc`): acc + the sums of
+  /// the 4 products of unsigned bytes of `u` and signed bytes of `s` per i32
+  /// lane (no saturation).
+  Value dpbusd(Value acc, Value u, Value s) {
+    int64_t bits = cast<VectorType>(acc.getType()).getNumElements() * 32;
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, acc.getType(),
+               b.getStringAttr("llvm.x86.avx512.vpdpbusd." +
+                               std::to_string(bits)),
+               ValueRange{acc, u, s})
+        .getResult(0);
+  }
+
+  /// The 32 signed integer values of block `kb` of row `n` (q8_0: its
+  /// bytes; q4_0: the low nibbles of its 16 bytes, then the high ones,
+  /// minus 8), as vpdpbusd's signed operand.
+  Value blockValues(Value n, Value kb) {
+    VectorType bytes32 = VectorType::get({32}, b.getIntegerType(8));
+    Value at = idx(m.format.valuesOffset);
+    if (m.format.bits == 8)
+      return vector::LoadOp::create(b, loc, bytes32, m.blocks,
+                                    ValueRange{n, kb, at});
+    VectorType bytes16 = VectorType::get({16}, b.getIntegerType(8));
+    Value q = vector::LoadOp::create(b, loc, bytes16, m.blocks,
+                                     ValueRange{n, kb, at});
+    Value low = arith::AndIOp::create(b, loc, q, intSplat(bytes16, 15));
+    Value high = arith::ShRUIOp::create(b, loc, q, intSplat(bytes16, 4));
+    Value both = vector::ShuffleOp::create(b, loc, low, high, iota(32));
+    return arith::SubIOp::create(b, loc, both, intSplat(bytes32, 8));
+  }
+
+  static SmallVector<int64_t> iota(int64_t n) {
+    SmallVector<int64_t> order;
+    for (int64_t i = 0; i < n; ++i)
+      order.push_back(i);
+    return order;
+  }
+
+  /// `parts` (vectors of one type) one after the other.
+  Value concat(ArrayRef<Value> parts) {
+    if (parts.size() == 1)
+      return parts.front();
+    int64_t n = cast<VectorType>(parts.front().getType()).getNumElements();
+    return vector::ShuffleOp::create(b, loc, parts[0], parts[1], iota(2 * n));
+  }
+
+  /// The blocks a step of the int8 kernel takes (one per 256 bits).
+  int64_t blocksPerStep() const { return t.vnniBits / 256; }
+
+  /// A register tile with int8 activations: rows m1 .. m1 + mr, columns
+  /// n1 .. n1 + nr, one f32 accumulator of 8 lanes per block of a step
+  /// (one block on 256 bits, two on 512) per (row, column). Per step and
+  /// column, the weights' values w of the step's blocks are loaded once and
+  /// -128 * sum(w) (per group of 4: the bias of the unsigned activations)
+  /// computed once with a vpdpbusd of 128s; per row, a vpdpbusd from that
+  /// gives each block's exact integer dot product sum(q * w) in 8 i32
+  /// lanes, converted to f32 and added into the accumulator times the f32
+  /// product of the two f16 scales (llama.cpp's ggml_vec_dot_q8_0_q8_0).
+  /// On 512 bits an odd last block is a step whose second half is zeros.
+  void int8Tile(int64_t mr, int64_t nr, Value m1, Value n1) {
+    int64_t per = blocksPerStep();
+    Type f32 = b.getF32Type();
+    VectorType accType = VectorType::get({8 * per}, f32);
+    VectorType words = VectorType::get({8 * per}, b.getI32Type());
+    VectorType bytes = VectorType::get({32 * per}, b.getIntegerType(8));
+    VectorType bytes32 = VectorType::get({32}, b.getIntegerType(8));
+    VectorType eight = VectorType::get({8}, f32);
+    Value zeros =
+        arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
+    SmallVector<Value> rowAt, colAt;
+    for (int64_t i = 0; i < mr; ++i)
+      rowAt.push_back(add(m1, idx(i)));
+    for (int64_t jn = 0; jn < nr; ++jn)
+      colAt.push_back(add(n1, idx(jn)));
+    // The step of `blocks` blocks (per, or 1 for the last odd block, padded
+    // with zeros) from block kb0 on.
+    auto step = [&](Value kb0, int64_t blocks, SmallVector<Value> &acc) {
+      Value zeroWords =
+          arith::ConstantOp::create(b, loc, words, b.getZeroAttr(words));
+      Value zeroBytes =
+          arith::ConstantOp::create(b, loc, bytes32, b.getZeroAttr(bytes32));
+      Value zeroEight =
+          arith::ConstantOp::create(b, loc, eight, b.getZeroAttr(eight));
+      Value bias = intSplat(bytes, 128);
+      SmallVector<Value> kbs;
+      for (int64_t p = 0; p < blocks; ++p)
+        kbs.push_back(add(kb0, idx(p)));
+      // The 8-lane splats of each block's scale, one vector.
+      auto scales = [&](function_ref<Value(Value)> scaleOf) {
+        SmallVector<Value> parts;
+        for (int64_t p = 0; p < per; ++p)
+          parts.push_back(p < blocks ? vector::BroadcastOp::create(
+                                           b, loc, eight, scaleOf(kbs[p]))
+                                     : zeroEight);
+        return concat(parts);
+      };
+      SmallVector<Value> w, negBias, dw;
+      for (int64_t jn = 0; jn < nr; ++jn) {
+        SmallVector<Value> parts;
+        for (int64_t p = 0; p < per; ++p)
+          parts.push_back(p < blocks ? blockValues(colAt[jn], kbs[p])
+                                     : zeroBytes);
+        w.push_back(concat(parts));
+        negBias.push_back(arith::SubIOp::create(
+            b, loc, zeroWords, dpbusd(zeroWords, bias, w.back())));
+        dw.push_back(
+            scales([&](Value kb) { return halfAt(colAt[jn], kb, 0); }));
+      }
+      Value kAt = arith::MulIOp::create(b, loc, kb0,
+                                        idx(m.format.blockElements));
+      for (int64_t i = 0; i < mr; ++i) {
+        Value xs =
+            blocks == per
+                ? vector::LoadOp::create(b, loc, bytes, xq,
+                                         ValueRange{rowAt[i], kAt})
+                      .getResult()
+                : concat({vector::LoadOp::create(b, loc, bytes32, xq,
+                                                 ValueRange{rowAt[i], kAt})
+                              .getResult(),
+                          zeroBytes});
+        Value dxi = scales([&](Value kb) {
+          return memref::LoadOp::create(b, loc, dx, ValueRange{rowAt[i], kb});
+        });
+        for (int64_t jn = 0; jn < nr; ++jn) {
+          Value dot = dpbusd(negBias[jn], xs, w[jn]);
+          Value f = arith::SIToFPOp::create(b, loc, accType, dot);
+          Value scale = arith::MulFOp::create(b, loc, dw[jn], dxi);
+          Value &sum = acc[i * nr + jn];
+          sum = vector::FMAOp::create(b, loc, f, scale, sum);
+        }
+      }
+    };
+    SmallVector<Value> init(mr * nr, zeros);
+    Value wholeEnd = fullEnd(idx(0), numBlocks, per);
+    auto forOp = scf::ForOp::create(b, loc, idx(0), wholeEnd, idx(per), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(forOp.getBody());
+      SmallVector<Value> acc(forOp.getRegionIterArgs());
+      step(forOp.getInductionVar(), per, acc);
+      scf::YieldOp::create(b, loc, acc);
+    }
+    ValueRange results = forOp.getResults();
+    scf::ForOp tailOp;
+    if (per > 1) {
+      // The last block of an odd count (no trip otherwise).
+      tailOp = scf::ForOp::create(b, loc, wholeEnd, numBlocks, idx(1),
+                                  forOp.getResults());
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(tailOp.getBody());
+      SmallVector<Value> acc(tailOp.getRegionIterArgs());
+      step(tailOp.getInductionVar(), 1, acc);
+      scf::YieldOp::create(b, loc, acc);
+      results = tailOp.getResults();
+    }
+    for (int64_t i = 0; i < mr; ++i) {
+      for (int64_t jn = 0; jn < nr; ++jn) {
+        Value sum = vector::ReductionOp::create(
+            b, loc, vector::CombiningKind::ADD, results[i * nr + jn]);
+        SmallVector<Value, 2> at = {rowAt[i], colAt[jn]};
+        Value old = memref::LoadOp::create(b, loc, m.c, at);
+        memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
+                                m.c, at);
+      }
+    }
+  }
+
   QuantizedMatch m;
   const QuantizedTiling &t;
   VectorType vecType;
   Value numBlocks;
+  /// int8 activations: the quantized rows of x (unsigned, q + 128) and
+  /// their blocks' scales (quantizeActivations).
+  Value xq, dx;
   /// The weights of a row, for a format of one block per row.
   Value rowLength;
 };
@@ -428,6 +695,60 @@ struct SeqCPUVectorizeQuantizedPass
     : public mlir::seq::impl::SeqCPUVectorizeQuantizedBase<
           SeqCPUVectorizeQuantizedPass> {
   using Base::Base;
+
+  /// The remarks of the kernel `m` became with `tiling`: its form, and
+  /// why int8 activations, asked for, were not used.
+  void emitRemarks(QuantizedMatch m, const QuantizedTiling &tiling) {
+    const QuantizedTiling &t = tiling;
+    if (tiling.int8Activations) {
+      m.op.emitRemark("quantized contraction vectorized with int8 "
+                      "activations (asked for; the target has VNNI): ")
+          << "x quantized per block of 32 to int8 with an f16 scale "
+             "(llama.cpp's q8_0), once per row, "
+          << m.format.name
+          << " blocks multiplied with vpdpbusd, "
+          << t.vnniBits / 256 << (t.vnniBits > 256 ? " blocks" : " block")
+          << " per step (" << t.vnniBits / 32
+          << " i32 lanes), converted and scaled by the product of the two "
+             "scales into "
+          << t.vnniBits / 32 << "-lane f32 accumulators, "
+          << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+          << " for a single row), blocks of " << t.mc << " x " << t.nc;
+      return;
+    }
+    if (int8Activations && !takesInt8Activations(m.format))
+      m.op.emitRemark("int8 activations not used: ")
+          << m.format.name
+          << " has no int8-activation kernel (q8_0 and q4_0 have); its "
+             "weights are dequantized to f32 in registers";
+    else if (int8Activations)
+      m.op.emitRemark("int8 activations not used: the target has no VNNI "
+                      "(vpdpbusd on 256-bit vectors: AVX-VNNI, or "
+                      "AVX512_VNNI with AVX512VL); the weights are "
+                      "dequantized to f32 in registers");
+    if (m.format.isPerRow())
+      m.op.emitRemark("quantized contraction vectorized: ")
+          << m.format.name << " weight rows dequantized in registers ("
+          << m.format.bits << "-bit values widened to " << t.lanes
+          << " f32 lanes, the row's f32 scale applied once per output "
+             "after the reduction), "
+          << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+          << " for a single row, two accumulators per column) of " << t.lanes
+          << "-lane f32 accumulators, " << t.rowUnroll * t.lanes
+          << " weights per step and the rest of a row one at a time, "
+             "blocks of "
+          << t.mc << " x " << t.nc;
+    else
+      m.op.emitRemark("quantized contraction vectorized: ")
+          << m.format.name << " weight blocks dequantized in registers ("
+          << m.format.bits << "-bit values widened to " << t.lanes
+          << " f32 lanes, times the block's f16 scale"
+          << (m.format.format == WeightFormat::Q4_1 ? " plus its minimum"
+                                                    : "")
+          << "), " << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+          << " for a single row) of " << t.lanes
+          << "-lane f32 accumulators, blocks of " << t.mc << " x " << t.nc;
+  }
 
   void runOnOperation() override {
     QuantizedTiling t;
@@ -466,29 +787,13 @@ struct SeqCPUVectorizeQuantizedPass
                  << " lanes, blocks of " << t.mc << " x " << t.nc << ": "
                  << m.op.getLoc() << "\n");
       rewriter.setInsertionPoint(m.op);
-      QuantizedEmitter(m, t, rewriter).emit();
-      if (remarks && m.format.isPerRow())
-        m.op.emitRemark("quantized contraction vectorized: ")
-            << m.format.name << " weight rows dequantized in registers ("
-            << m.format.bits << "-bit values widened to " << t.lanes
-            << " f32 lanes, the row's f32 scale applied once per output "
-               "after the reduction), "
-            << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
-            << " for a single row, two accumulators per column) of " << t.lanes
-            << "-lane f32 accumulators, " << t.rowUnroll * t.lanes
-            << " weights per step and the rest of a row one at a time, "
-               "blocks of "
-            << t.mc << " x " << t.nc;
-      else if (remarks)
-        m.op.emitRemark("quantized contraction vectorized: ")
-            << m.format.name << " weight blocks dequantized in registers ("
-            << m.format.bits << "-bit values widened to " << t.lanes
-            << " f32 lanes, times the block's f16 scale"
-            << (m.format.format == WeightFormat::Q4_1 ? " plus its minimum"
-                                                      : "")
-            << "), " << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
-            << " for a single row) of " << t.lanes
-            << "-lane f32 accumulators, blocks of " << t.mc << " x " << t.nc;
+      QuantizedTiling opTiling = t;
+      opTiling.int8Activations = int8Activations && vnniBits >= 256 &&
+                                 takesInt8Activations(m.format);
+      opTiling.vnniBits = vnniBits >= 512 && vectorBits >= 512 ? 512 : 256;
+      QuantizedEmitter(m, opTiling, rewriter).emit();
+      if (remarks)
+        emitRemarks(m, opTiling);
       rewriter.eraseOp(m.op);
     }
   }

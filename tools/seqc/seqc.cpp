@@ -151,6 +151,17 @@ static cl::opt<bool> remarks(
              "level and why"),
     cl::init(seq::SeqPipelineOptions().remarks), cl::cat(seqcCategory));
 
+static cl::opt<bool> int8Activations(
+    "int8-activations",
+    cl::desc("On CPUs with VNNI (vpdpbusd), at -O1 and above: quantize the "
+             "activations of q8_0 and q4_0 Linears per block of 32 to int8, "
+             "as llama.cpp does, and multiply them as integers (faster; "
+             "the results differ from f32 activations by that "
+             "quantization). Without VNNI the f32 kernels stay, and "
+             "--remarks says so (default false)"),
+    cl::init(seq::SeqPipelineOptions().int8Activations),
+    cl::cat(seqcCategory));
+
 static cl::list<std::string> memoryPlanDims(
     "memory-plan-dims",
     cl::desc("Symbolic input sizes (name=value, comma separated) at which "
@@ -329,6 +340,9 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
        cudaPath.getNumOccurrences() || gpuInterpret))
     return error("--gpu-arch, --gpu-binary, --cuda-path and --gpu-interpret "
                  "need --target=nvptx");
+  if (*device != seq::SeqTarget::CPU && int8Activations)
+    return error("--int8-activations needs --target=cpu (it selects the "
+                 "CPU's VNNI kernels)");
   options.pipeline.target = *device;
   options.pipeline.gpuArch = gpuArch;
   options.pipeline.gpuBinary = gpuBinary;
@@ -338,6 +352,7 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.pipeline.enableOpenMP = openmp;
   options.pipeline.threadTeam = threadTeam;
   options.pipeline.remarks = remarks;
+  options.pipeline.int8Activations = int8Activations;
   for (const std::string &binding : memoryPlanDims) {
     int64_t value;
     auto [name, text] = StringRef(binding).split('=');

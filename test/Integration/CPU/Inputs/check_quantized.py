@@ -3,7 +3,13 @@ Inputs/int8.seq) with
 random weights on M random rows each and checks every output against
 float64 NumPy on the weights the model read (saved dequantized to F32):
 each element within 1e-5 of the sum of the magnitudes of its products
-(rounding of an f32 sum in any order). Prints "ok m=M" or the error."""
+(rounding of an f32 sum in any order). Prints "ok m=M" or the error.
+
+check_quantized.py --int8-activations DIR M...: DIR/model was compiled with
+--int8-activations: the outputs of q8_0 and q4_0 weights take x quantized
+as llama.cpp's q8_0 (per block of 32: d = max |x| / 127 rounded to f16,
+q = round-half-even(x * 127 / max |x|)) as their reference's x, q * d; the
+others take x."""
 import json
 import os
 import struct
@@ -28,12 +34,35 @@ def load_safetensors(path):
     return tensors
 
 
-directory = sys.argv[1]
+def quantize_q8_0(x):
+    """x [m, k] f32 (k a multiple of 32) as llama.cpp's quantize_row_q8_0
+    (x86) gives it back: q * d per block, in float64."""
+    m, k = x.shape
+    blocks = x.reshape(m, k // 32, 32)
+    amax = np.abs(blocks).max(axis=2, keepdims=True)
+    d = (amax / np.float32(127)).astype(np.float32)
+    d16 = d.astype(np.float16).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        inverse = np.where(amax != 0, np.float32(127) / amax,
+                           np.float32(0)).astype(np.float32)
+    q = np.rint(blocks * inverse).astype(np.float64)
+    assert np.abs(q).max() <= 127
+    return (q * d16).reshape(m, k)
+
+
+args = sys.argv[1:]
+int8_activations = args[0] == "--int8-activations"
+if int8_activations:
+    args = args[1:]
+directory = args[0]
 outputs = {"y8": ("q8.weight", None), "y40": ("q40.weight", "q40.bias"),
            "y41": ("q41.weight", None), "yp": ("w", None)}
+# The outputs whose weights are in the formats with an int8-activation
+# kernel (q8_0, q4_0).
+int8_names = {"y8", "y40", "yp"}
 int8_outputs = {"ya": ("a.weight", None), "yb": ("b.weight", "b.bias"),
                 "yp": ("w", None)}
-for m in map(int, sys.argv[2:]):
+for m in map(int, args[1:]):
     run = f"{directory}/m{m}"
     os.makedirs(run, exist_ok=True)
     args = [f"{directory}/model", "--random-weights", "7",
@@ -44,6 +73,7 @@ for m in map(int, sys.argv[2:]):
     weights = load_safetensors(f"{run}/w.safetensors")
     if "a.weight" in weights:
         outputs = int8_outputs
+        int8_names = set()
     k = weights["w"].shape[1]
     x = np.random.default_rng(m).standard_normal((m, k)).astype(np.float32)
     np.save(f"{run}/x.npy", x)
@@ -52,8 +82,11 @@ for m in map(int, sys.argv[2:]):
                    capture_output=True)
     for name, (weight, bias) in outputs.items():
         w = weights[weight].astype(np.float64)
-        ref = x.astype(np.float64) @ w.T
-        bound = np.abs(x.astype(np.float64)) @ np.abs(w).T
+        xr = x.astype(np.float64)
+        if int8_activations and name in int8_names:
+            xr = quantize_q8_0(x)
+        ref = xr @ w.T
+        bound = np.abs(xr) @ np.abs(w).T
         if bias:
             ref += weights[bias]
             bound += np.abs(weights[bias])
