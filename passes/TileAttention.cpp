@@ -49,6 +49,7 @@
 #include "passes/Transforms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -249,8 +250,16 @@ private:
   /// tile, so that each key and value is read once for all of them, with
   /// the keys each row sees split into chunks across the cores
   /// (flash-decoding, for a causal or windowed mask too: its keys are one
-  /// range, [lo, hi), every key of which the query sees).
-  Value groupedForm(OpBuilder &b);
+  /// range, [lo, hi), every key of which the query sees). `partials` are
+  /// the tensors of groupedPartials, made here when empty.
+  Value groupedForm(OpBuilder &b, ValueRange partials = {});
+  /// The grouped form's partial states (accumulators, maxima, sums) of
+  /// [batch, kv heads, max(split-units, 1), group (, d_v)]: room for the
+  /// most chunks `split-units` allows, so that their sizes depend on the
+  /// batch alone (the memory plan puts them in the arena, where an
+  /// allocation would end a thread team) and they can be made before the
+  /// test of n_q, outside its branches.
+  SmallVector<Value> groupedPartials(OpBuilder &b);
   /// The forms for any n_q: plain, or split at run time (positionless).
   Value generalForm(OpBuilder &b);
   void setTile(OpBuilder &b, ValueRange ivs);
@@ -528,7 +537,24 @@ Value AttentionTiler::splitForm(OpBuilder &b, Value splits) {
   return merged.getResult(0);
 }
 
-Value AttentionTiler::groupedForm(OpBuilder &b) {
+SmallVector<Value> AttentionTiler::groupedPartials(OpBuilder &b) {
+  Location loc = op.getLoc();
+  int64_t kvHeads = heads / group;
+  int64_t most = std::max<int64_t>(options.splitUnits, 1);
+  // alloc_tensor rather than tensor.empty: CSE would merge the maxima's and
+  // the sums' (same shape), and bufferization would then copy one of them
+  // into a new buffer where it is written, inside the branch.
+  auto make = [&](ArrayRef<int64_t> inner) -> Value {
+    SmallVector<int64_t> shape{ShapedType::kDynamic, kvHeads, most};
+    shape.append(inner.begin(), inner.end());
+    auto type = RankedTensorType::get(shape, b.getF32Type());
+    return bufferization::AllocTensorOp::create(b, loc, type,
+                                                ValueRange{batch});
+  };
+  return {make({group, dv}), make({group}), make({group})};
+}
+
+Value AttentionTiler::groupedForm(OpBuilder &b, ValueRange initial) {
   Location loc = op.getLoc();
   TileBuilder tb(b, loc);
   Value step = tb.idx(options.keyBlock);
@@ -550,12 +576,10 @@ Value AttentionTiler::groupedForm(OpBuilder &b) {
   }
   Value minChunk = tb.idx(llvm::alignTo(options.splitMinKeys,
                                         options.keyBlock));
-  Value accs = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, KV, splits, G, Dv}, f32);
-  Value maxs = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, KV, splits, G}, f32);
-  Value sums = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, KV, splits, G}, f32);
+  SmallVector<Value> states(initial);
+  if (states.empty())
+    states = groupedPartials(b);
+  Value accs = states[0], maxs = states[1], sums = states[2];
   const bool causal = mask && mask.getCausal();
   const int64_t window = mask ? mask.getWindow() : 0;
   auto partials = scf::ForallOp::create(
@@ -804,7 +828,10 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   if (grouped && staticNq == 1) {
     result = groupedForm(b);
   } else if (grouped) {
-    // One query per head (a decode step) at run time: the grouped form.
+    // One query per head (a decode step) at run time: the grouped form,
+    // whose partial states are made before the test (no allocation inside
+    // its branch).
+    SmallVector<Value> partials = groupedPartials(b);
     Value single = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, nq,
                                          tb.idx(1));
     Type type = RankedTensorType::get(
@@ -815,7 +842,7 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      Value g = groupedForm(b);
+      Value g = groupedForm(b, partials);
       scf::YieldOp::create(b, loc, tensor::CastOp::create(b, loc, type, g)
                                        .getResult());
       b.setInsertionPointToStart(ifOp.elseBlock());
