@@ -226,24 +226,30 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
                             << "\n");
   }
   int64_t width = panelWidth(options.vectorBits, options.vectorRegisters);
-  auto emitPacked = [&](ContractionMatch pc, OpBuilder &pb) {
-    Value packed = packShortReduction(pb, pc, width);
+  auto emitPacked = [&](ContractionMatch pc, OpBuilder &pb, Value into) {
+    Value packed = packShortReduction(pb, pc, width, into);
     ContractionTiling pt = getContractionTiling(pc, options.vectorBits,
                                                 options.vectorRegisters);
     emitKernel(pb, pc, pt, options, noEpilogue);
-    memref::DeallocOp::create(pb, loc, packed);
+    if (!into)
+      memref::DeallocOp::create(pb, loc, packed);
   };
   if (pack && rows) {
+    // The packed buffer is allocated before the test and freed after it:
+    // the memory plan gives it a place in the arena, and no allocation
+    // inside the branch ends a thread team (seq-cpu-thread-team).
+    Value packed = allocatePackedShortReduction(rewriter, c, width);
     Value many = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::uge, rows,
         arith::ConstantIndexOp::create(rewriter, loc, kMinPackedRows));
     auto branch = scf::IfOp::create(rewriter, loc, many, /*withElse=*/true);
     OpBuilder thenBuilder = branch.getThenBodyBuilder(rewriter.getListener());
-    emitPacked(c, thenBuilder);
+    emitPacked(c, thenBuilder, packed);
     OpBuilder elseBuilder = branch.getElseBodyBuilder(rewriter.getListener());
     emitKernel(elseBuilder, c, t, options, noEpilogue);
+    memref::DeallocOp::create(rewriter, loc, packed);
   } else if (pack) {
-    emitPacked(c, rewriter);
+    emitPacked(c, rewriter, Value());
   } else {
     emitKernel(rewriter, c, t, options, noEpilogue);
   }
