@@ -101,6 +101,7 @@ def SeqTileAttention : Pass<"seq-tile-attention"> {
   ];
   let dependentDialects = ["::mlir::seq::SeqDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
                            "::mlir::cf::ControlFlowDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",

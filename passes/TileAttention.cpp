@@ -49,6 +49,7 @@
 #include "passes/Transforms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -238,6 +239,29 @@ private:
   Value plainForm(OpBuilder &b);
   /// The split-key form over `splits` chunks of the keys.
   Value splitForm(OpBuilder &b, Value splits);
+  /// Whether the grouped decode form applies: grouped-query attention
+  /// whose query heads see the same keys (no ALiBi slope per head, no
+  /// global tokens).
+  bool groupedDecode() {
+    return group > 1 && !alibi && (!mask || mask.getGlobalTokens() == 0);
+  }
+  /// The form of one query per head (a decode step, n_q = 1) that stacks
+  /// the `group` query heads of each key/value head into the rows of one
+  /// tile, so that each key and value is read once for all of them, with
+  /// the keys each row sees split into chunks across the cores
+  /// (flash-decoding, for a causal or windowed mask too: its keys are one
+  /// range, [lo, hi), every key of which the query sees). `partials` are
+  /// the tensors of groupedPartials, made here when empty.
+  Value groupedForm(OpBuilder &b, ValueRange partials = {});
+  /// The grouped form's partial states (accumulators, maxima, sums) of
+  /// [batch, kv heads, max(split-units, 1), group (, d_v)]: room for the
+  /// most chunks `split-units` allows, so that their sizes depend on the
+  /// batch alone (the memory plan puts them in the arena, where an
+  /// allocation would end a thread team) and they can be made before the
+  /// test of n_q, outside its branches.
+  SmallVector<Value> groupedPartials(OpBuilder &b);
+  /// The forms for any n_q: plain, or split at run time (positionless).
+  Value generalForm(OpBuilder &b);
   void setTile(OpBuilder &b, ValueRange ivs);
 
   AttentionOp op;
@@ -513,6 +537,178 @@ Value AttentionTiler::splitForm(OpBuilder &b, Value splits) {
   return merged.getResult(0);
 }
 
+SmallVector<Value> AttentionTiler::groupedPartials(OpBuilder &b) {
+  Location loc = op.getLoc();
+  int64_t kvHeads = heads / group;
+  int64_t most = std::max<int64_t>(options.splitUnits, 1);
+  // alloc_tensor rather than tensor.empty: CSE would merge the maxima's and
+  // the sums' (same shape), and bufferization would then copy one of them
+  // into a new buffer where it is written, inside the branch.
+  auto make = [&](ArrayRef<int64_t> inner) -> Value {
+    SmallVector<int64_t> shape{ShapedType::kDynamic, kvHeads, most};
+    shape.append(inner.begin(), inner.end());
+    auto type = RankedTensorType::get(shape, b.getF32Type());
+    return bufferization::AllocTensorOp::create(b, loc, type,
+                                                ValueRange{batch});
+  };
+  return {make({group, dv}), make({group}), make({group})};
+}
+
+Value AttentionTiler::groupedForm(OpBuilder &b, ValueRange initial) {
+  Location loc = op.getLoc();
+  TileBuilder tb(b, loc);
+  Value step = tb.idx(options.keyBlock);
+  int64_t kvHeads = heads / group;
+  OpFoldResult G = b.getIndexAttr(group), KV = b.getIndexAttr(kvHeads),
+               Dv = b.getIndexAttr(dv), D = b.getIndexAttr(d);
+  OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+  Type f32 = b.getF32Type();
+  // Enough chunks to make `split-units` (batch, key/value head, chunk)
+  // units, each of at least `split-min-keys` keys of the cache.
+  Value splits = tb.idx(1);
+  if (options.splitUnits > 1) {
+    Value units = tb.mul(batch, tb.idx(kvHeads));
+    Value wanted =
+        tb.ceilDiv(tb.idx(options.splitUnits), tb.max(units, tb.idx(1)));
+    Value most = tb.max(tb.floorDiv(nk, tb.idx(options.splitMinKeys)),
+                        tb.idx(1));
+    splits = tb.min(wanted, most);
+  }
+  Value minChunk = tb.idx(llvm::alignTo(options.splitMinKeys,
+                                        options.keyBlock));
+  SmallVector<Value> states(initial);
+  if (states.empty())
+    states = groupedPartials(b);
+  Value accs = states[0], maxs = states[1], sums = states[2];
+  const bool causal = mask && mask.getCausal();
+  const int64_t window = mask ? mask.getWindow() : 0;
+  auto partials = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, KV, splits},
+      ValueRange{accs, maxs, sums}, std::nullopt,
+      [&](OpBuilder &fb, Location, ValueRange args) {
+        TileBuilder cb(fb, loc);
+        bIdx = args[0];
+        kvh = args[1];
+        h = cb.mul(kvh, cb.idx(group));
+        pos0 = cb.idx(0);
+        if (queryOffsets) {
+          Value o = tensor::ExtractOp::create(fb, loc, queryOffsets,
+                                              ValueRange{bIdx});
+          pos0 = arith::IndexCastOp::create(fb, loc, fb.getIndexType(), o);
+        }
+        posLast = pos0;
+        // The query heads h .. h + group of the one query: [group, d].
+        qTile = tensor::ExtractSliceOp::create(
+            fb, loc, RankedTensorType::get({group, d}, f32), qs,
+            ArrayRef<OpFoldResult>{bIdx, h, zero, zero},
+            ArrayRef<OpFoldResult>{one, G, one, D},
+            ArrayRef<OpFoldResult>{one, one, one, one});
+        slope = qPos = Value();
+        // The keys the query sees: [lo, hi), every one of them.
+        Value lo = cb.idx(0), hi = nk;
+        if (causal)
+          hi = cb.min(hi, cb.add(pos0, cb.idx(1)));
+        if (window > 0) {
+          Value reach = cb.idx(window - 1);
+          lo = cb.sub(cb.max(pos0, reach), reach);
+          hi = cb.min(hi, cb.add(pos0, cb.idx(window)));
+        }
+        if (lengths) {
+          Value l = tensor::ExtractOp::create(fb, loc, lengths,
+                                              ValueRange{bIdx});
+          l = arith::IndexCastOp::create(fb, loc, fb.getIndexType(), l);
+          hi = cb.min(hi, arith::MaxSIOp::create(fb, loc, l, cb.idx(0)));
+        }
+        hi = cb.max(hi, lo);
+        // This unit's chunk of [lo, hi): whole key tiles, at least
+        // `split-min-keys` keys (the later chunks of a short range empty).
+        Value chunk = cb.max(
+            cb.mul(cb.ceilDiv(cb.ceilDiv(cb.sub(hi, lo), splits), step), step),
+            minChunk);
+        Value c0 = cb.min(cb.add(lo, cb.mul(args[2], chunk)), hi);
+        Value c1 = cb.min(cb.add(c0, chunk), hi);
+        SmallVector<Value> state{
+            cb.filled({G, Dv}, 0.0),
+            cb.filled({G}, -std::numeric_limits<double>::infinity()),
+            cb.filled({G}, 0.0)};
+        state = keyLoop(fb, c0, c1, state, /*partial=*/false);
+        auto inParallel = scf::InParallelOp::create(fb, loc);
+        OpBuilder::InsertionGuard guard(fb);
+        fb.setInsertionPointToStart(inParallel.getBody());
+        TileBuilder ib(fb, loc);
+        ib.insert(state[0], args[3], {bIdx, kvh, args[2], zero, zero},
+                  {one, one, one, G, Dv});
+        ib.insert(state[1], args[4], {bIdx, kvh, args[2], zero},
+                  {one, one, one, G});
+        ib.insert(state[2], args[5], {bIdx, kvh, args[2], zero},
+                  {one, one, one, G});
+      });
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, b.getIndexAttr(heads), nq, Dv},
+      f32);
+  auto merged = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{batch, KV}, ValueRange{init},
+      std::nullopt, [&](OpBuilder &fb, Location, ValueRange args) {
+        int64_t dyn = ShapedType::kDynamic;
+        auto slice = [&](Value source, ArrayRef<OpFoldResult> offsets,
+                         ArrayRef<OpFoldResult> sizes,
+                         ArrayRef<int64_t> shape) {
+          return tensor::ExtractSliceOp::create(
+              fb, loc, RankedTensorType::get(shape, f32), source, offsets,
+              sizes, SmallVector<OpFoldResult>(offsets.size(), one));
+        };
+        Value acc = slice(partials.getResult(0),
+                          {args[0], args[1], zero, zero, zero},
+                          {one, one, splits, G, Dv}, {dyn, group, dv});
+        Value m = slice(partials.getResult(1), {args[0], args[1], zero, zero},
+                        {one, one, splits, G}, {dyn, group});
+        Value l = slice(partials.getResult(2), {args[0], args[1], zero, zero},
+                        {one, one, splits, G}, {dyn, group});
+        Value out = AttentionFinalizeOp::create(
+            fb, loc, RankedTensorType::get({group, dv}, f32), acc, m, l);
+        TileBuilder mb(fb, loc);
+        Value firstHead = mb.mul(args[1], mb.idx(group));
+        auto inParallel = scf::InParallelOp::create(fb, loc);
+        OpBuilder::InsertionGuard guard(fb);
+        fb.setInsertionPointToStart(inParallel.getBody());
+        mb.insert(out, args[2], {args[0], firstHead, zero, zero},
+                  {one, G, one, Dv});
+      });
+  return merged.getResult(0);
+}
+
+Value AttentionTiler::generalForm(OpBuilder &b) {
+  Location loc = op.getLoc();
+  TileBuilder tb(b, loc);
+  if (!positionless() || options.splitUnits <= 1)
+    return plainForm(b);
+  // Split the keys when the (batch, head, query tile) units are fewer
+  // than `split-units`: into enough chunks to make that many units, of at
+  // least `split-min-keys` keys each.
+  Value units = tb.mul(tb.mul(batch, tb.idx(heads)), qBlocks);
+  Value wanted =
+      tb.ceilDiv(tb.idx(options.splitUnits), tb.max(units, tb.idx(1)));
+  Value most =
+      tb.max(tb.floorDiv(nk, tb.idx(options.splitMinKeys)), tb.idx(1));
+  Value splits = tb.min(wanted, most);
+  Value split = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                      splits, tb.idx(1));
+  Type type = RankedTensorType::get(
+      {ShapedType::kDynamic, heads, ShapedType::kDynamic, dv}, b.getF32Type());
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, split,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value s = splitForm(b, splits);
+  scf::YieldOp::create(b, loc,
+                       tensor::CastOp::create(b, loc, type, s).getResult());
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  Value p = plainForm(b);
+  scf::YieldOp::create(b, loc,
+                       tensor::CastOp::create(b, loc, type, p).getResult());
+  return ifOp.getResult(0);
+}
+
 void AttentionTiler::rewrite(RewriterBase &rewriter) {
   Location loc = op.getLoc();
   OpBuilder &b = rewriter;
@@ -606,37 +802,57 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
     llvm::dbgs() << (lengths ? "; key lengths" : "") << (alibi ? "; ALiBi" : "")
                  << (queryOffsets ? "; query offsets" : "") << "\n";
   });
+  // The grouped form where n_q may be 1: behind a test of it when n_q is
+  // symbolic.
+  int64_t staticNq = qType.getDimSize(2);
+  bool grouped = groupedDecode() && (ShapedType::isDynamic(staticNq) ||
+                                     staticNq == 1);
+  LLVM_DEBUG({
+    if (grouped)
+      llvm::dbgs() << "[" DEBUG_TYPE "]   grouped decode form"
+                   << (staticNq == 1 ? "" : " when n_q = 1 at run time")
+                   << ": the " << group
+                   << " query heads of a key/value head in one tile, the "
+                      "keys each query sees split across the cores "
+                      "(chunks of "
+                   << options.splitMinKeys << "+ keys, up to "
+                   << options.splitUnits << " units)\n";
+    else if (group > 1)
+      llvm::dbgs() << "[" DEBUG_TYPE "]   no grouped decode form: "
+                   << (alibi                        ? "ALiBi slopes per head"
+                       : !groupedDecode()           ? "global tokens"
+                                                    : "n_q is not 1")
+                   << "\n";
+  });
   Value result;
-  if (positionless() && options.splitUnits > 1) {
-    // Split the keys when the (batch, head, query tile) units are fewer
-    // than `split-units`: into enough chunks to make that many units, of at
-    // least `split-min-keys` keys each.
-    Value units = tb.mul(tb.mul(batch, tb.idx(heads)), qBlocks);
-    Value wanted = tb.ceilDiv(tb.idx(options.splitUnits), tb.max(units, tb.idx(1)));
-    Value most = tb.max(tb.floorDiv(nk, tb.idx(options.splitMinKeys)),
-                        tb.idx(1));
-    Value splits = tb.min(wanted, most);
-    Value split = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                        splits, tb.idx(1));
+  if (grouped && staticNq == 1) {
+    result = groupedForm(b);
+  } else if (grouped) {
+    // One query per head (a decode step) at run time: the grouped form,
+    // whose partial states are made before the test (no allocation inside
+    // its branch).
+    SmallVector<Value> partials = groupedPartials(b);
+    Value single = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, nq,
+                                         tb.idx(1));
     Type type = RankedTensorType::get(
         {ShapedType::kDynamic, heads, ShapedType::kDynamic, dv},
         b.getF32Type());
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, split,
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, single,
                                   /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      Value s = splitForm(b, splits);
-      scf::YieldOp::create(b, loc, tensor::CastOp::create(b, loc, type, s)
+      Value g = groupedForm(b, partials);
+      scf::YieldOp::create(b, loc, tensor::CastOp::create(b, loc, type, g)
                                        .getResult());
       b.setInsertionPointToStart(ifOp.elseBlock());
-      Value p = plainForm(b);
+      Value p = generalForm(b);
       scf::YieldOp::create(b, loc, tensor::CastOp::create(b, loc, type, p)
                                        .getResult());
     }
     result = ifOp.getResult(0);
   } else {
-    result = plainForm(b);
+    result = generalForm(b);
   }
   result = tb.convert(result, op.getType().getElementType());
   if (result.getType() != op.getType())
@@ -672,6 +888,15 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
              << (positionless() ? ""
                                 : ", the key loops ending at each query "
                                   "tile's last absolute position");
+    if (grouped)
+      remark << "; with one query per head"
+             << (staticNq == 1 ? "" : " (a decode step, at run time)")
+             << ", the " << group
+             << " query heads of each key/value head stacked in one tile "
+                "(each key and value read once for them) and the keys the "
+                "query sees split into chunks of at least "
+             << options.splitMinKeys << " keys across the cores, their "
+                "partial states merged (flash-decoding)";
   }
   rewriter.replaceOp(op, result);
 }

@@ -65,6 +65,38 @@ mlir::seq::cpu::getContractionTiling(const ContractionMatch &c,
   return t;
 }
 
+SmallVector<int64_t>
+mlir::seq::cpu::remainderCounts(const ContractionMatch &c,
+                                const ContractionTiling &t) {
+  SmallVector<int64_t> counts;
+  std::optional<int64_t> rows;
+  if (!c.m)
+    rows = 1;
+  else if (auto type = dyn_cast<MemRefType>(c.c.getType()))
+    for (auto [i, e] : llvm::enumerate(c.mapC.getResults()))
+      if (cast<AffineDimExpr>(e).getPosition() == *c.m &&
+          !type.isDynamicDim(i))
+        rows = type.getDimSize(i);
+  if (!rows) {
+    for (int64_t r = 1; r < t.mr; ++r)
+      counts.push_back(r);
+    return counts;
+  }
+  // A static row count: the full blocks of mc rows and the last one.
+  if (*rows >= t.mc && t.mc % t.mr != 0)
+    counts.push_back(t.mc % t.mr);
+  int64_t last = *rows % t.mc % t.mr;
+  if (last != 0 && !llvm::is_contained(counts, last))
+    counts.push_back(last);
+  llvm::sort(counts);
+  return counts;
+}
+
+int64_t mlir::seq::cpu::fewRowsColumnUnit(const ContractionMatch &c,
+                                          const ContractionTiling &t) {
+  return c.kernel == ContractionKernel::Dot ? t.nr : t.nr * t.lanes;
+}
+
 namespace {
 
 /// Emits the loop nest of one contraction.
@@ -105,7 +137,8 @@ public:
     Value rows = c.m ? extent[*c.m] : one;
     lbs.append({zero, zero});
     ubs.append({rows, extent[c.n]});
-    steps.append({idx(t.mc), idx(t.nc)});
+    Value colStep = columnStep(rows);
+    steps.append({idx(t.mc), colStep});
     scf::ParallelOp::create(
         b, loc, lbs, ubs, steps,
         [&](OpBuilder &nested, Location, ValueRange ivs) {
@@ -117,7 +150,7 @@ public:
             iv[loop] = value;
           Value m0 = ivs[c.batch.size()], n0 = ivs[c.batch.size() + 1];
           Value mEnd = min(add(m0, idx(t.mc)), rows);
-          Value nEnd = min(add(n0, idx(t.nc)), extent[c.n]);
+          Value nEnd = min(add(n0, colStep), extent[c.n]);
           emitBlock(m0, mEnd, n0, nEnd);
         });
   }
@@ -210,7 +243,48 @@ private:
       };
     };
     loop(m0, mFull, t.mr, rows(t.mr));
-    loop(mFull, mEnd, 1, rows(1));
+    // The rows left after the full tiles, in one tile of their count: each
+    // vector of B is read once for all of them (a decode step's 2 .. mr - 1
+    // rows), not once per row.
+    SmallVector<int64_t> counts = remainderCounts(c, t);
+    if (counts.empty())
+      return;
+    auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange{}, sub(mEnd, mFull),
+                                         counts, counts.size());
+    OpBuilder::InsertionGuard guard(b);
+    for (auto [region, count] : llvm::zip(sw.getCaseRegions(), counts)) {
+      b.setInsertionPointToStart(&region.emplaceBlock());
+      rows(count)(mFull);
+      scf::YieldOp::create(b, loc);
+    }
+    b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
+    scf::YieldOp::create(b, loc);
+  }
+
+  /// The column step of the parallel blocks: nc, or with at most mr rows
+  /// (one row tile: a decode step's matrix-vector product, whose blocks are
+  /// all along the columns) the width that makes about kMinColumnBlocks
+  /// blocks, a multiple of the kernel's tile width, so that the threads
+  /// share the columns evenly.
+  Value columnStep(Value rows) {
+    if (!c.m || !c.batch.empty())
+      return idx(t.nc);
+    std::optional<int64_t> staticRows = getConstantIntValue(rows);
+    if (staticRows && *staticRows > t.mr)
+      return idx(t.nc);
+    int64_t unit = fewRowsColumnUnit(c, t);
+    Value cols = extent[c.n];
+    Value perBlock = arith::CeilDivUIOp::create(
+        b, loc, cols, idx(kMinColumnBlocks));
+    Value aligned = arith::MulIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, perBlock, idx(unit)),
+        idx(unit));
+    Value narrow = min(aligned, idx(t.nc));
+    if (staticRows)
+      return narrow;
+    Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, rows,
+                                      idx(t.mr));
+    return arith::SelectOp::create(b, loc, few, narrow, idx(t.nc));
   }
 
   void setRow(Value m1, int64_t i) {

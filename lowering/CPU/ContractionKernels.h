@@ -108,6 +108,19 @@ ContractionTiling getContractionTiling(const ContractionMatch &c,
                                        int64_t vectorBits,
                                        int64_t vectorRegisters);
 
+/// The row counts below mr that the last row tile of a block of `c` may
+/// have (every count 1 .. mr - 1 when the rows are dynamic): each gets a
+/// kernel of that many rows, so that B is read once per block.
+SmallVector<int64_t> remainderCounts(const ContractionMatch &c,
+                                     const ContractionTiling &t);
+
+/// With at most mr rows (a matrix-vector product at decode time), the
+/// parallel blocks split the columns into about this many blocks, each a
+/// multiple of fewRowsColumnUnit columns and at most nc.
+constexpr int64_t kMinColumnBlocks = 16;
+int64_t fewRowsColumnUnit(const ContractionMatch &c,
+                          const ContractionTiling &t);
+
 /// Emits at `b`'s insertion point the loop nest computing `c` with `tiling`:
 /// an scf.parallel over the batch loops and blocks of mc x nc, register
 /// tiles inside. Writes C (or the epilogue's output when `c` has one); does

@@ -462,8 +462,29 @@ bool mlir::seq::cpu::isPackableShortReduction(const ContractionMatch &c) {
          cast<AffineDimExpr>(results[rank - 2]).getPosition() == c.n;
 }
 
+Value mlir::seq::cpu::allocatePackedShortReduction(OpBuilder &b,
+                                                   const ContractionMatch &c,
+                                                   int64_t width) {
+  auto bType = cast<MemRefType>(c.b.getType());
+  int64_t rank = bType.getRank();
+  Location loc = c.op->getLoc();
+  int64_t k = bType.getDimSize(rank - 1);
+  // Sizes: the batch dimensions of B, ceil(n / w), k, w.
+  SmallVector<int64_t> shape(bType.getShape().drop_back(2));
+  SmallVector<Value> dynamic;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    if (ShapedType::isDynamic(shape[i]))
+      dynamic.push_back(memref::DimOp::create(b, loc, c.b, i));
+  Value n = memref::DimOp::create(b, loc, c.b, rank - 2);
+  dynamic.push_back(arith::CeilDivUIOp::create(
+      b, loc, n, arith::ConstantIndexOp::create(b, loc, width)));
+  shape.append({ShapedType::kDynamic, k, width});
+  auto packedType = MemRefType::get(shape, bType.getElementType());
+  return memref::AllocOp::create(b, loc, packedType, dynamic);
+}
+
 Value mlir::seq::cpu::packShortReduction(OpBuilder &b, ContractionMatch &c,
-                                         int64_t width) {
+                                         int64_t width, Value packed) {
   auto bType = cast<MemRefType>(c.b.getType());
   int64_t rank = bType.getRank();
   ArrayRef<AffineExpr> results = c.mapB.getResults();
@@ -472,21 +493,16 @@ Value mlir::seq::cpu::packShortReduction(OpBuilder &b, ContractionMatch &c,
   auto idx = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  // Sizes: the batch dimensions of B, ceil(n / w), k, w.
-  SmallVector<int64_t> shape(bType.getShape().drop_back(2));
-  SmallVector<Value> dynamic, bounds;
-  for (int64_t i = 0; i < rank - 2; ++i) {
+  if (!packed)
+    packed = allocatePackedShortReduction(b, c, width);
+  auto packedType = cast<MemRefType>(packed.getType());
+  // The loop bounds: the batch dimensions of B, ceil(n / w).
+  SmallVector<Value> bounds;
+  for (int64_t i = 0; i < rank - 2; ++i)
     bounds.push_back(memref::DimOp::create(b, loc, c.b, i));
-    if (ShapedType::isDynamic(shape[i]))
-      dynamic.push_back(bounds.back());
-  }
   Value n = memref::DimOp::create(b, loc, c.b, rank - 2);
   Value panels = arith::CeilDivUIOp::create(b, loc, n, idx(width));
-  shape.append({ShapedType::kDynamic, k, width});
-  dynamic.push_back(panels);
   bounds.push_back(panels);
-  auto packedType = MemRefType::get(shape, bType.getElementType());
-  Value packed = memref::AllocOp::create(b, loc, packedType, dynamic);
   // P[..., p, kk, j] = B[..., p * w + j, kk], or 0 past n; one parallel
   // iteration per (batch..., panel).
   Value c0 = idx(0), c1 = idx(1), cK = idx(k), cWidth = idx(width);

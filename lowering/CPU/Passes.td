@@ -75,12 +75,18 @@ def SeqCPUThreadTeam : Pass<"seq-cpu-thread-team", "::mlir::ModuleOp"> {
     - other ops whose results are unused and that neither allocate nor hold
       or call parallel regions (copies, serialized small loops, asserts, calls
       of serial kernels) run on one thread, consecutive ones in one
-      `omp.single` (one barrier for the group).
+      `omp.single` (one barrier for the group);
+    - an `scf.if` without results whose branches hold only ops of the kinds
+      above (a test at run time between two forms of an op: the grouped
+      decode form of attention or the general one, a packed or an unpacked
+      kernel) runs on every thread, which all take the same branch (its
+      condition is computed before the region or by every thread alike), and
+      the ops of its branches are rewritten as above.
 
     Everything else ends a run: allocations (a refused allocation on the
     calling thread unwinds the model call, which must not happen inside a
     parallel region), loads whose values are used, loops holding parallel
-    regions, returns. A run with a single parallel loop keeps its region.
+    regions, branches holding any of these, returns. A run with a single parallel loop keeps its region.
     Functions that lose their last call (an original called only inside
     teams, a team form called nowhere) are erased.
 

@@ -29,6 +29,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -57,11 +58,15 @@ enum class Role {
   /// Memory effects, no used results, no parallelism or allocation inside:
   /// one thread runs it (omp.single).
   Serial,
-  /// A parallel loop (an omp.parallel holding one worksharing loop) or a call
-  /// of a function whose loops can join the caller's team.
+  /// A parallel loop (an omp.parallel holding one worksharing loop), a call
+  /// of a function whose loops can join the caller's team, or an scf.if
+  /// without results whose branches hold only ops of these roles (every
+  /// thread of the team takes the same branch: the condition is computed
+  /// before the team or by every thread alike).
   Parallel,
   /// Anything else (allocations, loads whose values are used, loops holding
-  /// parallel regions, calls of other functions): the team ends before it.
+  /// parallel regions, branches holding any of these, calls of other
+  /// functions): the team ends before it.
   Boundary,
 };
 
@@ -161,7 +166,38 @@ struct Analysis {
       return Role::Replicated;
     if (op->use_empty() && isSerialSafe(op))
       return Role::Serial;
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (std::optional<int64_t> inner = countBranchLoops(branch)) {
+        loops = *inner;
+        return Role::Parallel;
+      }
+    }
     return Role::Boundary;
+  }
+
+  /// The worksharing loops of both branches of `branch` (a run of parallel
+  /// loops on either side: a grouped decode step or the general form of
+  /// attention, a packed or an unpacked kernel) when every op in them has a
+  /// role other than Boundary and the op has no results, else nullopt.
+  std::optional<int64_t> countBranchLoops(scf::IfOp branch) {
+    if (branch->getNumResults() != 0)
+      return std::nullopt;
+    int64_t total = 0;
+    for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()}) {
+      if (region->empty())
+        continue;
+      if (!region->hasOneBlock())
+        return std::nullopt;
+      for (Operation &inner : region->front().without_terminator()) {
+        int64_t loops;
+        if (classify(&inner, loops) == Role::Boundary)
+          return std::nullopt;
+        total += loops;
+      }
+    }
+    if (total == 0)
+      return std::nullopt;
+    return total;
   }
 
   /// The worksharing loops `func` runs if all of its body can run in its
@@ -263,6 +299,17 @@ void runInTeam(ArrayRef<Operation *> ops, Analysis &analysis,
       parallel.erase();
     } else if (auto call = dyn_cast<func::CallOp>(op)) {
       call.setCallee(teamForm(analysis.getCallee(call)).getSymName());
+    } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      // Every thread takes the same branch and runs its ops as in a team.
+      for (Region *region :
+           {&branch.getThenRegion(), &branch.getElseRegion()}) {
+        if (region->empty())
+          continue;
+        SmallVector<Operation *> inner;
+        for (Operation &nested : region->front().without_terminator())
+          inner.push_back(&nested);
+        runInTeam(inner, analysis, teamForm);
+      }
     }
   }
   flushSerial();

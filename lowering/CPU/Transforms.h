@@ -65,8 +65,18 @@ bool isPackableShortReduction(const ContractionMatch &c);
 /// switches `c` to the broadcast kernel on them, which sums nothing across
 /// lanes and streams each panel contiguously; the copy is B's size, the
 /// products B's size times the rows. Returns the packed buffer, to free
-/// after the kernel. `c` must satisfy isPackableShortReduction.
-Value packShortReduction(OpBuilder &b, ContractionMatch &c, int64_t width);
+/// after the kernel. `c` must satisfy isPackableShortReduction. With
+/// `packed` (from allocatePackedShortReduction), copies into it instead of
+/// allocating.
+Value packShortReduction(OpBuilder &b, ContractionMatch &c, int64_t width,
+                         Value packed = {});
+
+/// Allocates at `b`'s insertion point the buffer packShortReduction copies
+/// B of `c` into: made before a test of the row count, so that no
+/// allocation sits inside its branch (the memory plan puts it in the arena,
+/// and a thread team runs on through the test).
+Value allocatePackedShortReduction(OpBuilder &b, const ContractionMatch &c,
+                                   int64_t width);
 
 /// Target parameters of vectorizeContraction.
 struct ContractionOptions {

@@ -83,6 +83,37 @@ static std::string roundedOutput(const ContractionMatch &c) {
   return text;
 }
 
+/// How the kernels of `c` handle few rows (empty when that does not
+/// apply): the remainder tiles of several rows and, with at most mr rows,
+/// the columns split over the threads.
+static std::string describeFewRows(const ContractionMatch &c,
+                                   const ContractionTiling &t) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  SmallVector<int64_t> counts = remainderCounts(c, t);
+  if (!counts.empty() && counts.back() > 1) {
+    os << "the last ";
+    if (counts.size() > 1)
+      os << counts.front() << " to ";
+    os << counts.back() << " rows of a block in one tile of their count";
+  }
+  bool fewRows = c.m && c.batch.empty();
+  if (fewRows)
+    if (auto type = dyn_cast<MemRefType>(c.c.getType()))
+      for (auto [i, e] : llvm::enumerate(c.mapC.getResults()))
+        if (cast<AffineDimExpr>(e).getPosition() == *c.m &&
+            !type.isDynamicDim(i) && type.getDimSize(i) > t.mr)
+          fewRows = false;
+  if (fewRows) {
+    if (!text.empty())
+      os << "; ";
+    os << "with at most " << t.mr << " rows, the columns in about "
+       << kMinColumnBlocks << " parallel blocks of a multiple of "
+       << fewRowsColumnUnit(c, t);
+  }
+  return text;
+}
+
 /// What the contraction became, for --remarks; `noEpilogue` says why the op
 /// after it that reads its output was not fused (empty when there is none).
 static void remarkOn(ContractionMatch c, const ContractionTiling &t, bool f16c,
@@ -117,6 +148,9 @@ static void remarkOn(ContractionMatch c, const ContractionTiling &t, bool f16c,
     remark << ", the output rounded to " << rounded << " once, in registers";
   if (!noEpilogue.empty())
     remark << "; its consumer not fused: " << noEpilogue;
+  std::string fewRows = describeFewRows(c, t);
+  if (!fewRows.empty())
+    c.op.emitRemark("contraction with few rows: ") << fewRows;
 }
 
 /// Emits the kernels of `c` at `b`'s insertion point, with a remark.
@@ -140,6 +174,9 @@ static void emitKernel(OpBuilder &b, const ContractionMatch &c,
     std::string rounded = roundedOutput(c);
     if (!rounded.empty())
       llvm::dbgs() << ", rounded to " << rounded;
+    std::string fewRows = describeFewRows(c, t);
+    if (!fewRows.empty())
+      llvm::dbgs() << "; " << fewRows;
     llvm::dbgs() << ": " << c.op->getName() << " at " << c.op->getLoc() << "\n";
   });
   emitContractionKernel(b, c, t);
@@ -213,24 +250,30 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
                             << "\n");
   }
   int64_t width = panelWidth(options.vectorBits, options.vectorRegisters);
-  auto emitPacked = [&](ContractionMatch pc, OpBuilder &pb) {
-    Value packed = packShortReduction(pb, pc, width);
+  auto emitPacked = [&](ContractionMatch pc, OpBuilder &pb, Value into) {
+    Value packed = packShortReduction(pb, pc, width, into);
     ContractionTiling pt = getContractionTiling(pc, options.vectorBits,
                                                 options.vectorRegisters);
     emitKernel(pb, pc, pt, options, noEpilogue);
-    memref::DeallocOp::create(pb, loc, packed);
+    if (!into)
+      memref::DeallocOp::create(pb, loc, packed);
   };
   if (pack && rows) {
+    // The packed buffer is allocated before the test and freed after it:
+    // the memory plan gives it a place in the arena, and no allocation
+    // inside the branch ends a thread team (seq-cpu-thread-team).
+    Value packed = allocatePackedShortReduction(rewriter, c, width);
     Value many = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::uge, rows,
         arith::ConstantIndexOp::create(rewriter, loc, kMinPackedRows));
     auto branch = scf::IfOp::create(rewriter, loc, many, /*withElse=*/true);
     OpBuilder thenBuilder = branch.getThenBodyBuilder(rewriter.getListener());
-    emitPacked(c, thenBuilder);
+    emitPacked(c, thenBuilder, packed);
     OpBuilder elseBuilder = branch.getElseBodyBuilder(rewriter.getListener());
     emitKernel(elseBuilder, c, t, options, noEpilogue);
+    memref::DeallocOp::create(rewriter, loc, packed);
   } else if (pack) {
-    emitPacked(c, rewriter);
+    emitPacked(c, rewriter, Value());
   } else {
     emitKernel(rewriter, c, t, options, noEpilogue);
   }

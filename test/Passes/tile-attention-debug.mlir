@@ -7,7 +7,8 @@
 // the reference lowering.
 
 // CHECK:      [seq-tile-attention] query-block 32, key-block 128, split-units 8, split-min-keys 512
-// CHECK-NEXT: [seq-tile-attention] tiling at loc({{.*}}tile-attention-debug.mlir":[[@LINE+3]]:8): f32, 8 head(s) (4 per key/value head), d = 64, d_v = 64, 32x128 (query x key) tiles, mask #seq.mask<causal = true, window = 8, global_tokens = 3>: partial tiles at the causal diagonal, the window's edges, the tiles of global queries; no split-key form (positional mask); key lengths
+// CHECK-NEXT: [seq-tile-attention] tiling at loc({{.*}}tile-attention-debug.mlir":[[@LINE+4]]:8): f32, 8 head(s) (4 per key/value head), d = 64, d_v = 64, 32x128 (query x key) tiles, mask #seq.mask<causal = true, window = 8, global_tokens = 3>: partial tiles at the causal diagonal, the window's edges, the tiles of global queries; no split-key form (positional mask); key lengths
+// CHECK-NEXT: [seq-tile-attention]   no grouped decode form: global tokens
 // CHECK-NEXT: [seq-tile-attention]   key loops of a query tile: [0, min(3, lo)) full (the global keys), [lo, a) partial, [a, f) full, [f, hi) partial; hi <= the tile's last query + 1 (causal); [lo, hi) within a window of 8; the tiles of the 3 global queries all partial; hi <= the key length
 func.func @masked(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>, %len: tensor<?xi32>) -> tensor<?x8x?x64xf32> {
   %o = seq.attention %q, %k, %v lengths(%len : tensor<?xi32>) {mask = #seq.mask<causal = true, window = 8, global_tokens = 3>}
@@ -23,6 +24,29 @@ func.func @decode(%q: tensor<1x1x1x64xbf16>, %k: tensor<1x1x?x64xbf16>, %v: tens
   %o = seq.attention %q, %k, %v
       : tensor<1x1x1x64xbf16>, tensor<1x1x?x64xbf16>, tensor<1x1x?x64xbf16> -> tensor<1x1x1x64xbf16>
   return %o : tensor<1x1x1x64xbf16>
+}
+
+// -----
+
+// Grouped-query attention with one query per head: the grouped decode form,
+// statically (n_q = 1) or behind a test of n_q at run time.
+
+// CHECK:      [seq-tile-attention] tiling at loc({{.*}}":[[@LINE+4]]:8): f32, 8 head(s) (4 per key/value head)
+// CHECK-NEXT: [seq-tile-attention]   grouped decode form: the 4 query heads of a key/value head in one tile, the keys each query sees split across the cores (chunks of 512+ keys, up to 8 units)
+// CHECK-NOT:  [seq-tile-attention]   key loop
+func.func @grouped_step(%q: tensor<?x8x1x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>, %pos: tensor<?xi32>) -> tensor<?x8x1x64xf32> {
+  %o = seq.attention %q, %k, %v query_offsets(%pos : tensor<?xi32>) {mask = #seq.mask<causal = true>}
+      : tensor<?x8x1x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x1x64xf32>
+  return %o : tensor<?x8x1x64xf32>
+}
+
+// CHECK:      [seq-tile-attention] tiling at loc({{.*}}":[[@LINE+4]]:8): f32, 8 head(s) (4 per key/value head)
+// CHECK-NEXT: [seq-tile-attention]   grouped decode form when n_q = 1 at run time: the 4 query heads of a key/value head in one tile
+// CHECK-NEXT: [seq-tile-attention]   key loops of a query tile:
+func.func @grouped_any(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor<?x2x?x64xf32>) -> tensor<?x8x?x64xf32> {
+  %o = seq.attention %q, %k, %v {mask = #seq.mask<causal = true>}
+      : tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<?x8x?x64xf32>
+  return %o : tensor<?x8x?x64xf32>
 }
 
 // -----

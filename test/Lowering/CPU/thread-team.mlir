@@ -145,3 +145,124 @@ func.func @split(%n: index, %x: memref<?xf32>) -> memref<?xf32> {
   }
   return %out : memref<?xf32>
 }
+
+// -----
+
+// A test at run time between two forms of an op (the grouped decode form of
+// attention or the general one, a packed or an unpacked kernel): an scf.if
+// without results whose branches hold only parallel loops, team calls,
+// serial and replicated ops runs inside the team. Every thread computes the
+// condition alike and takes the same branch; the loops in it become
+// worksharing loops of the team, its calls call team forms, its serial ops
+// run in an omp.single. The function can then join its caller's team.
+
+// CHECK-LABEL: func.func @branch(
+// CHECK:         omp.parallel {
+// CHECK-NEXT:      omp.wsloop {
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        omp.wsloop {
+// CHECK:             call @kernel_team(
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        omp.single {
+// CHECK-NEXT:          memref.copy
+// CHECK-NEXT:          omp.terminator
+// CHECK-NEXT:        }
+// CHECK-NEXT:        call @kernel_team(
+// CHECK-NEXT:      }
+// CHECK-NEXT:      omp.terminator
+// CHECK-NEXT:    }
+// CHECK-NOT:     omp.parallel
+// CHECK:         return
+// A branch holding an allocation still ends the team: each loop keeps its
+// own region.
+// CHECK-LABEL: func.func @branch_alloc(
+// CHECK:         omp.parallel {
+// CHECK-NEXT:      omp.wsloop {
+// CHECK:         scf.if
+// CHECK-NEXT:      memref.alloc
+// CHECK-NEXT:      omp.parallel {
+// REMARK: remark: 'branch' runs 4 of its 4 parallel loops in 1 thread team{{$}}
+// REMARK-NOT: remark: 'branch_alloc'
+// DEBUG: [seq-cpu-thread-team] @kernel can join its caller's team (1 worksharing loops)
+// DEBUG: [seq-cpu-thread-team] @branch: one team for 4 worksharing loops at
+// DEBUG-NOT: @branch: team boundary: scf.if
+// DEBUG-NOT: @branch_alloc: one team
+func.func @branch(%n: index, %x: memref<?xf32>, %y: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+        memref.store %zero, %x[%i] : memref<?xf32>
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  %one = arith.cmpi eq, %n, %c1 : index
+  scf.if %one {
+    omp.parallel {
+      omp.wsloop {
+        omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+          %v = memref.load %x[%i] : memref<?xf32>
+          memref.store %v, %y[%i] : memref<?xf32>
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    func.call @kernel(%n, %y) : (index, memref<?xf32>) -> ()
+  } else {
+    memref.copy %x, %y : memref<?xf32> to memref<?xf32>
+    func.call @kernel(%n, %y) : (index, memref<?xf32>) -> ()
+  }
+  return
+}
+
+func.func @branch_alloc(%n: index, %x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+        memref.store %zero, %x[%i] : memref<?xf32>
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  %one = arith.cmpi eq, %n, %c1 : index
+  scf.if %one {
+    %t = memref.alloc(%n) : memref<?xf32>
+    omp.parallel {
+      omp.wsloop {
+        omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+          memref.store %zero, %t[%i] : memref<?xf32>
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    memref.copy %t, %x : memref<?xf32> to memref<?xf32>
+    memref.dealloc %t : memref<?xf32>
+  }
+  return
+}
+
+func.func private @kernel(%n: index, %y: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+        memref.store %zero, %y[%i] : memref<?xf32>
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  return
+}

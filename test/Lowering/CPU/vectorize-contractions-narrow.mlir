@@ -22,6 +22,7 @@
 func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
                        %c: memref<?x20xf32>) {
   // expected-remark @below {{contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, bf16 operands widened to f32 in registers (16-bit shifts), f32 accumulators, blocks of 48 x 64, right operand in packed panels of 16 columns}}
+  // expected-remark @below {{contraction with few rows: the last 1 to 3 rows of a block in one tile of their count; with at most 4 rows, the columns in about 16 parallel blocks of a multiple of 16}}
   linalg.generic {indexing_maps = [#pa, #pb, #pc],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<?x32xbf16>, memref<2x32x16xbf16>) outs(%c : memref<?x20xf32>) {
@@ -59,6 +60,17 @@ func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
 // The column edge in masked vectors, bf16 too.
 //       CHECK:   vector.maskedload %{{.*}} : memref<2x32x16xbf16>, vector<8xi1>, vector<8xbf16> into vector<8xbf16>
 //       CHECK:   arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
+// The rows after the last full tile: one tile of 1 to 3 rows, which widens
+// each panel row of bf16 once for all of them.
+//       CHECK:   scf.index_switch
+//       CHECK:   case 3 {
+//       CHECK:     scf.for %{{.*}} = %c0 to %c32 step %c4 iter_args(
+//       CHECK:       %[[ROW3:.*]] = vector.load %{{.*}} : memref<2x32x16xbf16>, vector<16xbf16>
+//       CHECK:       vector.bitcast %[[ROW3]] : vector<16xbf16> to vector<8xi32>
+//   CHECK-NOT:       vector.load %{{.*}} : memref<2x32x16xbf16>, vector<16xbf16>
+//       CHECK:       vector.load %{{.*}} : memref<?x32xbf16>, vector<4xbf16>
+//       CHECK:       vector.load %{{.*}} : memref<?x32xbf16>, vector<4xbf16>
+//       CHECK:       vector.load %{{.*}} : memref<?x32xbf16>, vector<4xbf16>
 //   CHECK-NOT:   memref.alloc
 
 // -----
@@ -73,6 +85,7 @@ func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
 func.func @panels_f16(%a: memref<?x67xf16>, %b: memref<2x67x16xf16>,
                       %c: memref<?x32xf32>) {
   // expected-remark @below {{contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, f16 operands widened to f32 in registers (F16C conversions), f32 accumulators}}
+  // expected-remark @below {{contraction with few rows: the last 1 to 3 rows of a block in one tile of their count; with at most 4 rows, the columns in about 16 parallel blocks of a multiple of 16}}
   linalg.generic {indexing_maps = [#pa, #pb, #pc],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<?x67xf16>, memref<2x67x16xf16>) outs(%c : memref<?x32xf32>) {
@@ -108,6 +121,7 @@ func.func @panels_f16(%a: memref<?x67xf16>, %b: memref<2x67x16xf16>,
 func.func @scores_mixed(%q: memref<2x?x300xf32>, %k: memref<2x?x300xbf16>,
                         %s: memref<2x?x?xf32>) {
   // expected-remark @below {{contraction vectorized: dot kernel, 3 x 3 tiles of 8-lane accumulators, the right operand (bf16) widened to f32 in registers (16-bit shifts), f32 accumulators}}
+  // expected-remark @below {{contraction with few rows: the last 1 to 2 rows of a block in one tile of their count}}
   linalg.generic {indexing_maps = [#q, #k, #s],
                   iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
       ins(%q, %k : memref<2x?x300xf32>, memref<2x?x300xbf16>) outs(%s : memref<2x?x?xf32>) {

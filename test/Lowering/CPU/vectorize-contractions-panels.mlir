@@ -1,4 +1,4 @@
-// RUN: seq-opt %s --seq-cpu-vectorize-contractions="vector-bits=512 vector-registers=32 remarks=true" \
+// RUN: seq-opt %s --verify-diagnostics --seq-cpu-vectorize-contractions="vector-bits=512 vector-registers=32 remarks=true" \
 // RUN:   --canonicalize --cse | FileCheck %s
 // RUN: seq-opt %s --seq-cpu-vectorize-contractions="vector-bits=256 vector-registers=16 remarks=true" \
 // RUN:   2>&1 | FileCheck %s --check-prefix=AVX2
@@ -6,7 +6,11 @@
 // A right operand packed in panels by seq-cpu-pack-weights, read through
 // (n floordiv w, k, n mod w): the broadcast kernel loads each step's vectors
 // from the panel; the fill of C just before it (through a reshape) becomes
-// the accumulators' initial value instead of a pass over C.
+// the accumulators' initial value instead of a pass over C. The row count
+// is dynamic: with at most one tile of rows (6) the column blocks are 64
+// wide (100 columns in about 16 blocks, a multiple of the 64-column tile)
+// instead of 256, and the rows after the last full tile run as one tile of
+// their count (1 to 5), each reading the panel's vectors once.
 #pa = affine_map<(m, n, k) -> (m, k)>
 #pb = affine_map<(m, n, k) -> (n floordiv 64, k, n mod 64)>
 #pc = affine_map<(m, n, k) -> (m, n)>
@@ -16,6 +20,8 @@ func.func @panels(%a: memref<?x32xf32>, %b: memref<2x32x64xf32>,
   %flat = memref.collapse_shape %c [[0, 1]] : memref<?x100xf32> into memref<?xf32>
   linalg.fill ins(%init : f32) outs(%c : memref<?x100xf32>)
   %m = memref.dim %a, %c0 : memref<?x32xf32>
+  // expected-remark @below {{contraction vectorized: broadcast kernel, 6 rows x 4 vectors of 16 lanes, blocks of 48 x 256, right operand in packed panels of 64 columns, the fill of the output folded into the accumulators}}
+  // expected-remark @below {{contraction with few rows: the last 1 to 5 rows of a block in one tile of their count; with at most 6 rows, the columns in about 16 parallel blocks of a multiple of 64}}
   linalg.generic {indexing_maps = [#pa, #pb, #pc],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<?x32xf32>, memref<2x32x64xf32>) outs(%c : memref<?x100xf32>) {
@@ -27,18 +33,37 @@ func.func @panels(%a: memref<?x32xf32>, %b: memref<2x32x64xf32>,
   return
 }
 // CHECK-LABEL: func.func @panels(
-//  CHECK-SAME:   %{{.*}}: memref<?x32xf32>, %{{.*}}: memref<2x32x64xf32>, %{{.*}}: memref<?x100xf32>, %[[INIT:.*]]: f32)
+//  CHECK-SAME:   %[[A:.*]]: memref<?x32xf32>, %{{.*}}: memref<2x32x64xf32>, %{{.*}}: memref<?x100xf32>, %[[INIT:.*]]: f32)
 //   CHECK-NOT:   linalg.fill
-//       CHECK:   scf.parallel
-//       CHECK:     %[[Z:.*]] = vector.broadcast %[[INIT]] : f32 to vector<16xf32>
-//       CHECK:     scf.for {{.*}} iter_args(%{{.*}} = %[[Z]],
-//       CHECK:       vector.load %{{.*}}[%c0, %{{.*}}, %c0] : memref<2x32x64xf32>, vector<16xf32>
-// CHECK-COUNT-4:     vector.fma
-// The column edge (64 to 100) in masked vectors of the second panel.
-//       CHECK:     scf.for %[[N:.*]] = %c64 to %c100 step %c16
+//       CHECK:   %[[M:.*]] = memref.dim %[[A]], %c0
+//       CHECK:   %[[FEW:.*]] = arith.cmpi ule, %[[M]], %c6 : index
+//       CHECK:   %[[STEP:.*]] = arith.select %[[FEW]], %c64, %c256 : index
+//       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%[[M]], %c100) step (%c48, %[[STEP]])
+//       CHECK:     scf.for %{{.*}} step %c6 {
+//       CHECK:       %[[Z:.*]] = vector.broadcast %[[INIT]] : f32 to vector<16xf32>
+//       CHECK:       scf.for {{.*}} iter_args(%{{.*}} = %[[Z]],
+//       CHECK:         vector.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x32x64xf32>, vector<16xf32>
+// CHECK-COUNT-4:       vector.fma
+// The column edge (the block's columns past its last 64-column tile) in
+// masked vectors of the panel.
+//       CHECK:     scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %c16
 //       CHECK:       %[[P:.*]] = arith.divui %[[N]], %c64
 //       CHECK:       %[[J:.*]] = arith.remui %[[N]], %c64
 //       CHECK:       vector.maskedload %{{.*}}[%[[P]], %{{.*}}, %[[J]]]
+// The rows left after the full tiles: one tile of 1 .. 5 rows.
+//       CHECK:     scf.index_switch
+//  CHECK-NEXT:     case 1 {
+//       CHECK:       vector.store
+//       CHECK:     case 2 {
+//       CHECK:     case 3 {
+//       CHECK:     case 4 {
+//       CHECK:     case 5 {
+// The five rows' tile: 5 x 4 accumulators, each panel vector loaded once
+// for the five rows.
+//       CHECK:       scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+//  CHECK-COUNT-4:        vector.load %{{.*}} : memref<2x32x64xf32>, vector<16xf32>
+//  CHECK-COUNT-20:       vector.fma
+//       CHECK:     default {
 //   CHECK-NOT:   linalg.generic
 
 // Panels of another width than the target's tile keep the scalar loops,

@@ -11,6 +11,10 @@ import sys
 import numpy as np
 
 args = sys.argv[1:]
+# --long: one query per row against long caches, positions around the
+# split-key chunks (512 keys) and the 64-key tiles.
+long_cache = "--long" in args
+args = [a for a in args if a != "--long"]
 split = args.index("--")
 out_dir, exes = args[0], args[1:split]
 hp = dict(heads=4, kv_heads=2, d=16, causal=True, window=0, global_tokens=0)
@@ -72,6 +76,11 @@ h, kvh, d = hp["heads"], hp["kv_heads"], hp["d"]
 # chunk of queries straddling tile edges, a prompt at offset 0 (n_q = n_k).
 sizes = [(1, 1, 1), (2, 1, 63), (2, 1, 65), (3, 7, 70), (2, 33, 129),
          (1, 64, 200), (2, 37, 37), (2, 2, 300)]
+positions = {}
+if long_cache:
+    sizes = [(1, 1, 1100), (2, 1, 1025), (3, 1, 1537), (1, 1, 2049)]
+    positions = {(3, 1, 1537): [1536, 512, 511], (2, 1, 1025): [1023, 64],
+                 (1, 1, 2049): [1600]}
 for b, nq, nk in sizes:
     q = rng.standard_normal((b, h, nq, d)).astype(np.float32)
     k = rng.standard_normal((b, kvh, nk, d)).astype(np.float32)
@@ -79,6 +88,8 @@ for b, nq, nk in sizes:
     # Uneven offsets with pos + n_q <= n_k, the first row at its largest.
     pos = rng.integers(0, nk - nq + 1, size=b).astype(np.int32)
     pos[0] = nk - nq
+    if (b, nq, nk) in positions:
+        pos = np.array(positions[(b, nq, nk)], np.int32)
     lengths = np.minimum(pos + nq, rng.integers(0, nk + 1, size=b)).astype(np.int32)
     lengths[0] = pos[0] + nq
     case = os.path.join(out_dir, f"{b}-{nq}-{nk}")
