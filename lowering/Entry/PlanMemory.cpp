@@ -409,24 +409,9 @@ MemoryPlan mlir::seq::collectArenaBuffers(func::FuncOp function,
 // Placing them
 //===----------------------------------------------------------------------===//
 
-void mlir::seq::placeArenaBuffers(MemoryPlan &plan) {
-  SmallVectorImpl<PlannedBuffer> &buffers = plan.buffers;
-  // Placement order: buffers of dynamic size first (in program order: they
-  // usually scale together, and the stack-like layout reuses the space of
-  // the dead), then static ones from the largest.
-  SmallVectorImpl<unsigned> &placement = plan.placement;
-  placement.clear();
-  for (unsigned i = 0; i < buffers.size(); ++i)
-    placement.push_back(i);
-  llvm::sort(placement, [&](unsigned a, unsigned b) {
-    const PlannedBuffer &x = buffers[a], &y = buffers[b];
-    if (x.staticBytes.has_value() != y.staticBytes.has_value())
-      return !x.staticBytes.has_value();
-    if (!x.staticBytes)
-      return std::make_pair(x.start, a) < std::make_pair(y.start, b);
-    return std::make_pair(-*x.staticBytes, a) <
-           std::make_pair(-*y.staticBytes, b);
-  });
+/// Places `buffers` in the order `placement`.
+static void placeInOrder(SmallVectorImpl<PlannedBuffer> &buffers,
+                         ArrayRef<unsigned> placement) {
   LLVM_DEBUG({
     llvm::dbgs() << "[" DEBUG_TYPE "] placement order:";
     for (unsigned i : placement)
@@ -435,9 +420,21 @@ void mlir::seq::placeArenaBuffers(MemoryPlan &plan) {
   });
 
   // Each goes as low as the buffers placed before that it interferes with
-  // allow: into the lowest gap when all of those are static, above their
-  // highest end otherwise.
+  // allow: into the lowest gap when all of those are static; otherwise into
+  // the slot of a buffer of the same size whose bytes no buffer it
+  // interferes with overlaps, or above their highest end.
   SmallVector<unsigned> placed;
+  // The buffers each one is placed above, directly or not: a buffer above
+  // another one's slot cannot overlap it, whatever the sizes.
+  SmallVector<llvm::BitVector> under(buffers.size());
+  // Slots of buffers of one size (type and dynamic sizes): the buffers of
+  // a slot have the same offset and disjoint lives. Listed by memref type.
+  DenseMap<Type, SmallVector<SmallVector<unsigned>>> slots;
+  auto sameSize = [&](const PlannedBuffer &x, const PlannedBuffer &y) {
+    memref::AllocOp a = x.alloc, b = y.alloc;
+    return a.getType() == b.getType() &&
+           llvm::equal(a.getDynamicSizes(), b.getDynamicSizes());
+  };
   for (unsigned i : placement) {
     PlannedBuffer &buffer = buffers[i];
     SmallVector<unsigned> conflicts;
@@ -445,11 +442,50 @@ void mlir::seq::placeArenaBuffers(MemoryPlan &plan) {
       if (buffers[j].interferes(buffer))
         conflicts.push_back(j);
     placed.push_back(i);
+    under[i].resize(buffers.size());
     bool allStatic =
         buffer.staticBytes && llvm::all_of(conflicts, [&](unsigned j) {
           return buffers[j].staticBytes && buffers[j].staticOffset;
         });
     if (!allStatic) {
+      // A slot whose buffers are all dead while this one lives, and that
+      // every buffer this one interferes with is above or below: this one
+      // takes the slot's offset (its `below`), so that buffers of one size
+      // that follow each other (the residual stream of each layer) reuse
+      // one place instead of stacking up.
+      Type type = buffer.alloc.getType();
+      auto fits = [&](ArrayRef<unsigned> members) {
+        unsigned first = members.front();
+        if (!sameSize(buffers[first], buffer) ||
+            llvm::any_of(members, [&](unsigned m) {
+              return buffers[m].interferes(buffer);
+            }))
+          return false;
+        // Above the slot (above one of its buffers), or below it.
+        return llvm::all_of(conflicts, [&](unsigned j) {
+          return under[first].test(j) ||
+                 llvm::any_of(members,
+                              [&](unsigned m) { return under[j].test(m); });
+        });
+      };
+      SmallVector<SmallVector<unsigned>> &sized = slots[type];
+      auto *slot = llvm::find_if(sized, fits);
+      if (slot != sized.end()) {
+        unsigned first = slot->front();
+        buffer.below = buffers[first].below;
+        buffer.staticOffset = buffers[first].staticOffset;
+        under[i] = under[first];
+        slot->push_back(i);
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] buffer " << i
+                                << ": the place of buffer " << first
+                                << " (the same size, dead while it lives)\n");
+        continue;
+      }
+      sized.push_back({i});
+      for (unsigned j : conflicts) {
+        under[i].set(j);
+        under[i] |= under[j];
+      }
       buffer.below = conflicts;
       if (conflicts.empty())
         buffer.staticOffset = 0;
@@ -511,6 +547,89 @@ void mlir::seq::placeArenaBuffers(MemoryPlan &plan) {
       }
       llvm::dbgs() << "\n";
     });
+  }
+}
+
+/// The arena's bytes under a placement, with each dynamic dimension of a
+/// buffer counted as `kProxyDim` elements: what compares two placements
+/// whose sizes are only known at run time.
+static int64_t proxyPeak(ArrayRef<PlannedBuffer> buffers,
+                         ArrayRef<unsigned> placement, int64_t alignment) {
+  constexpr int64_t kProxyDim = 128;
+  SmallVector<int64_t> size(buffers.size()), offset(buffers.size());
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    if (buffer.staticBytes) {
+      size[i] = *buffer.staticBytes;
+      continue;
+    }
+    memref::AllocOp alloc = buffer.alloc;
+    MemRefType type = alloc.getType();
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    for (int64_t d : type.getShape())
+      bytes *= ShapedType::isDynamic(d) ? kProxyDim : d;
+    size[i] = llvm::alignTo(bytes, alignment);
+  }
+  int64_t peak = 0;
+  for (unsigned i : placement) {
+    const PlannedBuffer &buffer = buffers[i];
+    if (buffer.staticOffset) {
+      offset[i] = *buffer.staticOffset;
+    } else {
+      offset[i] = 0;
+      for (unsigned j : buffer.below)
+        offset[i] = std::max(offset[i], offset[j] + size[j]);
+    }
+    peak = std::max(peak, offset[i] + size[i]);
+  }
+  return peak;
+}
+
+void mlir::seq::placeArenaBuffers(MemoryPlan &plan) {
+  // Placement order: buffers of dynamic size first, then static ones from
+  // the largest. The dynamic ones (which usually scale together) go either
+  // in program order, where the stack-like layout reuses the space of the
+  // dead, or from the longest-lived, which puts what lives across layers
+  // (the residual stream, split per layer) at the bottom; both are tried
+  // and the placement with the smaller arena (sizes evaluated at a proxy
+  // dimension) kept, program order on a tie.
+  auto orderOf = [&](bool longestFirst) {
+    SmallVector<unsigned> placement =
+        llvm::to_vector(llvm::seq<unsigned>(0, plan.buffers.size()));
+    llvm::sort(placement, [&](unsigned a, unsigned b) {
+      const PlannedBuffer &x = plan.buffers[a], &y = plan.buffers[b];
+      if (x.staticBytes.has_value() != y.staticBytes.has_value())
+        return !x.staticBytes.has_value();
+      if (x.staticBytes)
+        return std::make_pair(-*x.staticBytes, a) <
+               std::make_pair(-*y.staticBytes, b);
+      int64_t xLife = longestFirst ? int64_t(x.end) - x.start : 0;
+      int64_t yLife = longestFirst ? int64_t(y.end) - y.start : 0;
+      return std::make_tuple(-xLife, x.start, a) <
+             std::make_tuple(-yLife, y.start, b);
+    });
+    return placement;
+  };
+  SmallVector<unsigned> programOrder = orderOf(false);
+  SmallVector<unsigned> longestFirst = orderOf(true);
+  if (programOrder == longestFirst) {
+    placeInOrder(plan.buffers, programOrder);
+    plan.placement = std::move(programOrder);
+    return;
+  }
+  SmallVector<PlannedBuffer> inProgramOrder(plan.buffers);
+  placeInOrder(inProgramOrder, programOrder);
+  placeInOrder(plan.buffers, longestFirst);
+  int64_t programPeak =
+      proxyPeak(inProgramOrder, programOrder, plan.alignment);
+  int64_t longestPeak = proxyPeak(plan.buffers, longestFirst, plan.alignment);
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] proxy arena bytes: program "
+                          << "order " << programPeak << ", longest first "
+                          << longestPeak << "\n");
+  if (programPeak <= longestPeak) {
+    plan.buffers = std::move(inProgramOrder);
+    plan.placement = std::move(programOrder);
+  } else {
+    plan.placement = std::move(longestFirst);
   }
 }
 

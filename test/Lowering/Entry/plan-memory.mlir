@@ -47,12 +47,14 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
 // -----
 
 // Dynamic sizes, functions of the input's: rebuilt at the entry, and the
-// offsets with them. %b lives with %a, so it goes above it; %c lives with
-// %b only (the view %av keeps %a alive until the second copy), so it goes
-// above %b. The bytes function does the same arithmetic.
+// offsets with them. The longest-lived %b goes first (this placement, with
+// the sizes at a proxy dimension, needs less than program order's); %a
+// lives with %b, so it goes above it; %c lives with %b only (the view %av
+// keeps %a alive until the second copy), so it goes above %b too, into the
+// bytes of %a. The bytes function does the same arithmetic.
 // CHECK-LABEL: module attributes
-// CHECK-SAME:    buffer 0: memref<?xf32> at loc({{.*}}), bytes (dim(%arg0, 0) * 4), offset 0, live [8, 10]
-// CHECK-SAME:    buffer 1: memref<?xf32> at loc({{.*}}), bytes (dim(%arg0, 0) * 4), offset above buffers 0, live [9, 12]
+// CHECK-SAME:    buffer 0: memref<?xf32> at loc({{.*}}), bytes (dim(%arg0, 0) * 4), offset above buffers 1, live [8, 10]
+// CHECK-SAME:    buffer 1: memref<?xf32> at loc({{.*}}), bytes (dim(%arg0, 0) * 4), offset 0, live [9, 12]
 // CHECK-SAME:    buffer 2: memref<?x2xf32> at loc({{.*}}), bytes (dim(%arg0, 0) * 8), offset above buffers 1, live [11, 11]
 // CHECK-SAME:    peak: dynamic
 // CHECK-LABEL: func.func @__seqc_arena_bytes(
@@ -63,10 +65,9 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
 // CHECK:         %[[SIZE_A:.*]] = arith.andi %[[UP_A]], %c-64{{.*}} : index
 // CHECK:         %[[SIZE_B:.*]] = arith.andi
 // CHECK:         %[[SIZE_C:.*]] = arith.andi
-// CHECK:         %[[OFF_C:.*]] = arith.addi %[[SIZE_A]], %[[SIZE_B]] : index
-// CHECK:         %[[END_B:.*]] = arith.addi %[[SIZE_A]], %[[SIZE_B]] : index
-// CHECK:         %[[MAX:.*]] = arith.maxui %[[SIZE_A]], %[[END_B]] : index
-// CHECK:         %[[END_C:.*]] = arith.addi %[[OFF_C]], %[[SIZE_C]] : index
+// CHECK:         %[[END_A:.*]] = arith.addi %[[SIZE_B]], %[[SIZE_A]] : index
+// CHECK:         %[[MAX:.*]] = arith.maxui %[[END_A]], %[[SIZE_B]] : index
+// CHECK:         %[[END_C:.*]] = arith.addi %[[SIZE_B]], %[[SIZE_C]] : index
 // CHECK:         %[[TOTAL:.*]] = arith.maxui %[[MAX]], %[[END_C]] : index
 // CHECK:         return %[[TOTAL]] : index
 // CHECK-LABEL: func.func @forward(
@@ -74,11 +75,10 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
 // CHECK:         %[[N:.*]] = memref.dim %[[X]], %{{.*}} : memref<?xf32>
 // CHECK:         %[[SIZE_A:.*]] = arith.andi
 // CHECK:         %[[SIZE_B:.*]] = arith.andi
-// CHECK:         %[[OFF_C:.*]] = arith.addi %[[SIZE_A]], %[[SIZE_B]] : index
 // CHECK:         %[[DIM:.*]] = memref.dim %[[X]]
+// CHECK:         memref.view %[[ARENA]][%[[SIZE_B]]][%[[DIM]]] : memref<?xi8> to memref<?xf32>
 // CHECK:         memref.view %[[ARENA]][%c0{{.*}}][%[[DIM]]] : memref<?xi8> to memref<?xf32>
-// CHECK:         memref.view %[[ARENA]][%[[SIZE_A]]][%[[DIM]]] : memref<?xi8> to memref<?xf32>
-// CHECK:         memref.view %[[ARENA]][%[[OFF_C]]][%[[DIM]]] : memref<?xi8> to memref<?x2xf32>
+// CHECK:         memref.view %[[ARENA]][%[[SIZE_B]]][%[[DIM]]] : memref<?xi8> to memref<?x2xf32>
 // CHECK-NOT:     memref.dealloc
 module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
                    seqc.num_params = 0 : i64} {
@@ -181,4 +181,36 @@ func.func @library(%x: memref<4xf32>) {
   memref.copy %x, %a : memref<4xf32> to memref<4xf32>
   memref.dealloc %a : memref<4xf32>
   return
+}
+
+// -----
+
+// A chain of buffers of one size, each written from the one before (the
+// residual stream of a model whose layers each have their own buffer): %x2
+// is dead while %x0 lives and takes its place, instead of stacking above
+// %x1. Two places for three buffers.
+// CHECK-LABEL: module attributes
+// CHECK-SAME:    buffer 0: memref<?xf32> at loc({{.*}}), bytes (dim(%arg0, 0) * 4), offset 0, live [6, 7]
+// CHECK-SAME:    buffer 1: memref<?xf32> at loc({{.*}}), bytes (dim(%arg0, 0) * 4), offset above buffers 0, live [7, 8]
+// CHECK-SAME:    buffer 2: memref<?xf32> at loc({{.*}}), bytes (dim(%arg0, 0) * 4), offset 0, live [8, 9]
+// CHECK-SAME:    peak: dynamic
+module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
+                   seqc.num_params = 0 : i64} {
+  // expected-remark @+1 {{memory plan: 3 buffers in one arena of a size computed from the input sizes at each call; 1 allocations stay on the heap}}
+  func.func @forward(%x: memref<?xf32>) -> memref<?xf32> {
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %x0 = memref.alloc(%n) : memref<?xf32>
+    %x1 = memref.alloc(%n) : memref<?xf32>
+    %x2 = memref.alloc(%n) : memref<?xf32>
+    %out = memref.alloc(%n) : memref<?xf32>
+    memref.copy %x, %x0 : memref<?xf32> to memref<?xf32>
+    memref.copy %x0, %x1 : memref<?xf32> to memref<?xf32>
+    memref.copy %x1, %x2 : memref<?xf32> to memref<?xf32>
+    memref.copy %x2, %out : memref<?xf32> to memref<?xf32>
+    memref.dealloc %x0 : memref<?xf32>
+    memref.dealloc %x1 : memref<?xf32>
+    memref.dealloc %x2 : memref<?xf32>
+    return %out : memref<?xf32>
+  }
 }
