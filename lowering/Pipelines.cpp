@@ -23,9 +23,10 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -141,6 +142,9 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
 
 void mlir::seq::buildSeqBufferizationPipeline(
     OpPassManager &pm, const SeqPipelineOptions &options) {
+  // One tensor.empty per use: CSE merged the equal ones of every layer, and
+  // the analyses below grow with the square of their uses.
+  pm.addPass(seq::createSeqSplitEmptyTensors());
   // Rewrites `tensor.empty` destinations into the tensors they end up being
   // inserted into, so that more ops write their results in place.
   if (options.optLevel >= 1)
@@ -162,7 +166,21 @@ void mlir::seq::buildSeqBufferizationPipeline(
   // The model function is public, so it must hand ownership of its results
   // to the caller: a result whose ownership is not statically known (it may
   // alias an argument) is cloned, and returned buffers are never freed.
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // Upstream's buffer-deallocation-pipeline with seq-split-deallocs before
+  // the simplification (which compares every pair of the memrefs of a
+  // dealloc: all the buffers of the model function, in one).
+  pm.addNestedPass<func::FuncOp>(
+      memref::createExpandReallocPass({/*emitDeallocs=*/false}));
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(seq::createSeqSplitDeallocs());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   // bufferization.clone -> memref.alloc + memref.copy, dealloc -> memref.
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());

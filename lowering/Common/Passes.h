@@ -6,7 +6,7 @@
 //
 // Passes on buffers that every target's lowering to the LLVM dialect needs:
 // workarounds for upstream conversions that the CPU and NVPTX pipelines both
-// run.
+// run, and the steps that keep bufferization linear in the model's depth.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +14,9 @@
 #define SEQC_LOWERING_COMMON_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Entry/Entry.h"
+#include "lowering/Common/Instances.h"
 #include "lowering/Common/OpShape.h"
 
 #include "dialect/Seq/IR/ModelSignature.h"
@@ -64,13 +65,6 @@ using mlir::seq::isClonableConstant;
 
 namespace {
 
-/// The instances (outermost first) whose forwards built an op: the names of
-/// the NameLocs on its call-site chain. A fused location (ops merged from
-/// several places) names none.
-struct InstanceChain {
-  SmallVector<NameLoc, 4> names;
-};
-
 /// A contiguous range of top-level ops of the model function built by one
 /// instance, and what it reads from above.
 struct Segment {
@@ -92,26 +86,6 @@ struct Segment {
 };
 
 } // namespace
-
-static InstanceChain getInstanceChain(Location loc) {
-  InstanceChain chain;
-  // callsite(callee at caller): the caller is the outer call. The frontend
-  // puts the NameLoc around the call site of an instance's forward.
-  while (true) {
-    if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
-      loc = callSite.getCaller();
-      continue;
-    }
-    if (auto name = dyn_cast<NameLoc>(loc)) {
-      chain.names.push_back(name);
-      loc = name.getChildLoc();
-      continue;
-    }
-    break;
-  }
-  std::reverse(chain.names.begin(), chain.names.end());
-  return chain;
-}
 
 /// Fills in the externals, results, hash and size of `segment`, or the
 /// reason it cannot be outlined: a region of several blocks or an op with
@@ -283,7 +257,7 @@ private:
   /// replaces each segment by a call to it.
   func::FuncOp fold(ArrayRef<Segment *> group);
 
-  DenseMap<Operation *, InstanceChain> chains;
+  DenseMap<Operation *, SmallVector<NameLoc, 4>> chains;
   /// Results of segments replaced by the results of their calls, for the
   /// externals of segments folded later.
   DenseMap<Value, Value> replaced;
@@ -423,8 +397,8 @@ func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group) {
 
 void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
   auto instanceAt = [&](Operation *op) -> NameLoc {
-    const InstanceChain &chain = chains[op];
-    return level < chain.names.size() ? chain.names[level] : NameLoc();
+    const SmallVector<NameLoc, 4> &chain = chains[op];
+    return level < chain.size() ? chain[level] : NameLoc();
   };
 
   // Untagged ops between two ops of the same instance belong to it; those
@@ -562,7 +536,7 @@ void SeqFoldLayersPass::runOnOperation() {
       // which may be in the next layer.
       if (!isa<memref::DeallocOp>(op) &&
           (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)))
-        chains[&op] = getInstanceChain(op.getLoc());
+        chains[&op] = seq::getInstanceChain(op.getLoc());
       ops.push_back(&op);
     }
     foldRange(ops, 0);
