@@ -37,6 +37,13 @@ protected:
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  /// base, base + 1, ..., base + count - 1: the rows or columns of a tile.
+  SmallVector<Value> consecutive(Value base, int64_t count) {
+    SmallVector<Value> at;
+    for (int64_t i = 0; i < count; ++i)
+      at.push_back(add(base, idx(i)));
+    return at;
+  }
   /// lo + floor((hi - lo) / step) * step: the end of the full steps.
   Value fullEnd(Value lo, Value hi, int64_t step) {
     Value count = arith::DivUIOp::create(b, loc, sub(hi, lo), idx(step));

@@ -297,11 +297,8 @@ private:
     Value zeros = arith::ConstantOp::create(b, loc, vecType,
                                             b.getZeroAttr(vecType));
     SmallVector<Value> init(mr * nr, zeros);
-    SmallVector<Value> rowAt, colAt;
-    for (int64_t i = 0; i < mr; ++i)
-      rowAt.push_back(add(m1, idx(i)));
-    for (int64_t jn = 0; jn < nr; ++jn)
-      colAt.push_back(add(n1, idx(jn)));
+    SmallVector<Value> rowAt = consecutive(m1, mr);
+    SmallVector<Value> colAt = consecutive(n1, nr);
     auto forOp = scf::ForOp::create(b, loc, idx(0), numBlocks, idx(1), init);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -356,11 +353,8 @@ private:
     int64_t perSet = mr * nr;
     Value zeros =
         arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
-    SmallVector<Value> rowAt, colAt;
-    for (int64_t i = 0; i < mr; ++i)
-      rowAt.push_back(add(m1, idx(i)));
-    for (int64_t jn = 0; jn < nr; ++jn)
-      colAt.push_back(add(n1, idx(jn)));
+    SmallVector<Value> rowAt = consecutive(m1, mr);
+    SmallVector<Value> colAt = consecutive(n1, nr);
     VectorType bytes = VectorType::get({t.lanes}, b.getIntegerType(8));
     Value zero = idx(0);
     // `vectors` vectors of the row from weight k on, into `acc`.
@@ -582,11 +576,8 @@ private:
     VectorType eight = VectorType::get({8}, f32);
     Value zeros =
         arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
-    SmallVector<Value> rowAt, colAt;
-    for (int64_t i = 0; i < mr; ++i)
-      rowAt.push_back(add(m1, idx(i)));
-    for (int64_t jn = 0; jn < nr; ++jn)
-      colAt.push_back(add(n1, idx(jn)));
+    SmallVector<Value> rowAt = consecutive(m1, mr);
+    SmallVector<Value> colAt = consecutive(n1, nr);
     // The step of `blocks` blocks (per, or 1 for the last odd block, padded
     // with zeros) from block kb0 on.
     auto step = [&](Value kb0, int64_t blocks, SmallVector<Value> &acc) {
