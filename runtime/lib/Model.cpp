@@ -864,6 +864,18 @@ seqc_status *runExclusive(seqc_model *model) {
       if (set->entries.size() < numEntries)
         set->entries.resize(numEntries);
       shared = set->entries[model->selected];
+      // Entries whose table rows name one seqc_prepare (seqc gives equal
+      // preparations one function) share its block whole.
+      for (size_t e = 0; e < set->entries.size() && !shared; ++e) {
+        seqc_prepare_fn other = e == model->selected ? nullptr
+                                : model->entries.empty()
+                                    ? nullptr
+                                    : model->entries[e].prepare;
+        if (other == model->prepare && set->entries[e])
+          shared = set->entries[e];
+      }
+      if (shared)
+        set->entries[model->selected] = shared;
       if (!shared) {
         PrepareCall prepare = {model->prepare, &args[1 + inputSpecs.size()],
                                nullptr};

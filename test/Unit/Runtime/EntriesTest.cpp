@@ -421,4 +421,38 @@ TEST(EntriesV2, ConcurrentFirstRunsOfEveryEntry) {
   EXPECT_EQ(releases.load(), 2);
 }
 
+/// seqc gives entries whose preparations are equal one seqc_prepare in
+/// their table rows: `step` here takes forward's (its block starts like
+/// forward's, with w).
+const seqc_entry_symbols kSymbolsOnePrepare[] = {
+    {"forward", forwardInvokeV2, forwardPrepare, forwardRelease},
+    {"step", stepInvokeV2, forwardPrepare, forwardRelease},
+    {nullptr, nullptr, nullptr, nullptr}};
+
+TEST(EntriesV2, EntriesWithOnePrepareFunctionShareTheBlockWhole) {
+  prepares = releases = 0;
+  {
+    seqc_model *raw = nullptr;
+    ASSERT_TRUE(isOk(seqc_model_load_entries(kManifestV2.c_str(),
+                                             kSymbolsOnePrepare, &raw)));
+    ModelPtr model(raw);
+    float w = 2;
+    seqc_tensor tensor = makeTensor(SEQC_DTYPE_F32, {1}, &w);
+    ASSERT_TRUE(isOk(seqc_model_set_param(model.get(), "w", &tensor)));
+    ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "step")));
+    EXPECT_EQ(run(model.get(), {1}), std::vector<float>{2});
+    ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "forward")));
+    EXPECT_EQ(run(model.get(), {1, 2}), (std::vector<float>{2, 4}));
+    // Prepared once, nothing computed twice.
+    EXPECT_EQ(prepares.load(), 1);
+    EXPECT_EQ(forwardW.load(), stepW.load());
+    ModelPtr clone = cloneOf(model.get());
+    model.reset();
+    EXPECT_EQ(run(clone.get(), {3}), std::vector<float>{6});
+    EXPECT_EQ(prepares.load(), 1);
+    EXPECT_EQ(releases.load(), 0);
+  }
+  EXPECT_EQ(releases.load(), 1);
+}
+
 } // namespace
