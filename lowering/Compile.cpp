@@ -576,6 +576,30 @@ static LogicalResult linkEntries(
     const CompileOptions &options) {
   llvm::Module &linked = *llvmModules.front();
   llvm::LLVMContext &llvmContext = linked.getContext();
+  // Each entry's description of its prepared block (seq-emit-invoke):
+  // entries whose descriptions are equal, every value with a key, prepare
+  // the same values at the same places, so the table gives them the first
+  // one's seqc_prepare and seqc_release, and the runtime, seeing one
+  // function, prepares the block once for them all (docs/abi.md, "Sharing
+  // prepared values"). Constants are unique in a context: equal tables are
+  // one pointer.
+  std::vector<llvm::Constant *> tables(llvmModules.size(), nullptr);
+  for (size_t i = 0; i < llvmModules.size(); ++i) {
+    llvm::GlobalVariable *table = llvmModules[i]->getGlobalVariable(
+        kPreparedTableSymbol, /*AllowInternal=*/true);
+    auto *values = table && table->hasInitializer()
+                       ? llvm::dyn_cast<llvm::ConstantDataArray>(
+                             table->getInitializer())
+                       : nullptr;
+    if (!values || values->getNumElements() == 0)
+      continue;
+    uint64_t count = values->getElementAsInteger(0);
+    bool keyed = values->getNumElements() == 1 + 3 * count;
+    for (uint64_t k = 1 + 2 * count; keyed && k < 1 + 3 * count; ++k)
+      keyed = values->getElementAsInteger(k) != 0;
+    if (keyed)
+      tables[i] = values;
+  }
   for (size_t i = 1; i < llvmModules.size(); ++i) {
     llvm::Module &entry = *llvmModules[i];
     if (llvm::GlobalVariable *other = entry.getGlobalVariable(kManifestSymbol))
@@ -614,6 +638,12 @@ static LogicalResult linkEntries(
   std::vector<llvm::Constant *> rows;
   for (auto [i, name] : llvm::enumerate(names)) {
     std::string suffix = i == 0 ? "" : "_" + name;
+    size_t same = i;
+    for (size_t j = 0; j < i && same == i; ++j)
+      if (tables[i] && tables[j] == tables[i])
+        same = j;
+    std::string prepareSuffix =
+        same == 0 ? "" : "_" + names[same];
     std::vector<llvm::Constant *> fields;
     llvm::Constant *nameText =
         llvm::ConstantDataArray::getString(llvmContext, name);
@@ -622,7 +652,8 @@ static LogicalResult linkEntries(
         llvm::GlobalValue::PrivateLinkage, nameText, "seqc_entry_name"));
     for (llvm::StringRef symbol :
          {kInvokeSymbol, kPrepareSymbol, kReleaseSymbol}) {
-      std::string functionName = symbol.str() + suffix;
+      std::string functionName =
+          symbol.str() + (symbol == kInvokeSymbol ? suffix : prepareSuffix);
       llvm::Function *function = linked.getFunction(functionName);
       if (!function)
         return reportError(options, "entry '" + name + "' defines no " +

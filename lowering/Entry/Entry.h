@@ -63,6 +63,17 @@ constexpr llvm::StringLiteral kPrepareGroupsAttr = "seqc.prepare_groups";
 constexpr llvm::StringLiteral kPreparedOffsetsSymbol =
     "__seqc_prepared_offsets";
 constexpr llvm::StringLiteral kPrepareParamsSymbol = "__seqc_prepare_params";
+/// seq-hoist-preparation: the module attribute (dense i64 array) holding a
+/// key per prepared value, in argument order: a hash of the computation
+/// that prepares it (the printed function computing its component), the
+/// parameters it reads (manifest indices) and its place among the
+/// component's results. Two prepared values of a model's entries with the
+/// same key are the same value of the same weights (docs/abi.md, "Sharing
+/// prepared values"); 0 means no key. seq-emit-invoke writes them into
+/// the constant table the prepared block points to:
+/// {count, offsets[count], ranks[count], keys[count]}.
+constexpr llvm::StringLiteral kPreparedKeysAttr = "seqc.prepared_keys";
+constexpr llvm::StringLiteral kPreparedTableSymbol = "__seqc_prepared_table";
 /// seq-plan-memory: the module attribute (i64: the arena's alignment)
 /// saying that the model function takes the arena as its last argument, the
 /// function computing the arena's size for a call, and the module attribute

@@ -83,14 +83,16 @@ void SeqEmitInvokePass::runOnOperation() {
   }
 
   // The prepared values (seq-hoist-preparation) are the C interface's last
-  // parameters; the runtime passes them as one state pointer after the
-  // parameters (docs/abi.md).
+  // parameters; the runtime passes them as one prepared block after the
+  // parameters, read-only, which every instance made from the same weights
+  // may share (docs/abi.md).
   ArrayRef<int64_t> preparedRanks;
   if (auto ranks = module->getAttrOfType<DenseI64ArrayAttr>(kPreparedRanksAttr))
     preparedRanks = ranks.asArrayRef();
   unsigned numPrepared = preparedRanks.size();
   // The arena of the memory plan (seq-plan-memory) is the C interface's
-  // very last parameter; the state owns it.
+  // very last parameter; the caller owns it, as a record {base, capacity}
+  // in the slot after the prepared block's (docs/abi.md, version 2).
   int64_t arenaAlignment = 0;
   if (auto arena = module->getAttrOfType<IntegerAttr>(kArenaAttr))
     arenaAlignment = arena.getInt();
@@ -107,7 +109,12 @@ void SeqEmitInvokePass::runOnOperation() {
   // allocator, which gives a GPU model managed memory (docs/abi.md).
   bool runtimeArena =
       runtimeAllocator || module->hasAttr("gpu.container_module");
-  bool hasState = numPrepared || hasArena;
+  bool hasPrepared = numPrepared > 0;
+  // Each prepared value's key (seq-hoist-preparation), 0 when unknown.
+  SmallVector<int64_t> keys(numPrepared, 0);
+  if (auto keysAttr = module->getAttrOfType<DenseI64ArrayAttr>(kPreparedKeysAttr))
+    if (keysAttr.size() == int64_t(numPrepared))
+      keys = llvm::to_vector(keysAttr.asArrayRef());
   if (cifaceType.getNumParams() < numPrepared + hasArena + 1) {
     ciface.emitError() << "expected the C interface to take the result area, "
                        << numPrepared << " prepared values"
@@ -257,15 +264,16 @@ void SeqEmitInvokePass::runOnOperation() {
                                      LLVM::GEPNoWrapFlags::inbounds);
     return LLVM::LoadOp::create(builder, loc, ptrType, slot);
   };
-  // Byte offsets of the prepared descriptors in the state: {ptr, ptr, i64,
-  // i64[r], i64[r]} each, back to back, first those @__seqc_prepare
-  // computes (its result area), then those of each group in turn. The
-  // arena follows: {ptr base, i64 capacity}.
+  // The prepared block: the address of the constant table describing it
+  // ({count, offsets, ranks, keys}), then the prepared descriptors, {ptr,
+  // ptr, i64, i64[r], i64[r]} each, back to back, first those
+  // @__seqc_prepare computes (its result area), then those of each group
+  // in turn. The arena is not in it: the caller passes its own.
   auto descriptorBytes = [&](int64_t value) {
     return 8 * (3 + 2 * preparedRanks[value]);
   };
   SmallVector<int64_t> offsets(numPrepared);
-  int64_t stateBytes = 0;
+  int64_t stateBytes = 8;
   for (int64_t value : restValues) {
     offsets[value] = stateBytes;
     stateBytes += descriptorBytes(value);
@@ -276,9 +284,6 @@ void SeqEmitInvokePass::runOnOperation() {
       stateBytes += descriptorBytes(value);
     }
   }
-  int64_t arenaOffset = stateBytes;
-  if (hasArena)
-    stateBytes += 16;
   LLVM_DEBUG({
     llvm::dbgs() << "[" DEBUG_TYPE "] " << cifaceName << ": " << numSlots
                  << " slots of seqc_invoke's args, " << numPrepared
@@ -290,16 +295,11 @@ void SeqEmitInvokePass::runOnOperation() {
                                     : "aligned_alloc")
                    << ")";
     llvm::dbgs() << "\n";
-    if (hasState) {
-      llvm::dbgs() << "[" DEBUG_TYPE "] state of " << stateBytes << " bytes:";
-      if (numPrepared) {
-        llvm::dbgs() << " prepared descriptors at offsets";
-        for (int64_t offset : offsets)
-          llvm::dbgs() << " " << offset;
-      }
-      if (hasArena)
-        llvm::dbgs() << (numPrepared ? ";" : "") << " arena at offset "
-                     << arenaOffset;
+    if (hasPrepared) {
+      llvm::dbgs() << "[" DEBUG_TYPE "] prepared block of " << stateBytes
+                   << " bytes: prepared descriptors at offsets";
+      for (int64_t offset : offsets)
+        llvm::dbgs() << " " << offset;
       llvm::dbgs() << "\n";
     } else {
       llvm::dbgs() << "[" DEBUG_TYPE "] no state: seqc_prepare returns "
@@ -335,15 +335,15 @@ void SeqEmitInvokePass::runOnOperation() {
         builder, loc, name, LLVM::LLVMFunctionType::get(result, params));
   };
 
-  // void *seqc_prepare(void **params): the prepared values and an empty
-  // arena in an allocated state, or null when there are neither.
+  // void *seqc_prepare(void **params): the prepared values in an allocated
+  // block, or null when there are none.
   auto prepare = LLVM::LLVMFuncOp::create(
       builder, loc, kPrepareSymbol,
       LLVM::LLVMFunctionType::get(ptrType, {ptrType}));
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(prepare.addEntryBlock(builder));
-    if (!hasState) {
+    if (!hasPrepared) {
       LLVM::ReturnOp::create(builder, loc,
                              LLVM::ZeroOp::create(builder, loc, ptrType));
     } else {
@@ -353,16 +353,24 @@ void SeqEmitInvokePass::runOnOperation() {
       Value state = LLVM::CallOp::create(builder, loc, allocState,
                                          ValueRange{i64Constant(stateBytes)})
                         .getResult();
-      if (hasArena) {
-        LLVM::StoreOp::create(builder, loc,
-                              LLVM::ZeroOp::create(builder, loc, ptrType),
-                              atOffset(state, arenaOffset));
-        LLVM::StoreOp::create(builder, loc, i64Constant(0),
-                              atOffset(state, arenaOffset + 8));
-      }
+      // The block starts with the address of its description: the runtime
+      // reads each value's offset, rank and key there to share the values
+      // that several entries prepare alike (docs/abi.md).
+      if (Operation *existing = module.lookupSymbol(kPreparedTableSymbol))
+        return reserved(existing, kPreparedTableSymbol), signalPassFailure();
+      SmallVector<int64_t> description{int64_t(numPrepared)};
+      llvm::append_range(description, offsets);
+      llvm::append_range(description, preparedRanks);
+      llvm::append_range(description, keys);
+      LLVM::GlobalOp described =
+          createTable(kPreparedTableSymbol, description);
+      LLVM::StoreOp::create(builder, loc,
+                            LLVM::AddressOfOp::create(builder, loc, described),
+                            state);
       Value params = prepare.getArgument(0);
       if (prepareCiface) {
-        SmallVector<Value> operands{state};
+        // Its result area: the descriptors after the table's address.
+        SmallVector<Value> operands{atOffset(state, offsets[restValues.front()])};
         for (int64_t param : restParams)
           operands.push_back(loadPointer(params, param));
         LLVM::CallOp::create(builder, loc, prepareCiface, operands);
@@ -386,7 +394,7 @@ void SeqEmitInvokePass::runOnOperation() {
                    << "[" DEBUG_TYPE "] seqc_prepare calls @"
                    << group.ciface.getName() << " " << group.numCalls
                    << " times, on the parameters of @" << name << " ("
-                   << group.numArgs << " per call), into the state at "
+                   << group.numArgs << " per call), into the block at "
                    << base << " + " << bytes << " r\n");
         Block *header = prepare.addBlock(), *call = prepare.addBlock(),
               *after = prepare.addBlock();
@@ -432,7 +440,7 @@ void SeqEmitInvokePass::runOnOperation() {
   }
 
   // void seqc_release(void *state): frees the prepared buffers (with the
-  // allocator the model allocates with), the arena and the state.
+  // allocator the model allocates with) and the block.
   auto release = LLVM::LLVMFuncOp::create(
       builder, loc, kReleaseSymbol,
       LLVM::LLVMFunctionType::get(voidType, {ptrType}));
@@ -440,11 +448,11 @@ void SeqEmitInvokePass::runOnOperation() {
     OpBuilder::InsertionGuard guard(builder);
     Block *entryBlock = release.addEntryBlock(builder);
     builder.setInsertionPointToStart(entryBlock);
-    if (!hasState) {
+    if (!hasPrepared) {
       LLVM::ReturnOp::create(builder, loc, ValueRange());
     } else {
-      LLVM_DEBUG(if (numPrepared) llvm::dbgs()
-                 << "[" DEBUG_TYPE "] seqc_release frees the state and the "
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] seqc_release frees the block and the "
                     "prepared buffers with "
                  << (runtimeAllocator ? "_mlir_memref_to_llvm_free: the "
                                         "model allocates with the runtime"
@@ -532,16 +540,6 @@ void SeqEmitInvokePass::runOnOperation() {
             header);
         builder.setInsertionPointToStart(after);
       }
-      if (hasArena) {
-        // The arena comes from aligned_alloc or the runtime's allocator
-        // (both take NULL).
-        Value base = LLVM::LoadOp::create(builder, loc, ptrType,
-                                          atOffset(state, arenaOffset));
-        auto freeArena = runtimeArena ? declare("_mlir_memref_to_llvm_free",
-                                                voidType, {ptrType})
-                                      : free;
-        LLVM::CallOp::create(builder, loc, freeArena, ValueRange{base});
-      }
       LLVM::CallOp::create(builder, loc, free, ValueRange{state});
       LLVM::BrOp::create(builder, loc, done);
       builder.setInsertionPointToStart(done);
@@ -569,48 +567,69 @@ void SeqEmitInvokePass::runOnOperation() {
   SmallVector<Value> operands;
   for (unsigned k = 0; k < numSlots; ++k)
     operands.push_back(loadPointer(args, k));
-  if (!hasState) {
+  if (!hasPrepared && !hasArena) {
     LLVM::CallOp::create(builder, loc, ciface, operands);
     LLVM::ReturnOp::create(builder, loc, ValueRange());
   } else {
-    // A null state (a host that never called seqc_prepare) prepares for
-    // this call alone.
-    // The state buffers' slots follow the parameters'.
-    unsigned numStateArgs = 0;
-    if (auto numState = module->getAttrOfType<IntegerAttr>(kNumStateAttr))
-      numStateArgs = numState.getInt();
-    Value given = loadPointer(args, numSlots);
     Value null = LLVM::ZeroOp::create(builder, loc, ptrType);
-    Value isNull = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq,
-                                        given, null);
-    Block *prepareNow = invoke.addBlock();
-    Block *run = invoke.addBlock();
-    run->addArgument(ptrType, loc);
-    Block *releaseNow = invoke.addBlock();
-    Block *done = invoke.addBlock();
-    LLVM::CondBrOp::create(builder, loc, isNull, prepareNow, ValueRange(), run,
-                           ValueRange{given});
-    builder.setInsertionPointToStart(prepareNow);
-    Value params = LLVM::GEPOp::create(
-        builder, loc, ptrType, ptrType, args,
-        ArrayRef<LLVM::GEPArg>{int32_t(numSlots - numStateArgs - numParams)},
-        LLVM::GEPNoWrapFlags::inbounds);
-    Value fresh =
-        LLVM::CallOp::create(builder, loc, prepare, ValueRange{params})
-            .getResult();
-    LLVM::BrOp::create(builder, loc, ValueRange{fresh}, run);
-    builder.setInsertionPointToStart(run);
-    Value state = run->getArgument(0);
-    for (int64_t offset : offsets)
-      operands.push_back(atOffset(state, offset));
+    // The arena's record, args[numSlots + 1]: {ptr base, i64 capacity},
+    // the caller's; a null one makes this call use a record of its own in
+    // the frame, whose arena it frees before returning.
+    Value record, recordIsNull;
+    if (hasArena) {
+      Value local = LLVM::AllocaOp::create(
+          builder, loc, ptrType, LLVM::LLVMArrayType::get(i64Type, 2),
+          i64Constant(1), /*alignment=*/8);
+      LLVM::StoreOp::create(builder, loc, null, atOffset(local, 0));
+      LLVM::StoreOp::create(builder, loc, i64Constant(0), atOffset(local, 8));
+      Value given = loadPointer(args, numSlots + 1);
+      recordIsNull = LLVM::ICmpOp::create(
+          builder, loc, LLVM::ICmpPredicate::eq, given, null);
+      record =
+          LLVM::SelectOp::create(builder, loc, recordIsNull, local, given);
+    }
+    auto free = runtimeArena ? declare("_mlir_memref_to_llvm_free", voidType,
+                                       {ptrType})
+                             : declare("free", voidType, {ptrType});
+    // A null prepared block (a host that never called seqc_prepare)
+    // prepares for this call alone.
+    Value isNull, state;
+    Block *run = nullptr;
+    if (hasPrepared) {
+      // The state buffers' slots follow the parameters'.
+      unsigned numStateArgs = 0;
+      if (auto numState = module->getAttrOfType<IntegerAttr>(kNumStateAttr))
+        numStateArgs = numState.getInt();
+      Value given = loadPointer(args, numSlots);
+      isNull = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq,
+                                    given, null);
+      Block *prepareNow = invoke.addBlock();
+      run = invoke.addBlock();
+      run->addArgument(ptrType, loc);
+      LLVM::CondBrOp::create(builder, loc, isNull, prepareNow, ValueRange(),
+                             run, ValueRange{given});
+      builder.setInsertionPointToStart(prepareNow);
+      Value params = LLVM::GEPOp::create(
+          builder, loc, ptrType, ptrType, args,
+          ArrayRef<LLVM::GEPArg>{int32_t(numSlots - numStateArgs - numParams)},
+          LLVM::GEPNoWrapFlags::inbounds);
+      Value fresh =
+          LLVM::CallOp::create(builder, loc, prepare, ValueRange{params})
+              .getResult();
+      LLVM::BrOp::create(builder, loc, ValueRange{fresh}, run);
+      builder.setInsertionPointToStart(run);
+      state = run->getArgument(0);
+      for (int64_t offset : offsets)
+        operands.push_back(atOffset(state, offset));
+    }
     if (hasArena) {
       // The arena grows to what this call's sizes need; it is never shrunk
-      // and is freed with the state.
+      // and is freed by the record's owner.
       Value bytes = LLVM::CallOp::create(builder, loc, arenaBytesCiface,
                                          ArrayRef<Value>(operands).drop_front())
                         .getResult();
-      Value baseSlot = atOffset(state, arenaOffset);
-      Value capacitySlot = atOffset(state, arenaOffset + 8);
+      Value baseSlot = atOffset(record, 0);
+      Value capacitySlot = atOffset(record, 8);
       Value capacity =
           LLVM::LoadOp::create(builder, loc, i64Type, capacitySlot);
       Value grow = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ugt,
@@ -619,9 +638,6 @@ void SeqEmitInvokePass::runOnOperation() {
       Block *call = invoke.addBlock();
       LLVM::CondBrOp::create(builder, loc, grow, growBlock, call);
       builder.setInsertionPointToStart(growBlock);
-      auto free = runtimeArena ? declare("_mlir_memref_to_llvm_free", voidType,
-                                         {ptrType})
-                               : declare("free", voidType, {ptrType});
       // The runtime's seqc_alloc_arena checks the request (and names the
       // arena when it fails): a failure unwinds this call before any kernel
       // runs.
@@ -629,11 +645,10 @@ void SeqEmitInvokePass::runOnOperation() {
           runtimeArena
               ? declare("seqc_alloc_arena", ptrType, {i64Type, i64Type})
               : declare("aligned_alloc", ptrType, {i64Type, i64Type});
-      // The state is empty while the arena is replaced, so that it never
+      // The record is empty while the arena is replaced, so that it never
       // holds a freed arena, even when the allocation does not return.
       Value old = LLVM::LoadOp::create(builder, loc, ptrType, baseSlot);
-      LLVM::StoreOp::create(
-          builder, loc, LLVM::ZeroOp::create(builder, loc, ptrType), baseSlot);
+      LLVM::StoreOp::create(builder, loc, null, baseSlot);
       LLVM::StoreOp::create(builder, loc, i64Constant(0), capacitySlot);
       LLVM::CallOp::create(builder, loc, free, ValueRange{old});
       // aligned_alloc wants a multiple of the alignment.
@@ -661,15 +676,29 @@ void SeqEmitInvokePass::runOnOperation() {
       operands.push_back(arenaDescriptor);
     }
     LLVM::CallOp::create(builder, loc, ciface, operands);
-    LLVM::CondBrOp::create(builder, loc, isNull, releaseNow, done);
-    builder.setInsertionPointToStart(releaseNow);
-    LLVM::CallOp::create(builder, loc, release, ValueRange{state});
-    LLVM::BrOp::create(builder, loc, done);
-    builder.setInsertionPointToStart(done);
+    if (hasArena) {
+      // A record of the call's own: its arena goes with the call.
+      Block *freeArena = invoke.addBlock();
+      Block *next = invoke.addBlock();
+      LLVM::CondBrOp::create(builder, loc, recordIsNull, freeArena, next);
+      builder.setInsertionPointToStart(freeArena);
+      LLVM::CallOp::create(
+          builder, loc, free,
+          ValueRange{LLVM::LoadOp::create(builder, loc, ptrType,
+                                          atOffset(record, 0))});
+      LLVM::BrOp::create(builder, loc, next);
+      builder.setInsertionPointToStart(next);
+    }
+    if (hasPrepared) {
+      Block *releaseNow = invoke.addBlock();
+      Block *done = invoke.addBlock();
+      LLVM::CondBrOp::create(builder, loc, isNull, releaseNow, done);
+      builder.setInsertionPointToStart(releaseNow);
+      LLVM::CallOp::create(builder, loc, release, ValueRange{state});
+      LLVM::BrOp::create(builder, loc, done);
+      builder.setInsertionPointToStart(done);
+    }
     LLVM::ReturnOp::create(builder, loc, ValueRange());
-    // Keep the blocks in the order they were filled.
-    releaseNow->moveBefore(&invoke.getBody(), invoke.getBody().end());
-    done->moveBefore(&invoke.getBody(), invoke.getBody().end());
   }
 
   // docs/abi.md: the object defines seqc_manifest and seqc_invoke. Every

@@ -40,6 +40,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/xxhash.h"
 
 #define DEBUG_TYPE "seq-hoist-preparation"
 
@@ -246,6 +247,7 @@ void SeqHoistPreparationPass::runOnOperation() {
   llvm::StringMap<unsigned> classOf;
   SmallVector<SmallVector<unsigned>> classes;
   SmallVector<func::FuncOp> candidates(components.size());
+  SmallVector<int64_t> keys(prepared.size(), 0);
   SmallVector<SmallVector<int64_t>> candidateParams(components.size());
   for (auto [number, component] : llvm::enumerate(components)) {
     ArrayRef<unsigned> members = component.second;
@@ -261,13 +263,6 @@ void SeqHoistPreparationPass::runOnOperation() {
       for (Value used : usedValues(op))
         if (isa<BlockArgument>(used))
           reads.insert(used);
-    if (reads.empty()) {
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] prepared value "
-                              << members.front()
-                              << " reads no parameter: computed by @"
-                              << kPrepareFunctionName << "\n");
-      continue;
-    }
     SmallVector<Type> types, resultTypes;
     for (Value read : reads) {
       types.push_back(read.getType());
@@ -295,6 +290,28 @@ void SeqHoistPreparationPass::runOnOperation() {
     std::string text;
     llvm::raw_string_ostream os(text);
     function->print(os, OpPrintingFlags().printGenericOpForm());
+    // Each member's key: what computes it (the function's text, which
+    // holds every type), from which parameters, as which result. Another
+    // entry of the model that prepares the same value computes the same
+    // function (docs/abi.md, "Sharing prepared values").
+    for (auto [result, member] : llvm::enumerate(members)) {
+      std::string keyText = text;
+      llvm::raw_string_ostream keyOs(keyText);
+      keyOs << "\nparams";
+      for (int64_t param : candidateParams[number])
+        keyOs << " " << param;
+      keyOs << "\nresult " << result;
+      uint64_t key = llvm::xxh3_64bits(keyText);
+      keys[member] = static_cast<int64_t>(key ? key : 1);
+    }
+    if (reads.empty()) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] prepared value "
+                              << members.front()
+                              << " reads no parameter: computed by @"
+                              << kPrepareFunctionName << "\n");
+      function->destroy();
+      continue;
+    }
     auto [it, inserted] = classOf.try_emplace(text, classes.size());
     if (inserted)
       classes.emplace_back();
@@ -445,4 +462,5 @@ void SeqHoistPreparationPass::runOnOperation() {
     }
   }
   module->setAttr(kPreparedRanksAttr, builder.getDenseI64ArrayAttr(ranks));
+  module->setAttr(kPreparedKeysAttr, builder.getDenseI64ArrayAttr(keys));
 }

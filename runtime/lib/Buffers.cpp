@@ -260,14 +260,21 @@ struct BufferCache {
     cachedBytes += info.bytes;
   }
 
-  /// Returns false if `block` is not a live block of this cache.
-  bool release(void *block) {
+  /// Returns false if `block` is not a live block of this cache. With
+  /// `toSystem`, a block of the cached classes goes back to the system
+  /// rather than into the cache.
+  bool release(void *block, bool toSystem = false) {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = live.find(block);
     if (it == live.end())
       return false;
     LiveBlock info = it->second;
     live.erase(it);
+    if (toSystem && info.cached) {
+      source.free(block);
+      uncharge(info.bytes);
+      return true;
+    }
     releaseLocked(block, info);
     return true;
   }
@@ -573,6 +580,17 @@ void seqc::releaseModelBuffer(void *buffer) {
       managedCache().release(buffer))
     return;
   if (cache().release(buffer) || releaseToReserve(buffer))
+    return;
+  std::free(buffer);
+}
+
+void seqc::releaseModelBufferToSystem(void *buffer) {
+  if (!buffer)
+    return;
+  if (managedCacheCreated.load(std::memory_order_acquire) &&
+      managedCache().release(buffer, /*toSystem=*/true))
+    return;
+  if (cache().release(buffer, /*toSystem=*/true) || releaseToReserve(buffer))
     return;
   std::free(buffer);
 }

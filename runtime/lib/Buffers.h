@@ -39,6 +39,11 @@ namespace seqc {
 /// the runtime's allocator, and fake models in tests, use).
 void releaseModelBuffer(void *buffer);
 
+/// The same, but a block of the cached classes goes back to the system at
+/// once (a prepared value that another entry's identical value replaced:
+/// its memory is not expected back).
+void releaseModelBufferToSystem(void *buffer);
+
 /// Frees every cached buffer; returns the number of bytes released.
 size_t trimBufferCache();
 

@@ -285,6 +285,16 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
                         "runs models compiled for \"cpu\" or \"nvptx\")",
                         printableText(target->string).c_str());
   }
+  if (const JsonValue *abi = root.find("abi")) {
+    if (!abi->isNumber() || !abi->isInteger ||
+        (abi->integer != 1 && abi->integer != 2))
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: \"abi\" must be 1 or 2, the "
+                        "versions of the model ABI this runtime runs "
+                        "(docs/abi.md); recompile the model with this "
+                        "release's seqc");
+    out->abi = static_cast<int>(abi->integer);
+  }
   static const char *const kSections[4] = {"inputs", "outputs", "params",
                                            "state"};
   for (int kind = 0; kind < 4; ++kind)
@@ -320,6 +330,7 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
     Manifest entry;
     entry.name = out->name;
     entry.target = out->target;
+    entry.abi = out->abi;
     for (int kind : {SEQC_VALUE_PARAM, SEQC_VALUE_STATE}) {
       entry.values[kind] = out->values[kind];
       entry.indices[kind] = out->indices[kind];

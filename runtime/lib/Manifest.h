@@ -66,6 +66,11 @@ struct Manifest {
   std::string name;
   /// The "target" field: "cpu" (or absent) or "nvptx".
   Target target = Target::CPU;
+  /// The "abi" field: the version of the model ABI the code follows
+  /// (docs/abi.md): 1 when absent (the prepared state holds the arena), 2
+  /// (the prepared block is read-only and shared; the caller owns the
+  /// arena).
+  int abi = 1;
   /// The entries, indexed by seqc_value_kind, in manifest order.
   std::vector<ValueSpec> values[4];
   std::unordered_map<std::string, size_t> indices[4];

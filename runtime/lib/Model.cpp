@@ -396,6 +396,9 @@ extern "C" seqc_status *seqc_model_clone(const seqc_model *src,
   // copy or the mapped file): copying the bound values shares the bytes.
   // Running never writes `params`, so reading them beside a run is safe.
   model->params = src->params;
+  // What a model of ABI version 2 prepares from them is read-only: the
+  // clone shares it too, prepared or still to be (docs/runtime.md).
+  model->preparedSet = src->preparedSet;
   model->inputs.resize(model->manifest.values[SEQC_VALUE_INPUT].size());
   model->state.resize(model->manifest.values[SEQC_VALUE_STATE].size());
   model->outputs.resize(model->manifest.values[SEQC_VALUE_OUTPUT].size());
@@ -420,6 +423,12 @@ extern "C" seqc_status *seqc_model_clone(const seqc_model *src,
 }
 
 extern "C" void seqc_model_free(seqc_model *model) { delete model; }
+
+void seqc_model::freeArena(ArenaRecord &record) {
+  void *base = record.base;
+  record = ArenaRecord();
+  releaseModelBuffer(base);
+}
 
 extern "C" const char *seqc_model_name(const seqc_model *model) {
   return model ? model->manifest.name.c_str() : "";
@@ -622,6 +631,89 @@ void callInvoke(void *argument) {
   call->first(call->second);
 }
 
+/// The description a prepared block of ABI version 2 starts with the
+/// address of (docs/abi.md): {count, offsets[count], ranks[count],
+/// keys[count]}.
+struct PreparedTable {
+  int64_t count = 0;
+  const int64_t *offsets = nullptr, *ranks = nullptr, *keys = nullptr;
+  explicit PreparedTable(const void *block) {
+    const int64_t *table = nullptr;
+    if (block)
+      std::memcpy(&table, block, sizeof(table));
+    if (!table)
+      return;
+    count = table[0];
+    offsets = table + 1;
+    ranks = offsets + count;
+    keys = ranks + count;
+  }
+  int64_t *descriptor(void *block, int64_t i) const {
+    return reinterpret_cast<int64_t *>(static_cast<char *>(block) +
+                                       offsets[i]);
+  }
+};
+
+/// Makes the values of `fresh`, just prepared for entry `selected`, that
+/// another entry of `set` already prepared alike (the same key, rank and
+/// sizes) point to that entry's buffers, and frees fresh's own copies
+/// (back to the system: their memory is not expected back). Forward and
+/// prefill usually pack every weight alike. `fresh` keeps the blocks it
+/// borrows from alive; its seqc_release skips the values it took (their
+/// `allocated` becomes MLIR's constant marker).
+void sharePreparedValues(const PreparedSet &set, size_t selected,
+                         PreparedBlock &fresh) {
+  PreparedTable mine(fresh.block);
+  if (!mine.count)
+    return;
+  std::vector<int64_t> replaced;
+  for (int64_t j = 0; j < mine.count; ++j) {
+    if (!mine.keys[j])
+      continue;
+    int64_t *to = mine.descriptor(fresh.block, j);
+    int rank = static_cast<int>(mine.ranks[j]);
+    bool found = false;
+    for (size_t e = 0; e < set.entries.size() && !found; ++e) {
+      const std::shared_ptr<PreparedBlock> &other = set.entries[e];
+      if (e == selected || !other || !other->block)
+        continue;
+      PreparedTable theirs(other->block);
+      for (int64_t i = 0; i < theirs.count && !found; ++i) {
+        if (theirs.keys[i] != mine.keys[j] || theirs.ranks[i] != rank)
+          continue;
+        const int64_t *from = theirs.descriptor(other->block, i);
+        if (!std::equal(from + 3, from + 3 + rank, to + 3))
+          continue;
+        found = true;
+        replaced.push_back(to[0]);
+        std::memcpy(to, from, descriptorWords(rank) * sizeof(int64_t));
+        to[0] = static_cast<int64_t>(kMlirGlobalMarker);
+        if (std::find(fresh.borrowed.begin(), fresh.borrowed.end(), other) ==
+            fresh.borrowed.end())
+          fresh.borrowed.push_back(other);
+        ++fresh.sharedValues;
+      }
+    }
+  }
+  // A buffer no value of `fresh` still holds (CSE may have given two
+  // values one buffer) goes, once.
+  std::vector<int64_t> freed;
+  for (int64_t allocated : replaced) {
+    if (!allocated || allocated == static_cast<int64_t>(kMlirGlobalMarker) ||
+        std::find(freed.begin(), freed.end(), allocated) != freed.end())
+      continue;
+    bool held = false;
+    for (int64_t j = 0; j < mine.count && !held; ++j)
+      held = mine.descriptor(fresh.block, j)[0] == allocated;
+    if (held)
+      continue;
+    freed.push_back(allocated);
+    void *pointer;
+    std::memcpy(&pointer, &allocated, sizeof(pointer));
+    releaseModelBufferToSystem(pointer);
+  }
+}
+
 /// Releases the prepared state, so that the next run prepares again.
 void dropPrepared(seqc_model *model) {
   if (model->prepared)
@@ -738,7 +830,10 @@ seqc_status *runExclusive(seqc_model *model) {
   }
   std::vector<int64_t> results(resultWords == 0 ? 1 : resultWords, 0);
 
-  std::vector<void *> args(1 + numArgs + 1);
+  // After the arguments: the prepared state (version 1) or block (version
+  // 2), then, from version 2, the arena's record.
+  bool v2 = model->manifest.abi >= 2;
+  std::vector<void *> args(1 + numArgs + (v2 ? 2 : 1));
   args[0] = results.data();
   for (size_t i = 0; i < numArgs; ++i)
     args[1 + i] = &argStorage[argOffsets[i]];
@@ -750,6 +845,7 @@ seqc_status *runExclusive(seqc_model *model) {
   const char *name = model->manifest.name.c_str();
   std::string gpuError;
   seqc_status *status = nullptr;
+  std::shared_ptr<PreparedBlock> shared;
   {
     // A GPU model's own allocations (intermediates, outputs, prepared
     // values, the arena) are managed memory too.
@@ -757,8 +853,64 @@ seqc_status *runExclusive(seqc_model *model) {
     if (onGpu)
       managed.emplace();
     // What the model derives from its weights alone is computed once per
-    // set of weights (docs/abi.md) and follows the parameters.
-    if (model->prepare && model->preparedStale) {
+    // set of weights (docs/abi.md) and follows the parameters. From ABI
+    // version 2 it is read-only, prepared once for every instance bound to
+    // the same weights (under the set's lock, so that concurrent first
+    // runs prepare once), and the arena is the instance's.
+    if (v2 && model->prepare) {
+      std::shared_ptr<PreparedSet> set = model->preparedSet;
+      std::lock_guard<std::mutex> lock(set->mutex);
+      size_t numEntries = std::max<size_t>(1, model->entries.size());
+      if (set->entries.size() < numEntries)
+        set->entries.resize(numEntries);
+      shared = set->entries[model->selected];
+      // Entries whose table rows name one seqc_prepare (seqc gives equal
+      // preparations one function) share its block whole.
+      for (size_t e = 0; e < set->entries.size() && !shared; ++e) {
+        seqc_prepare_fn other = e == model->selected ? nullptr
+                                : model->entries.empty()
+                                    ? nullptr
+                                    : model->entries[e].prepare;
+        if (other == model->prepare && set->entries[e])
+          shared = set->entries[e];
+      }
+      if (shared)
+        set->entries[model->selected] = shared;
+      if (!shared) {
+        PrepareCall prepare = {model->prepare, &args[1 + inputSpecs.size()],
+                               nullptr};
+        ModelCall call(name, ModelCall::Phase::Prepare);
+        if (!call.run(callPrepare, &prepare)) {
+          call.freeAllocations();
+          trimBufferCache();
+          return call.failure();
+        }
+        if (seqc_status *failure = call.failure()) {
+          if (prepare.state)
+            model->release(prepare.state);
+          return failure;
+        }
+        auto *block = new (std::nothrow) PreparedBlock();
+        if (!block) {
+          if (prepare.state)
+            model->release(prepare.state);
+          return makeStatus(SEQC_STATUS_OUT_OF_MEMORY,
+                            "model '%s': cannot allocate the record of its "
+                            "prepared values",
+                            name);
+        }
+        block->block = prepare.state;
+        block->release = model->release;
+        shared.reset(block);
+        sharePreparedValues(*set, model->selected, *shared);
+        set->entries[model->selected] = shared;
+      }
+    }
+    if (v2) {
+      args[1 + numArgs] = shared ? shared->block : nullptr;
+      args[2 + numArgs] = &model->arena;
+    }
+    if (!v2 && model->prepare && model->preparedStale) {
       dropPrepared(model);
       PrepareCall prepare = {model->prepare, &args[1 + inputSpecs.size()],
                              nullptr};
@@ -777,7 +929,8 @@ seqc_status *runExclusive(seqc_model *model) {
         return failure;
       }
     }
-    args[1 + numArgs] = model->prepared;
+    if (!v2)
+      args[1 + numArgs] = model->prepared;
 
     std::pair<seqc_invoke_fn, void **> invoke = {model->invoke, args.data()};
     ModelCall call(name, ModelCall::Phase::Run);
@@ -785,10 +938,14 @@ seqc_status *runExclusive(seqc_model *model) {
     status = call.failure();
     if (status) {
       // The state's arena may have grown to this call's sizes: give it
-      // back, with the cached buffers, and prepare again at the next run.
+      // back, with the cached buffers, and prepare again at the next run
+      // (version 1: the prepared values, read-only from version 2, stay).
       // Then, if the call was unwound, free what it held (its outputs and
       // intermediates so far; the state's blocks are gone with the state).
-      dropPrepared(model);
+      if (v2)
+        seqc_model::freeArena(model->arena);
+      else
+        dropPrepared(model);
       if (!finished)
         call.freeAllocations();
       trimBufferCache();
@@ -802,6 +959,14 @@ seqc_status *runExclusive(seqc_model *model) {
   // it ran now) meaningless: prepare again next time.
   if (!gpuError.empty() && !status) {
     model->preparedStale = true;
+    if (shared) {
+      std::lock_guard<std::mutex> lock(model->preparedSet->mutex);
+      std::vector<std::shared_ptr<PreparedBlock>> &blocks =
+          model->preparedSet->entries;
+      for (std::shared_ptr<PreparedBlock> &block : blocks)
+        if (block == shared)
+          block.reset();
+    }
     status = makeStatus(SEQC_STATUS_MODEL_ERROR,
                         "model '%s' failed on the "
                         "GPU: %s",

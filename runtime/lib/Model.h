@@ -21,6 +21,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -72,6 +74,46 @@ seqc_status *getValueView(const seqc_model *model, seqc_value_kind kind,
                           const char *name, seqc_tensor *out_tensor,
                           const Buffer **out_buffer = nullptr);
 
+/// What a model of ABI version 2 prepared for one entry from one set of
+/// weights (docs/abi.md): read-only once made, shared by every instance
+/// bound to those weights. Values another entry had prepared identically
+/// (the same key) point to that entry's buffers, which `borrowed` keeps
+/// alive; seqc_release then skips them (their `allocated` is MLIR's
+/// constant marker).
+struct PreparedBlock {
+  void *block = nullptr;
+  seqc_release_fn release = nullptr;
+  std::vector<std::shared_ptr<PreparedBlock>> borrowed;
+  /// Values taken from other entries' blocks, and their bytes.
+  int64_t sharedValues = 0;
+  int64_t sharedBytes = 0;
+  PreparedBlock() = default;
+  PreparedBlock(const PreparedBlock &) = delete;
+  PreparedBlock &operator=(const PreparedBlock &) = delete;
+  ~PreparedBlock() {
+    if (block && release)
+      release(block);
+  }
+};
+
+/// The prepared blocks of one set of bound weights, one per entry (made at
+/// the entry's first run): the instance that bound the weights and every
+/// clone made from it while they were bound hold the same set. Binding a
+/// parameter gives the instance a new, empty set; the others keep theirs.
+/// `mutex` serializes the preparation, so that concurrent first runs
+/// prepare once.
+struct PreparedSet {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<PreparedBlock>> entries;
+};
+
+/// The arena record of a model of ABI version 2 (docs/abi.md): the
+/// instance's, per entry, grown by seqc_invoke, freed by the instance.
+struct ArenaRecord {
+  void *base = nullptr;
+  int64_t capacity = 0;
+};
+
 /// What an instance keeps of an entry while another one is selected: the
 /// fields of seqc_model that follow the selected entry (swapEntry).
 struct EntrySlot {
@@ -82,6 +124,7 @@ struct EntrySlot {
   seqc_release_fn release = nullptr;
   void *prepared = nullptr;
   bool preparedStale = true;
+  ArenaRecord arena;
   std::vector<BoundValue> inputs;
   std::vector<OutputValue> outputs;
   bool haveOutputs = false;
@@ -101,6 +144,12 @@ struct seqc_model {
   /// run once `preparedStale` (a parameter was bound since).
   void *prepared = nullptr;
   bool preparedStale = true;
+  /// ABI version 2 (manifest "abi": 2): the prepared blocks of the bound
+  /// weights, shared with the clones (`prepared` is unused), and the
+  /// selected entry's arena, the instance's own.
+  std::shared_ptr<seqc::PreparedSet> preparedSet =
+      std::make_shared<seqc::PreparedSet>();
+  seqc::ArenaRecord arena;
   /// Set while seqc_model_run runs on this instance: the state (its arena),
   /// the bound values and the outputs are one call's at a time.
   std::atomic<bool> running{false};
@@ -135,10 +184,16 @@ struct seqc_model {
   ~seqc_model() {
     if (release && prepared)
       release(prepared);
-    for (seqc::EntrySlot &slot : entries)
+    freeArena(arena);
+    for (seqc::EntrySlot &slot : entries) {
       if (slot.release && slot.prepared)
         slot.release(slot.prepared);
+      freeArena(slot.arena);
+    }
   }
+
+  /// Frees an arena record's arena (Model.cpp).
+  static void freeArena(seqc::ArenaRecord &record);
 
   /// Exchanges the fields that follow the selected entry with `slot`.
   void swapEntry(seqc::EntrySlot &slot) {
@@ -148,14 +203,17 @@ struct seqc_model {
     std::swap(release, slot.release);
     std::swap(prepared, slot.prepared);
     std::swap(preparedStale, slot.preparedStale);
+    std::swap(arena, slot.arena);
     std::swap(inputs, slot.inputs);
     std::swap(outputs, slot.outputs);
     std::swap(haveOutputs, slot.haveOutputs);
     std::swap(deviceInputs, slot.deviceInputs);
   }
 
-  /// The weights changed: every entry prepares again at its next run.
+  /// The weights changed: every entry prepares again at its next run (a
+  /// new set of prepared blocks: the clones keep theirs).
   void markPreparedStale() {
+    preparedSet = std::make_shared<seqc::PreparedSet>();
     preparedStale = true;
     for (seqc::EntrySlot &slot : entries)
       slot.preparedStale = true;

@@ -253,7 +253,10 @@ def run_abi(lib, cases):
         owned = {a.ctypes.data for a in args}
         ranks = [len(o["shape"]) for o in manifest["outputs"]]
         result = (ctypes.c_int64 * sum(3 + 2 * r for r in ranks))()
-        argv = (ctypes.c_void_p * (2 + len(descs)))()
+        # After the arguments: the prepared block, then (ABI version 2,
+        # docs/abi.md) the arena's record, null here: each call uses an
+        # arena of its own.
+        argv = (ctypes.c_void_p * (3 + len(descs)))()
         argv[0] = ctypes.addressof(result)
         for i, d in enumerate(descs):
             argv[1 + i] = ctypes.addressof(d)

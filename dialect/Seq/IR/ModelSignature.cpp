@@ -379,7 +379,8 @@ static llvm::json::Object toManifestObject(const ModelSignature &signature,
   llvm::json::Object hyper;
   for (const auto &[name, value] : signature.hyper)
     hyper[name] = toJSON(value);
-  llvm::json::Object manifest{{"model", signature.model},
+  llvm::json::Object manifest{{"abi", kModelAbiVersion},
+                              {"model", signature.model},
                               {"inputs", toJSON(signature.inputs)},
                               {"outputs", toJSON(signature.outputs)},
                               {"params", toJSON(signature.params)},

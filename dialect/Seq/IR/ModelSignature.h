@@ -41,6 +41,10 @@ constexpr llvm::StringLiteral kModelNameAttr = "seq.model";
 constexpr llvm::StringLiteral kHyperAttr = "seq.hyper";
 /// The model function.
 constexpr llvm::StringLiteral kModelFunctionName = "forward";
+/// The version of the model ABI (docs/abi.md) the code seqc generates
+/// follows, which every manifest states as "abi": 2 (a manifest without it
+/// is version 1: the prepared state holds the arena).
+constexpr int64_t kModelAbiVersion = 2;
 /// Argument attribute of an input: its name (StringAttr). Every argument has
 /// exactly one of `seq.input` and `seq.param`, and inputs come first.
 constexpr llvm::StringLiteral kInputAttr = "seq.input";

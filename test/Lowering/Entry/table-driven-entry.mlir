@@ -11,7 +11,7 @@
 // differ only in their constants. seqc_prepare calls the one preparation
 // function of the packed weights, @__seqc_prepare_0, in a loop over
 // @__seqc_prepare_params_0 (the weights' indices in the parameters), and
-// writes the r-th packed weight's descriptor into the state at r * 72;
+// writes the r-th packed weight's descriptor into the block at 8 + r * 72;
 // seqc_release walks @__seqc_prepared_offsets, the descriptors' offsets in
 // the state, and frees each buffer that is neither a constant (0xdeadbeef)
 // nor one an earlier descriptor holds.
@@ -19,8 +19,10 @@
 // CHECK-LABEL: module attributes
 // CHECK-SAME:    seqc.prepare_groups = [{function = @__seqc_prepare_0, params = array<i64: 0, 1>, values = array<i64: 0, 1>}]
 // CHECK-SAME:    seqc.prepare_params = array<i64>, seqc.prepare_values = array<i64>
-// CHECK:       llvm.mlir.global internal constant @__seqc_prepared_offsets(dense<[0, 72]> : tensor<2xi64>)
+// CHECK:       llvm.mlir.global internal constant @__seqc_prepared_offsets(dense<[8, 80]> : tensor<2xi64>)
 // CHECK:       llvm.mlir.global internal constant @__seqc_prepare_params_0(dense<[0, 1]> : tensor<2xi64>)
+// Each layer's packed weight has a key of its own (its parameter differs).
+// CHECK:       llvm.mlir.global internal constant @__seqc_prepared_table(dense<[2, 8, 80, 3, 3, [[K0:-?[0-9]+]], [[K1:-?[0-9]+]]]> : tensor<7xi64>)
 // CHECK-NOT:   llvm.func {{.*}}@__seqc_prepare(
 // CHECK-LABEL: llvm.func @seqc_prepare(
 // CHECK-SAME:    %[[PARAMS:.*]]: !llvm.ptr) -> !llvm.ptr {
@@ -57,8 +59,8 @@
 // CHECK:         llvm.br ^[[LOOP]]
 // CHECK-LABEL: llvm.func @seqc_invoke(
 
-// DEBUG:       [seq-emit-invoke] state of 160 bytes: prepared descriptors at offsets 0 72; arena at offset 144
-// DEBUG-NEXT:  [seq-emit-invoke] seqc_prepare calls @_mlir_ciface___seqc_prepare_0 2 times, on the parameters of @__seqc_prepare_params_0 (1 per call), into the state at 0 + 72 r
+// DEBUG:       [seq-emit-invoke] prepared block of 152 bytes: prepared descriptors at offsets 8 80
+// DEBUG-NEXT:  [seq-emit-invoke] seqc_prepare calls @_mlir_ciface___seqc_prepare_0 2 times, on the parameters of @__seqc_prepare_params_0 (1 per call), into the block at 8 + 72 r
 
 // SIZE:        @seqc_prepare [[PREPARE:[0-9]+]]
 // SIZE-NEXT:   @seqc_release [[RELEASE:[0-9]+]]
@@ -87,7 +89,7 @@ module attributes {seq.model = "two_layers"} {
 // CHECK-LABEL: module attributes
 // CHECK-SAME:    seqc.prepare_groups = [{function = @__seqc_prepare_0, params = array<i64: 0, 1, 2, 3, 4>, values = array<i64: 0, 1, 2, 3, 4>}]
 // CHECK-SAME:    seqc.prepare_params = array<i64>, seqc.prepare_values = array<i64>
-// CHECK:       llvm.mlir.global internal constant @__seqc_prepared_offsets(dense<[0, 72, 144, 216, 288]> : tensor<5xi64>)
+// CHECK:       llvm.mlir.global internal constant @__seqc_prepared_offsets(dense<[8, 80, 152, 224, 296]> : tensor<5xi64>)
 // CHECK:       llvm.mlir.global internal constant @__seqc_prepare_params_0(dense<[0, 1, 2, 3, 4]> : tensor<5xi64>)
 // CHECK-NOT:   llvm.func {{.*}}@__seqc_prepare(
 // CHECK-LABEL: llvm.func @seqc_prepare(
@@ -125,8 +127,8 @@ module attributes {seq.model = "two_layers"} {
 // CHECK:         llvm.br ^[[LOOP]]
 // CHECK-LABEL: llvm.func @seqc_invoke(
 
-// DEBUG:       [seq-emit-invoke] state of 376 bytes: prepared descriptors at offsets 0 72 144 216 288; arena at offset 360
-// DEBUG-NEXT:  [seq-emit-invoke] seqc_prepare calls @_mlir_ciface___seqc_prepare_0 5 times, on the parameters of @__seqc_prepare_params_0 (1 per call), into the state at 0 + 72 r
+// DEBUG:       [seq-emit-invoke] prepared block of 368 bytes: prepared descriptors at offsets 8 80 152 224 296
+// DEBUG-NEXT:  [seq-emit-invoke] seqc_prepare calls @_mlir_ciface___seqc_prepare_0 5 times, on the parameters of @__seqc_prepare_params_0 (1 per call), into the block at 8 + 72 r
 
 // SIZE:        @seqc_prepare [[PREPARE]]
 // SIZE-NEXT:   @seqc_release [[RELEASE]]

@@ -10,13 +10,22 @@
 // prepared state as a compiled model's (docs/abi.md), so that concurrent
 // runs of clones that shared one arena would corrupt each other's results.
 //
+// A second fake model follows ABI version 2 (manifest "abi": 2): its
+// prepared block (a copy of w) is read-only and shared by every clone of
+// the same weights, and its arena is the instance's record.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -256,6 +265,191 @@ TEST(Clone, ClonesRunConcurrently) {
   EXPECT_EQ(prepareCalls.load(), kThreads);
   for (const ModelPtr &instance : instances)
     EXPECT_EQ(paramData(instance.get()), paramData(model.get()));
+}
+
+//===----------------------------------------------------------------------===//
+// ABI version 2: one prepared block for every clone of the same weights
+//===----------------------------------------------------------------------===//
+
+const std::string kManifestV2 = "{\"abi\": 2, " + kManifest.substr(1);
+
+/// The description every prepared block of version 2 starts with the
+/// address of: {count, offsets, ranks, keys}.
+const int64_t kTableV2[] = {1, 8, 1, 42};
+
+/// The prepared block: the description, then w's copy.
+struct BlockV2 {
+  const int64_t *table;
+  Descriptor1 w;
+};
+
+/// The arena's record, the caller's.
+struct ArenaV2 {
+  float *base;
+  int64_t capacity;
+};
+
+std::atomic<int> prepareV2Calls{0}, releaseV2Calls{0};
+std::mutex seenMutex;
+std::set<const void *> seenBlocks;
+
+void *prepareV2(void **params) {
+  ++prepareV2Calls;
+  auto *w = static_cast<const Descriptor1 *>(params[0]);
+  auto *copy = static_cast<float *>(std::malloc(kSize * sizeof(float)));
+  for (int i = 0; i < kSize; ++i)
+    copy[i] = w->aligned[w->offset + i * w->stride];
+  // Long enough for concurrent first runs to meet here.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return new BlockV2{kTableV2, {copy, copy, 0, kSize, 1}};
+}
+void releaseV2(void *opaque) {
+  ++releaseV2Calls;
+  auto *block = static_cast<BlockV2 *>(opaque);
+  std::free(block->w.allocated);
+  delete block;
+}
+
+/// y = x * w, through the instance's arena (grown on first use; the
+/// runtime frees it), reading the shared block only.
+void invokeV2(void **args) {
+  auto *result = static_cast<Descriptor1 *>(args[0]);
+  auto *x = static_cast<const Descriptor1 *>(args[1]);
+  const auto *block = static_cast<const BlockV2 *>(args[3]);
+  auto *arena = static_cast<ArenaV2 *>(args[4]);
+  {
+    std::lock_guard<std::mutex> lock(seenMutex);
+    seenBlocks.insert(block);
+  }
+  if (arena->capacity < kSize) {
+    std::free(arena->base);
+    arena->base = static_cast<float *>(std::malloc(kSize * sizeof(float)));
+    arena->capacity = kSize;
+  }
+  for (int i = 0; i < kSize; ++i)
+    arena->base[i] = x->aligned[x->offset + i * x->stride] * block->w.aligned[i];
+  std::this_thread::yield();
+  float *y = static_cast<float *>(std::malloc(kSize * sizeof(float)));
+  std::memcpy(y, arena->base, kSize * sizeof(float));
+  *result = {y, y, 0, kSize, 1};
+}
+
+ModelPtr loadModelV2() {
+  seqc_model *model = nullptr;
+  EXPECT_TRUE(isOk(seqc_model_load_prepared(
+      kManifestV2.c_str(), invokeV2, prepareV2, releaseV2, &model)));
+  return ModelPtr(model);
+}
+
+void resetV2Counts() {
+  prepareV2Calls = 0;
+  releaseV2Calls = 0;
+  std::lock_guard<std::mutex> lock(seenMutex);
+  seenBlocks.clear();
+}
+
+TEST(CloneV2, ClonesShareOnePreparedBlock) {
+  resetV2Counts();
+  {
+    ModelPtr model = loadModelV2();
+    ASSERT_TRUE(isOk(seqc_model_random_weights(model.get(), 3)));
+    std::vector<ModelPtr> clones;
+    for (int i = 0; i < 3; ++i)
+      clones.push_back(cloneOf(model.get()));
+    std::vector<float> y = runOn(clones[1].get(), 1.5f);
+    EXPECT_EQ(y, expected(model.get(), 1.5f));
+    EXPECT_EQ(runOn(model.get(), 1.5f), y);
+    for (const ModelPtr &clone : clones)
+      EXPECT_EQ(runOn(clone.get(), 1.5f), y);
+    // A clone of an instance that prepared already shares its block too.
+    ModelPtr late = cloneOf(clones[2].get());
+    EXPECT_EQ(runOn(late.get(), 1.5f), y);
+    EXPECT_EQ(prepareV2Calls.load(), 1);
+    EXPECT_EQ(seenBlocks.size(), 1u);
+    EXPECT_EQ(releaseV2Calls.load(), 0);
+  }
+  EXPECT_EQ(releaseV2Calls.load(), 1);
+}
+
+TEST(CloneV2, ConcurrentFirstRunsPrepareOnce) {
+  resetV2Counts();
+  {
+    ModelPtr model = loadModelV2();
+    ASSERT_TRUE(isOk(seqc_model_random_weights(model.get(), 7)));
+    constexpr int kThreads = 4, kRuns = 50;
+    std::vector<ModelPtr> instances;
+    for (int t = 0; t < kThreads; ++t)
+      instances.push_back(cloneOf(model.get()));
+    std::vector<std::vector<float>> want;
+    for (int t = 0; t < kThreads; ++t)
+      want.push_back(expected(model.get(), static_cast<float>(t + 1)));
+    std::atomic<int> mismatches{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int r = 0; r < kRuns; ++r)
+          if (runOn(instances[t].get(), static_cast<float>(t + 1)) != want[t])
+            ++mismatches;
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+    EXPECT_EQ(mismatches.load(), 0);
+    // One preparation for the four instances, each with its own arena.
+    EXPECT_EQ(prepareV2Calls.load(), 1);
+    EXPECT_EQ(seenBlocks.size(), 1u);
+  }
+  EXPECT_EQ(releaseV2Calls.load(), 1);
+}
+
+TEST(CloneV2, RebindingOneInstanceLeavesTheOthers) {
+  resetV2Counts();
+  {
+    ModelPtr model = loadModelV2();
+    ASSERT_TRUE(isOk(seqc_model_random_weights(model.get(), 3)));
+    ModelPtr clone = cloneOf(model.get());
+    ModelPtr other = cloneOf(model.get());
+    std::vector<float> before = runOn(clone.get(), 2.0f);
+    EXPECT_EQ(runOn(other.get(), 2.0f), before);
+    std::vector<float> twos(kSize, 2.0f);
+    seqc_tensor w = makeTensor(SEQC_DTYPE_F32, {kSize}, twos.data());
+    ASSERT_TRUE(isOk(seqc_model_set_param(clone.get(), "w", &w)));
+    EXPECT_EQ(runOn(clone.get(), 2.0f), std::vector<float>(kSize, 4.0f));
+    EXPECT_EQ(runOn(model.get(), 2.0f), before);
+    EXPECT_EQ(runOn(other.get(), 2.0f), before);
+    EXPECT_EQ(prepareV2Calls.load(), 2);
+    EXPECT_EQ(seenBlocks.size(), 2u);
+    // The old weights' block lives while an instance is bound to them.
+    EXPECT_EQ(releaseV2Calls.load(), 0);
+    ASSERT_TRUE(isOk(seqc_model_random_weights(model.get(), 4)));
+    ASSERT_TRUE(isOk(seqc_model_random_weights(other.get(), 4)));
+    EXPECT_EQ(releaseV2Calls.load(), 1);
+    EXPECT_EQ(runOn(clone.get(), 2.0f), std::vector<float>(kSize, 4.0f));
+    EXPECT_EQ(prepareV2Calls.load(), 2);
+  }
+  EXPECT_EQ(releaseV2Calls.load(), prepareV2Calls.load());
+}
+
+TEST(CloneV2, FreedInAnyOrder) {
+  // Every order of freeing the three instances; the block goes with the
+  // last.
+  std::vector<int> order = {0, 1, 2};
+  do {
+    resetV2Counts();
+    std::vector<ModelPtr> instances;
+    instances.push_back(loadModelV2());
+    ASSERT_TRUE(isOk(seqc_model_random_weights(instances[0].get(), 5)));
+    std::vector<float> y = runOn(instances[0].get(), 3.0f);
+    instances.push_back(cloneOf(instances[0].get()));
+    instances.push_back(cloneOf(instances[1].get()));
+    for (int k = 0; k < 3; ++k) {
+      instances[static_cast<size_t>(order[static_cast<size_t>(k)])].reset();
+      EXPECT_EQ(releaseV2Calls.load(), k == 2 ? 1 : 0);
+      for (const ModelPtr &instance : instances)
+        if (instance)
+          EXPECT_EQ(runOn(instance.get(), 3.0f), y);
+    }
+    EXPECT_EQ(prepareV2Calls.load(), 1);
+  } while (std::next_permutation(order.begin(), order.end()));
 }
 
 } // namespace

@@ -10,13 +10,21 @@
 // updating the state in place. Inputs, outputs and runs follow the selected
 // entry; the weights and the state are the instance's.
 //
+// The same model in ABI version 2 (manifest "abi": 2) prepares, per entry,
+// a read-only block: `forward` two values, w (key 7) and 2 w (key 9),
+// `step` one, w (key 7). Whichever entry prepares second takes the value of
+// key 7 from the first's block instead of keeping its own copy.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace seqc::test;
 
@@ -194,6 +202,257 @@ TEST(Entries, AModelWithOneFunctionHasTheEntryForward) {
   EXPECT_TRUE(isOk(seqc_model_select_entry(model.get(), "forward")));
   EXPECT_TRUE(failsWith(seqc_model_select_entry(model.get(), "step"),
                         SEQC_STATUS_INVALID_ARGUMENT, {"forward"}));
+}
+
+//===----------------------------------------------------------------------===//
+// ABI version 2: values prepared alike by several entries are shared
+//===----------------------------------------------------------------------===//
+
+const std::string kManifestV2 = "{\"abi\": 2, " + kManifest.substr(1);
+
+/// {count, offsets, ranks, keys} of each entry's prepared block.
+const int64_t kForwardTable[] = {2, 8, 48, 1, 1, 7, 9};
+const int64_t kStepTable[] = {1, 8, 1, 7};
+
+/// The marker of MLIR's constant globals: the runtime sets a borrowed
+/// value's `allocated` to it, so that the entry's release skips it.
+const uintptr_t kMarker = 0xdeadbeef;
+
+struct ForwardBlock {
+  const int64_t *table;
+  Descriptor1 w, twice;
+};
+struct StepBlock {
+  const int64_t *table;
+  Descriptor1 w;
+};
+struct Arena {
+  void *base;
+  int64_t capacity;
+};
+
+std::atomic<int> prepares{0}, releases{0};
+/// Where each entry's last run read w's prepared copy.
+std::atomic<const float *> forwardW{nullptr}, stepW{nullptr};
+
+Descriptor1 preparedScalar(float value) {
+  auto *data = static_cast<float *>(std::malloc(sizeof(float)));
+  *data = value;
+  return {data, data, 0, 1, 1};
+}
+void freeUnlessBorrowed(const Descriptor1 &d) {
+  if (reinterpret_cast<uintptr_t>(d.allocated) != kMarker)
+    std::free(d.allocated);
+}
+
+void *forwardPrepare(void **params) {
+  ++prepares;
+  float w = element(params[0], 0);
+  return new ForwardBlock{kForwardTable, preparedScalar(w),
+                          preparedScalar(2 * w)};
+}
+void forwardRelease(void *opaque) {
+  ++releases;
+  auto *block = static_cast<ForwardBlock *>(opaque);
+  freeUnlessBorrowed(block->w);
+  freeUnlessBorrowed(block->twice);
+  delete block;
+}
+void *stepPrepare(void **params) {
+  ++prepares;
+  return new StepBlock{kStepTable, preparedScalar(element(params[0], 0))};
+}
+void stepRelease(void *opaque) {
+  ++releases;
+  auto *block = static_cast<StepBlock *>(opaque);
+  freeUnlessBorrowed(block->w);
+  delete block;
+}
+
+/// The arena, grown once; the runtime frees it.
+void useArena(void *record) {
+  auto *arena = static_cast<Arena *>(record);
+  if (!arena->capacity) {
+    arena->base = std::malloc(64);
+    arena->capacity = 64;
+  }
+}
+
+/// args: result, x, w, prepared, arena: y = x * w + 0 * (2 w).
+void forwardInvokeV2(void **args) {
+  const auto *block = static_cast<const ForwardBlock *>(args[3]);
+  useArena(args[4]);
+  forwardW = block->w.aligned;
+  int64_t n = static_cast<const Descriptor1 *>(args[1])->size;
+  std::vector<float> y(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    y[static_cast<size_t>(i)] =
+        element(args[1], i) * block->w.aligned[0] + 0 * block->twice.aligned[0];
+  returnVector(args[0], y.data(), n);
+}
+
+/// args: result, x, w, acc, prepared, arena: y = acc += x * w.
+void stepInvokeV2(void **args) {
+  const auto *block = static_cast<const StepBlock *>(args[4]);
+  useArena(args[5]);
+  stepW = block->w.aligned;
+  auto *acc = static_cast<Descriptor1 *>(args[3]);
+  acc->aligned[acc->offset] += element(args[1], 0) * block->w.aligned[0];
+  returnVector(args[0], &acc->aligned[acc->offset], 1);
+}
+
+const seqc_entry_symbols kSymbolsV2[] = {
+    {"forward", forwardInvokeV2, forwardPrepare, forwardRelease},
+    {"step", stepInvokeV2, stepPrepare, stepRelease},
+    {nullptr, nullptr, nullptr, nullptr}};
+
+ModelPtr loadModelV2(float w = 2) {
+  seqc_model *model = nullptr;
+  EXPECT_TRUE(
+      isOk(seqc_model_load_entries(kManifestV2.c_str(), kSymbolsV2, &model)));
+  seqc_tensor tensor = makeTensor(SEQC_DTYPE_F32, {1}, &w);
+  EXPECT_TRUE(isOk(seqc_model_set_param(model, "w", &tensor)));
+  return ModelPtr(model);
+}
+
+ModelPtr cloneOf(const seqc_model *model) {
+  seqc_model *raw = nullptr;
+  EXPECT_TRUE(isOk(seqc_model_clone(model, &raw)));
+  return ModelPtr(raw);
+}
+
+TEST(EntriesV2, ShareTheValuesTheyPrepareAlike) {
+  for (bool forwardFirst : {true, false}) {
+    prepares = releases = 0;
+    {
+      ModelPtr model = loadModelV2();
+      if (!forwardFirst)
+        ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "step")));
+      EXPECT_EQ(run(model.get(), forwardFirst ? std::vector<float>{1, 2}
+                                              : std::vector<float>{1}),
+                forwardFirst ? (std::vector<float>{2, 4})
+                             : std::vector<float>{2});
+      ASSERT_TRUE(isOk(seqc_model_select_entry(
+          model.get(), forwardFirst ? "step" : "forward")));
+      EXPECT_EQ(run(model.get(), forwardFirst ? std::vector<float>{1}
+                                              : std::vector<float>{1, 2}),
+                forwardFirst ? std::vector<float>{2}
+                             : (std::vector<float>{2, 4}));
+      // One copy of w for both entries.
+      EXPECT_EQ(forwardW.load(), stepW.load());
+      EXPECT_EQ(prepares.load(), 2);
+      // A clone shares both blocks, and runs both entries unchanged.
+      ModelPtr clone = cloneOf(model.get());
+      EXPECT_EQ(run(clone.get(), forwardFirst ? std::vector<float>{3}
+                                              : std::vector<float>{3, 3}),
+                forwardFirst ? std::vector<float>{6}
+                             : (std::vector<float>{6, 6}));
+      const float *shared = forwardW.load();
+      ASSERT_TRUE(isOk(seqc_model_select_entry(
+          clone.get(), forwardFirst ? "forward" : "step")));
+      run(clone.get(), {1});
+      EXPECT_EQ(forwardW.load(), shared);
+      EXPECT_EQ(stepW.load(), shared);
+      EXPECT_EQ(prepares.load(), 2);
+      // Freed in either order.
+      if (forwardFirst)
+        model.reset();
+      else
+        clone.reset();
+      EXPECT_EQ(releases.load(), 0);
+    }
+    EXPECT_EQ(releases.load(), 2);
+  }
+}
+
+TEST(EntriesV2, RebindingPreparesEveryEntryAgainForThatInstance) {
+  prepares = releases = 0;
+  {
+    ModelPtr model = loadModelV2(2);
+    ModelPtr clone = cloneOf(model.get());
+    EXPECT_EQ(run(model.get(), {1}), std::vector<float>{2});
+    float three = 3;
+    seqc_tensor w = makeTensor(SEQC_DTYPE_F32, {1}, &three);
+    ASSERT_TRUE(isOk(seqc_model_set_param(clone.get(), "w", &w)));
+    EXPECT_EQ(run(clone.get(), {1}), std::vector<float>{3});
+    ASSERT_TRUE(isOk(seqc_model_select_entry(clone.get(), "step")));
+    EXPECT_EQ(run(clone.get(), {1}), std::vector<float>{3});
+    EXPECT_EQ(forwardW.load(), stepW.load());
+    ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "step")));
+    EXPECT_EQ(run(model.get(), {1}), std::vector<float>{2});
+    EXPECT_NE(stepW.load(), forwardW.load());
+    EXPECT_EQ(prepares.load(), 4);
+  }
+  EXPECT_EQ(releases.load(), 4);
+}
+
+TEST(EntriesV2, ConcurrentFirstRunsOfEveryEntry) {
+  prepares = releases = 0;
+  {
+    ModelPtr model = loadModelV2(2);
+    std::vector<ModelPtr> instances;
+    for (int t = 0; t < 4; ++t) {
+      instances.push_back(cloneOf(model.get()));
+      if (t % 2)
+        ASSERT_TRUE(isOk(seqc_model_select_entry(instances.back().get(),
+                                                 "step")));
+    }
+    std::atomic<int> mismatches{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        seqc_model *m = instances[static_cast<size_t>(t)].get();
+        for (int r = 0; r < 20; ++r) {
+          std::vector<float> x = t % 2 ? std::vector<float>{1}
+                                       : std::vector<float>{1, 1};
+          std::vector<float> want =
+              t % 2 ? std::vector<float>{2.0f * (r + 1)}
+                    : std::vector<float>{2, 2};
+          if (run(m, x) != want)
+            ++mismatches;
+        }
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+    EXPECT_EQ(mismatches.load(), 0);
+    EXPECT_EQ(prepares.load(), 2);
+    EXPECT_EQ(forwardW.load(), stepW.load());
+  }
+  EXPECT_EQ(releases.load(), 2);
+}
+
+/// seqc gives entries whose preparations are equal one seqc_prepare in
+/// their table rows: `step` here takes forward's (its block starts like
+/// forward's, with w).
+const seqc_entry_symbols kSymbolsOnePrepare[] = {
+    {"forward", forwardInvokeV2, forwardPrepare, forwardRelease},
+    {"step", stepInvokeV2, forwardPrepare, forwardRelease},
+    {nullptr, nullptr, nullptr, nullptr}};
+
+TEST(EntriesV2, EntriesWithOnePrepareFunctionShareTheBlockWhole) {
+  prepares = releases = 0;
+  {
+    seqc_model *raw = nullptr;
+    ASSERT_TRUE(isOk(seqc_model_load_entries(kManifestV2.c_str(),
+                                             kSymbolsOnePrepare, &raw)));
+    ModelPtr model(raw);
+    float w = 2;
+    seqc_tensor tensor = makeTensor(SEQC_DTYPE_F32, {1}, &w);
+    ASSERT_TRUE(isOk(seqc_model_set_param(model.get(), "w", &tensor)));
+    ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "step")));
+    EXPECT_EQ(run(model.get(), {1}), std::vector<float>{2});
+    ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "forward")));
+    EXPECT_EQ(run(model.get(), {1, 2}), (std::vector<float>{2, 4}));
+    // Prepared once, nothing computed twice.
+    EXPECT_EQ(prepares.load(), 1);
+    EXPECT_EQ(forwardW.load(), stepW.load());
+    ModelPtr clone = cloneOf(model.get());
+    model.reset();
+    EXPECT_EQ(run(clone.get(), {3}), std::vector<float>{6});
+    EXPECT_EQ(prepares.load(), 1);
+    EXPECT_EQ(releases.load(), 0);
+  }
+  EXPECT_EQ(releases.load(), 1);
 }
 
 } // namespace
