@@ -891,7 +891,7 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
              << ", P kept in f32 times V widened in registers, f32 "
                 "accumulators, the scale applied to the f32 scores";
     else if (!qType.getElementType().isF32())
-      remark << qType.getElementType()
+      remark << (qType.getElementType().isF16() ? "f16" : "bf16")
              << " Q, K and V converted to f32 copies once per call, the "
                 "scale folded into Q";
     else
