@@ -151,7 +151,8 @@ public:
         continue;
       shape.push_back(c ? *c : ShapedType::kDynamic);
     }
-    auto type = RankedTensorType::get(shape, b.getF32Type());
+    auto type = RankedTensorType::get(
+        shape, cast<RankedTensorType>(source.getType()).getElementType());
     return tensor::ExtractSliceOp::create(
         b, loc, type, source, offsets, sizes,
         SmallVector<OpFoldResult>(offsets.size(), b.getIndexAttr(1)));
@@ -175,6 +176,8 @@ struct TileOptions {
   int64_t splitUnits;
   int64_t splitMinKeys;
   bool remarks;
+  bool bf16InPlace = false;
+  bool bf16Dot = false;
 };
 
 class AttentionTiler {
@@ -267,8 +270,10 @@ private:
   AttentionOp op;
   const TileOptions &options;
 
-  // Per op.
+  // Per op. `scores` is the scale the tiles apply to their f32 scores when
+  // Q is read in place (bf16), else null (Q scaled once before the loops).
   Value qs, k, v, lengths, alibi, positions, queryOffsets;
+  FloatAttr scores;
   Value batch, nq, nk, qBlocks;
   int64_t heads = 0, group = 1, d = 0, dv = 0;
   MaskAttr mask;
@@ -335,7 +340,7 @@ SmallVector<Value> AttentionTiler::keyLoop(OpBuilder &b, Value from, Value to,
         Value kPos = alibi ? kb.slice(positions, {k0}, {cols}) : Value();
         auto tile = OnlineAttentionOp::create(
             nb, loc, qTile, kTile, vTile, carried[0], carried[1], carried[2],
-            offsets, slope, qPos, kPos, partial ? mask : MaskAttr());
+            offsets, slope, qPos, kPos, partial ? mask : MaskAttr(), scores);
         scf::YieldOp::create(nb, loc, tile.getResults());
       });
   return SmallVector<Value>(loop.getResults());
@@ -599,7 +604,10 @@ Value AttentionTiler::groupedForm(OpBuilder &b, ValueRange initial) {
         posLast = pos0;
         // The query heads h .. h + group of the one query: [group, d].
         qTile = tensor::ExtractSliceOp::create(
-            fb, loc, RankedTensorType::get({group, d}, f32), qs,
+            fb, loc,
+            RankedTensorType::get(
+                {group, d}, cast<RankedTensorType>(qs.getType()).getElementType()),
+            qs,
             ArrayRef<OpFoldResult>{bIdx, h, zero, zero},
             ArrayRef<OpFoldResult>{one, G, one, D},
             ArrayRef<OpFoldResult>{one, one, one, one});
@@ -719,11 +727,14 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   d = qType.getDimSize(3);
   dv = op.getValue().getType().getDimSize(3);
   mask = op.getMaskAttr();
-  // The tiles compute in f32 (f16 and bf16 inputs converted here).
+  // The tiles compute in f32: f16 inputs (and bf16 ones without
+  // `bf16-in-place`) converted here; with it, bf16 Q, K and V are read in
+  // place by the tiles' products.
   Type f32 = b.getF32Type();
-  k = tb.convert(op.getKey(), f32);
-  v = tb.convert(op.getValue(), f32);
-  Value query = tb.convert(op.getQuery(), f32);
+  const bool inPlace = options.bf16InPlace && qType.getElementType().isBF16();
+  k = inPlace ? op.getKey() : tb.convert(op.getKey(), f32);
+  v = inPlace ? op.getValue() : tb.convert(op.getValue(), f32);
+  Value query = inPlace ? op.getQuery() : tb.convert(op.getQuery(), f32);
   lengths = op.getLengths();
   alibi = op.getAlibi();
   queryOffsets = op.getQueryOffsets();
@@ -740,16 +751,24 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   }
   batch = tensor::DimOp::create(b, loc, op.getQuery(), 0);
   nq = tensor::DimOp::create(b, loc, op.getQuery(), 2);
-  nk = tensor::DimOp::create(b, loc, k, 2);
+  nk = tensor::DimOp::create(b, loc, op.getKey(), 2);
   qBlocks = tb.ceilDiv(nq, tb.idx(options.queryBlock));
 
-  // The scale folded into Q once, instead of into every tile of scores.
-  auto scaleType = RankedTensorType::get({}, b.getF32Type());
-  Value scale = arith::ConstantOp::create(
-      b, loc, scaleType,
-      DenseElementsAttr::get(
-          scaleType, static_cast<float>(op.getEffectiveScale())));
-  qs = MulOp::create(b, loc, query.getType(), query, scale);
+  // The scale folded into Q once, instead of into every tile of scores; a
+  // bf16 Q read in place stays as it is (a scaled copy would round to bf16
+  // again), and the tiles scale their f32 scores.
+  scores = FloatAttr();
+  if (inPlace) {
+    qs = query;
+    scores = b.getF32FloatAttr(static_cast<float>(op.getEffectiveScale()));
+  } else {
+    auto scaleType = RankedTensorType::get({}, b.getF32Type());
+    Value scale = arith::ConstantOp::create(
+        b, loc, scaleType,
+        DenseElementsAttr::get(
+            scaleType, static_cast<float>(op.getEffectiveScale())));
+    qs = MulOp::create(b, loc, query.getType(), query, scale);
+  }
 
   if (alibi) {
     if (cast<RankedTensorType>(alibi.getType()).isDynamicDim(0)) {
@@ -863,7 +882,20 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
     remark << "attention tiled: online softmax over " << options.queryBlock
            << "x" << options.keyBlock
            << " (query x key) tiles, the (batch, head, query tile) units in "
-              "parallel, the scale folded into Q";
+              "parallel, ";
+    if (inPlace)
+      remark << "bf16 Q, K and V read in place (no f32 copy), Q K^T "
+             << (options.bf16Dot
+                     ? "in bf16 pairs by vdpbf16ps"
+                     : "with Q and K widened to f32 in registers")
+             << ", P kept in f32 times V widened in registers, f32 "
+                "accumulators, the scale applied to the f32 scores";
+    else if (!qType.getElementType().isF32())
+      remark << (qType.getElementType().isF16() ? "f16" : "bf16")
+             << " Q, K and V converted to f32 copies once per call, the "
+                "scale folded into Q";
+    else
+      remark << "the scale folded into Q";
     if (!positionless()) {
       remark << "; mask " << mask
              << ": empty tiles skipped by the loop bounds, full tiles "
@@ -914,7 +946,8 @@ struct SeqTileAttentionPass
       return signalPassFailure();
     }
     TileOptions options{queryBlock, keyBlock, splitUnits,
-                        std::max<int64_t>(splitMinKeys, 1), remarks};
+                        std::max<int64_t>(splitMinKeys, 1), remarks,
+                        bf16InPlace, bf16Dot};
     LLVM_DEBUG(llvm::dbgs()
                << "[" DEBUG_TYPE "] query-block " << options.queryBlock
                << ", key-block " << options.keyBlock << ", split-units "
@@ -926,7 +959,8 @@ struct SeqTileAttentionPass
     for (AttentionOp op : ops)
       (void)tileAttention(rewriter, op, options.queryBlock, options.keyBlock,
                           options.splitUnits, options.splitMinKeys,
-                          options.remarks);
+                          options.remarks, options.bf16InPlace,
+                          options.bf16Dot);
   }
 };
 
@@ -935,9 +969,10 @@ struct SeqTileAttentionPass
 LogicalResult mlir::seq::tileAttention(RewriterBase &rewriter, AttentionOp op,
                                        int64_t queryBlock, int64_t keyBlock,
                                        int64_t splitUnits,
-                                       int64_t splitMinKeys, bool remarks) {
-  TileOptions options{queryBlock, keyBlock, splitUnits, splitMinKeys,
-                      remarks};
+                                       int64_t splitMinKeys, bool remarks,
+                                       bool bf16InPlace, bool bf16Dot) {
+  TileOptions options{queryBlock, keyBlock,   splitUnits, splitMinKeys,
+                      remarks,    bf16InPlace, bf16Dot};
   AttentionTiler tiler(op, options);
   std::string why = tiler.whyNot();
   if (!why.empty()) {

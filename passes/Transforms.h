@@ -43,11 +43,14 @@ void populateSeqRaiseAttentionPatterns(RewritePatternSet &patterns,
 /// Tiles one `seq.attention` into loops over query and key tiles of
 /// `seq.online_attention` and `seq.attention_finalize` (see
 /// `seq-tile-attention`); fails, with a remark under `remarks`, on the ops
-/// it does not apply to.
+/// it does not apply to. With `bf16InPlace`, bf16 Q, K and V are read in
+/// place by the tiles instead of converted to f32 (`bf16Dot`: the target
+/// has vdpbf16ps, for the remark).
 LogicalResult tileAttention(RewriterBase &rewriter, AttentionOp op,
                             int64_t queryBlock, int64_t keyBlock,
                             int64_t splitUnits, int64_t splitMinKeys,
-                            bool remarks = false);
+                            bool remarks = false, bool bf16InPlace = false,
+                            bool bf16Dot = false);
 
 } // namespace seq
 } // namespace mlir

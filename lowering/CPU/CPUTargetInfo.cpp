@@ -33,6 +33,10 @@ void CPUTargetInfo::addSeqTransforms(OpPassManager &pm,
   tile.keyBlock = 64;
   tile.splitUnits = 8;
   tile.splitMinKeys = 512;
+  // bf16 Q, K and V read in place: the contraction kernels widen or pair
+  // bf16 operands (vdpbf16ps with bf16-dot) and accumulate in f32.
+  tile.bf16InPlace = true;
+  tile.bf16Dot = options.bf16Dot;
   tile.remarks = options.remarks;
   addAttentionTransforms(pm, tile);
 }

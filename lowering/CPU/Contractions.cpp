@@ -464,12 +464,13 @@ bool mlir::seq::cpu::isPackableShortReduction(const ContractionMatch &c) {
 
 Value mlir::seq::cpu::allocatePackedShortReduction(OpBuilder &b,
                                                    const ContractionMatch &c,
-                                                   int64_t width) {
+                                                   int64_t width, bool kPairs) {
   auto bType = cast<MemRefType>(c.b.getType());
   int64_t rank = bType.getRank();
   Location loc = c.op->getLoc();
   int64_t k = bType.getDimSize(rank - 1);
-  // Sizes: the batch dimensions of B, ceil(n / w), k, w.
+  // Sizes: the batch dimensions of B, ceil(n / w), k, w; in k pairs,
+  // ceil(n / w), ceil(k / 2), w, 2.
   SmallVector<int64_t> shape(bType.getShape().drop_back(2));
   SmallVector<Value> dynamic;
   for (int64_t i = 0; i < rank - 2; ++i)
@@ -478,13 +479,17 @@ Value mlir::seq::cpu::allocatePackedShortReduction(OpBuilder &b,
   Value n = memref::DimOp::create(b, loc, c.b, rank - 2);
   dynamic.push_back(arith::CeilDivUIOp::create(
       b, loc, n, arith::ConstantIndexOp::create(b, loc, width)));
-  shape.append({ShapedType::kDynamic, k, width});
+  if (kPairs)
+    shape.append({ShapedType::kDynamic, (k + 1) / 2, width, 2});
+  else
+    shape.append({ShapedType::kDynamic, k, width});
   auto packedType = MemRefType::get(shape, bType.getElementType());
   return memref::AllocOp::create(b, loc, packedType, dynamic);
 }
 
 Value mlir::seq::cpu::packShortReduction(OpBuilder &b, ContractionMatch &c,
-                                         int64_t width, Value packed) {
+                                         int64_t width, Value packed,
+                                         bool kPairs) {
   auto bType = cast<MemRefType>(c.b.getType());
   int64_t rank = bType.getRank();
   ArrayRef<AffineExpr> results = c.mapB.getResults();
@@ -494,7 +499,7 @@ Value mlir::seq::cpu::packShortReduction(OpBuilder &b, ContractionMatch &c,
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   if (!packed)
-    packed = allocatePackedShortReduction(b, c, width);
+    packed = allocatePackedShortReduction(b, c, width, kPairs);
   auto packedType = cast<MemRefType>(packed.getType());
   // The loop bounds: the batch dimensions of B, ceil(n / w).
   SmallVector<Value> bounds;
@@ -503,9 +508,13 @@ Value mlir::seq::cpu::packShortReduction(OpBuilder &b, ContractionMatch &c,
   Value n = memref::DimOp::create(b, loc, c.b, rank - 2);
   Value panels = arith::CeilDivUIOp::create(b, loc, n, idx(width));
   bounds.push_back(panels);
-  // P[..., p, kk, j] = B[..., p * w + j, kk], or 0 past n; one parallel
-  // iteration per (batch..., panel).
-  Value c0 = idx(0), c1 = idx(1), cK = idx(k), cWidth = idx(width);
+  // P[..., p, kk, j] = B[..., p * w + j, kk], or 0 past n; in k pairs
+  // P[..., p, kk, j, r] = B[..., p * w + j, 2 kk + r], or 0 past n or k.
+  // One parallel iteration per (batch..., panel).
+  Value c0 = idx(0), c1 = idx(1), cWidth = idx(width);
+  Value cK = idx(kPairs ? (k + 1) / 2 : k);
+  // Made here: `b` builds inside the parallel loop while its body is made.
+  Value c2 = idx(2), kEnd = idx(k), kLast = idx(k - 1);
   Value last = arith::SubIOp::create(b, loc, n, c1);
   SmallVector<Value> zeros(bounds.size(), c0), ones(bounds.size(), c1);
   scf::ParallelOp::create(
@@ -525,20 +534,44 @@ Value mlir::seq::cpu::packShortReduction(OpBuilder &b, ContractionMatch &c,
           OpBuilder jb = OpBuilder::atBlockBegin(jLoop.getBody());
           Value kk = kLoop.getInductionVar(), j = jLoop.getInductionVar();
           Value column = arith::AddIOp::create(jb, nloc, base, j);
-          SmallVector<Value> from(ivs.drop_back()), to(ivs.drop_back());
-          from.append(
-              {padded
-                   ? arith::MinUIOp::create(jb, nloc, column, last).getResult()
-                   : column,
-               kk});
-          to.append({p, kk, j});
-          Value value = memref::LoadOp::create(jb, nloc, c.b, from);
-          if (padded) {
-            Value inside = arith::CmpIOp::create(
-                jb, nloc, arith::CmpIPredicate::ult, column, n);
-            value = arith::SelectOp::create(jb, nloc, inside, value, zero);
+          Value row =
+              padded
+                  ? arith::MinUIOp::create(jb, nloc, column, last).getResult()
+                  : column;
+          Value inside;
+          if (padded)
+            inside = arith::CmpIOp::create(jb, nloc, arith::CmpIPredicate::ult,
+                                           column, n);
+          // One element (r: its place in the pair) of B's row `row`.
+          auto copy = [&](Value step, std::optional<int64_t> r) {
+            SmallVector<Value> from(ivs.drop_back()), to(ivs.drop_back());
+            Value at = step;
+            Value within = inside;
+            if (r && k % 2 != 0 && *r == 1) {
+              // The pair past an odd reduction's end holds a zero.
+              Value inK = arith::CmpIOp::create(
+                  jb, nloc, arith::CmpIPredicate::ult, step, kEnd);
+              within = within ? arith::AndIOp::create(jb, nloc, within, inK)
+                                    .getResult()
+                              : inK;
+              at = arith::MinUIOp::create(jb, nloc, step, kLast);
+            }
+            from.append({row, at});
+            to.append({p, kk, j});
+            if (r)
+              to.push_back(*r ? c1 : c0);
+            Value value = memref::LoadOp::create(jb, nloc, c.b, from);
+            if (within)
+              value = arith::SelectOp::create(jb, nloc, within, value, zero);
+            memref::StoreOp::create(jb, nloc, value, packed, to);
+          };
+          if (!kPairs) {
+            copy(kk, std::nullopt);
+            return;
           }
-          memref::StoreOp::create(jb, nloc, value, packed, to);
+          Value first = arith::MulIOp::create(jb, nloc, kk, c2);
+          copy(first, 0);
+          copy(arith::AddIOp::create(jb, nloc, first, c1), 1);
         };
         Value whole = arith::CmpIOp::create(
             nb, nloc, arith::CmpIPredicate::ule,
@@ -552,16 +585,23 @@ Value mlir::seq::cpu::packShortReduction(OpBuilder &b, ContractionMatch &c,
   // (batch..., n floordiv w, k, n mod w) in the contraction's loops.
   SmallVector<AffineExpr> packedResults(results.drop_back(2));
   AffineExpr column = results[rank - 2];
-  packedResults.append(
-      {column.floorDiv(width), results[rank - 1], column % width});
+  if (kPairs)
+    packedResults.append({column.floorDiv(width),
+                          results[rank - 1].floorDiv(2), column % width,
+                          results[rank - 1] % 2});
+  else
+    packedResults.append(
+        {column.floorDiv(width), results[rank - 1], column % width});
   c.b = packed;
   c.mapB =
       AffineMap::get(c.mapB.getNumDims(), 0, packedResults, b.getContext());
   c.panel = width;
+  c.kPairs = kPairs;
   c.kernel = ContractionKernel::Broadcast;
   c.dotPairs = false;
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] right operand packed into "
                           << packedType << ", reduction of " << k
+                          << (kPairs ? " in k pairs" : "")
                           << ", for the broadcast kernel\n");
   return packed;
 }

@@ -333,6 +333,15 @@ def SeqCPUVectorizeContractions
     is applied in the output tile like any other, the bf16 rounding (to
     nearest even) in integer ops.
 
+    A dot-kernel contraction with a short static reduction (at most 256,
+    `q @ k^T` at head size 64) and at least 8 rows (tested at run time when
+    the row count is dynamic) copies B once per call into column panels and
+    takes the broadcast kernel on them; with `bf16-dot` and both operands
+    bf16 (bf16 attention's `Q K^T`, read in place), the copy is in k-pair
+    panels and the broadcast kernel multiplies pairs with `vdpbf16ps`, while
+    the dot kernel of fewer rows multiplies 32 bf16 of each row per step in
+    pairs.
+
     The elementwise op right after a contraction that reads its output (an
     activation, a residual add, a scaling, a gate) is its epilogue: both
     kernels apply it before they store (the broadcast kernel to the output

@@ -67,16 +67,18 @@ bool isPackableShortReduction(const ContractionMatch &c);
 /// products B's size times the rows. Returns the packed buffer, to free
 /// after the kernel. `c` must satisfy isPackableShortReduction. With
 /// `packed` (from allocatePackedShortReduction), copies into it instead of
-/// allocating.
+/// allocating. With `kPairs` (bf16 A and B on a target with vdpbf16ps), the
+/// panels are in k pairs, P[batch..., n / w, ceil(k / 2), w, 2] (zero past
+/// n and k), for the broadcast kernel's vdpbf16ps.
 Value packShortReduction(OpBuilder &b, ContractionMatch &c, int64_t width,
-                         Value packed = {});
+                         Value packed = {}, bool kPairs = false);
 
 /// Allocates at `b`'s insertion point the buffer packShortReduction copies
 /// B of `c` into: made before a test of the row count, so that no
 /// allocation sits inside its branch (the memory plan puts it in the arena,
 /// and a thread team runs on through the test).
 Value allocatePackedShortReduction(OpBuilder &b, const ContractionMatch &c,
-                                   int64_t width);
+                                   int64_t width, bool kPairs = false);
 
 /// Target parameters of vectorizeContraction.
 struct ContractionOptions {

@@ -250,8 +250,11 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
                             << "\n");
   }
   int64_t width = panelWidth(options.vectorBits, options.vectorRegisters);
+  // bf16 A and B where the dot kernel would pair them: the packed copy is
+  // in k pairs, for the broadcast kernel's vdpbf16ps.
+  const bool pairs = c.dotPairs;
   auto emitPacked = [&](ContractionMatch pc, OpBuilder &pb, Value into) {
-    Value packed = packShortReduction(pb, pc, width, into);
+    Value packed = packShortReduction(pb, pc, width, into, pairs);
     ContractionTiling pt = getContractionTiling(pc, options.vectorBits,
                                                 options.vectorRegisters);
     emitKernel(pb, pc, pt, options, noEpilogue);
@@ -262,7 +265,7 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
     // The packed buffer is allocated before the test and freed after it:
     // the memory plan gives it a place in the arena, and no allocation
     // inside the branch ends a thread team (seq-cpu-thread-team).
-    Value packed = allocatePackedShortReduction(rewriter, c, width);
+    Value packed = allocatePackedShortReduction(rewriter, c, width, pairs);
     Value many = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::uge, rows,
         arith::ConstantIndexOp::create(rewriter, loc, kMinPackedRows));

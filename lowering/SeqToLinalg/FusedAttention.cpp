@@ -80,7 +80,8 @@ public:
 
   /// acc[i, j] += sum_r lhs[i, r] rhs[r, j], or with `transposedRhs` rhs
   /// read as [j, r] (`lhs @ rhs^T` without a copy of rhs: the CPU's
-  /// contraction kernels read it in place, or pack it).
+  /// contraction kernels read it in place, or pack it). A bf16 operand is
+  /// widened in the body (arith.extf), which the kernels read as bf16.
   Value matmulAcc(Value lhs, Value rhs, Value acc, bool transposedRhs = false) {
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
@@ -90,7 +91,14 @@ public:
                    {map(3, {dim(0), dim(2)}), rhsMap, map(3, {dim(0), dim(1)})},
                    {par, par, red},
                    [](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
-                     Value p = arith::MulFOp::create(nb, nloc, a[0], a[1]);
+                     auto widened = [&](Value x) -> Value {
+                       if (x.getType().isF32())
+                         return x;
+                       return arith::ExtFOp::create(nb, nloc,
+                                                    nb.getF32Type(), x);
+                     };
+                     Value p = arith::MulFOp::create(nb, nloc, widened(a[0]),
+                                                     widened(a[1]));
                      return arith::AddFOp::create(nb, nloc, a[2], p);
                    });
   }
@@ -133,9 +141,21 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
         llvm::dbgs() << ": a full tile, no mask arithmetic";
       llvm::dbgs() << (slope ? ", ALiBi in the tile" : "") << "\n";
     });
-    // Q K^T with K read in place along the head dimension.
+    // Q K^T with K read in place along the head dimension (bf16 Q and K
+    // as they are: the kernels pair or widen them).
     Value s = kb.matmulAcc(q, k, kb.filled({rows, cols}, 0.0),
                            /*transposedRhs=*/true);
+    // The scale of a query that was not scaled beforehand, on the f32
+    // scores (in the bias or mask generic when there is one).
+    std::optional<double> scale;
+    if (FloatAttr attr = op.getScaleAttr())
+      scale = attr.getValueAsDouble();
+    auto scaled = [&](OpBuilder &gb, Location gl, Value x) -> Value {
+      if (!scale)
+        return x;
+      return arith::MulFOp::create(
+          gb, gl, x, createFloatConstant(gb, gl, gb.getF32Type(), *scale));
+    };
 
     // ALiBi's bias, and the mask on a partial tile.
     AffineMap id2 = kb.map(2, {kb.dim(0), kb.dim(1)});
@@ -152,11 +172,12 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
     // positions, then the score.
     auto addBias = [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
       if (!slope)
-        return a[0];
+        return scaled(gb, gl, a[0]);
       Value distance = math::AbsFOp::create(
           gb, gl, arith::SubFOp::create(gb, gl, a[0], a[1]));
       return arith::SubFOp::create(
-          gb, gl, a[2], arith::MulFOp::create(gb, gl, slope, distance));
+          gb, gl, scaled(gb, gl, a[2]),
+          arith::MulFOp::create(gb, gl, slope, distance));
     };
     Value scores = s;
     if (mask) {
@@ -174,7 +195,7 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
                 gb, gl, allowed, x,
                 createInfinity(gb, gl, gb.getF32Type(), /*negative=*/true));
           });
-    } else if (slope) {
+    } else if (slope || scale) {
       scores = kb.generic(biasInputs, s, biasMaps, {par, par}, addBias);
     }
 

@@ -2,8 +2,8 @@
 // convert-seq-to-linalg, passes rewrite seq ops into seq ops. -O0 runs only
 // the decomposition the conversion needs; -O1 and above add CSE and the
 // target's seq transforms (TargetInfoBase::addSeqTransforms: on the CPU at
-// -O2, seq-raise-attention, seq-tile-attention with 64 x 64 tiles and the
-// split-key decode form below 8 units, and
+// -O2, seq-raise-attention, seq-tile-attention with 64 x 64 tiles (bf16
+// read in place) and the split-key decode form below 8 units, and
 // seq-reassociate-linear-attention).
 
 // RUN: seq-opt %s --seq-lower-to-linalg="opt-level=0" --dump-pass-pipeline -o /dev/null 2>&1 \
@@ -20,7 +20,7 @@
 // O2-NEXT:   canonicalize{{.*}},
 // O2-NEXT:   cse,
 // O2-NEXT:   seq-raise-attention{remarks=false},
-// O2-NEXT:   seq-tile-attention{key-block=64 query-block=64 remarks=false split-min-keys=512 split-units=8},
+// O2-NEXT:   seq-tile-attention{bf16-dot=false bf16-in-place=true key-block=64 query-block=64 remarks=false split-min-keys=512 split-units=8},
 // O2-NEXT:   seq-reassociate-linear-attention{remarks=false},
 // O2-NEXT:   convert-seq-to-linalg{linear-attention-chunk=64 remarks=false row-forms=true scan-scalef=false scan-vector-lanes=8},
 

@@ -839,13 +839,23 @@ double AttentionOp::getEffectiveScale() {
 
 LogicalResult OnlineAttentionOp::verify() {
   ShapeBinder binder(*this);
-  if (failed(binder.bind("'query'", getQuery().getType(), {"r", "d"})) ||
-      failed(binder.bind("'key'", getKey().getType(), {"c", "d"})) ||
-      failed(binder.bind("'value'", getValue().getType(), {"c", "d_v"})) ||
+  // Q, K and V are f32 or bf16 (read in place), the state f32.
+  if (failed(binder.bind("'query'", getQuery().getType(), {"r", "d"},
+                         nullptr, /*sameElementType=*/false)) ||
+      failed(binder.bind("'key'", getKey().getType(), {"c", "d"}, nullptr,
+                         /*sameElementType=*/false)) ||
+      failed(binder.bind("'value'", getValue().getType(), {"c", "d_v"},
+                         nullptr, /*sameElementType=*/false)) ||
       failed(binder.bind("'acc'", getAcc().getType(), {"r", "d_v"})) ||
       failed(binder.bind("'max'", getMax().getType(), {"r"})) ||
       failed(binder.bind("'sum'", getSum().getType(), {"r"})))
     return failure();
+  if (getQuery().getType().getElementType() !=
+      getKey().getType().getElementType())
+    return emitOpError() << "expected 'query' and 'key' of one element type, "
+                            "got "
+                         << getQuery().getType().getElementType() << " and "
+                         << getKey().getType().getElementType();
   // The mask compares absolute positions.
   const bool masked = static_cast<bool>(getMaskAttr());
   if (getOffsets().size() != (masked ? 2u : 0u))

@@ -592,6 +592,13 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
     `pq: [r]` and keys `pk: [c]` as floats (slices of one table, so that
     the bias is float arithmetic only).
 
+    `query`, `key` and `value` are f32, or bf16 read in place (the tiling
+    of bf16 attention on the CPU): the products widen or pair them and
+    accumulate in f32, and the softmax state is f32. `scale`, when present,
+    multiplies the scores in f32 before the bias and the mask (`s = scale
+    query key^T`), for a query that is not scaled beforehand (a bf16 query
+    read in place).
+
     `seq.attention_finalize` turns the state into the output.
 
     ```mlir
@@ -601,9 +608,9 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
           tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$query,
-                       RankedTensorOf<[F32]>:$key,
-                       RankedTensorOf<[F32]>:$value,
+  let arguments = (ins RankedTensorOf<[F32, BF16]>:$query,
+                       RankedTensorOf<[F32, BF16]>:$key,
+                       RankedTensorOf<[F32, BF16]>:$value,
                        RankedTensorOf<[F32]>:$acc,
                        RankedTensorOf<[F32]>:$max,
                        RankedTensorOf<[F32]>:$sum,
@@ -611,7 +618,8 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
                        Optional<F32>:$slope,
                        Optional<RankedTensorOf<[F32]>>:$query_positions,
                        Optional<RankedTensorOf<[F32]>>:$key_positions,
-                       OptionalAttr<Seq_MaskAttr>:$mask);
+                       OptionalAttr<Seq_MaskAttr>:$mask,
+                       OptionalAttr<F32Attr>:$scale);
   let results = (outs RankedTensorOf<[F32]>:$new_acc,
                       RankedTensorOf<[F32]>:$new_max,
                       RankedTensorOf<[F32]>:$new_sum);

@@ -750,6 +750,15 @@ func.func @online_attention_head_dim(%q: tensor<?x64xf32>, %k: tensor<?x32xf32>,
 
 // -----
 
+func.func @online_attention_mixed(%q: tensor<?x64xbf16>, %k: tensor<?x64xf32>, %acc: tensor<?x64xf32>, %m: tensor<?xf32>) {
+  // expected-error @+1 {{expected 'query' and 'key' of one element type, got 'bf16' and 'f32'}}
+  %0:3 = seq.online_attention %q, %k, %k, %acc, %m, %m
+      : tensor<?x64xbf16>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
 func.func @online_attention_rows(%q: tensor<16x64xf32>, %acc: tensor<8x64xf32>, %m: tensor<16xf32>) {
   // expected-error @+1 {{'acc' expected shape [r, d_v] with r = 16 (dim 0 of 'query'), got 'tensor<8x64xf32>'}}
   %0:3 = seq.online_attention %q, %q, %q, %acc, %m, %m

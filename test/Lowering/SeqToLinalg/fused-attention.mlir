@@ -44,6 +44,33 @@ func.func @full_tile(%q: tensor<?x16xf32>, %k: tensor<?x16xf32>, %v: tensor<?x8x
 
 // -----
 
+// A bf16 tile read in place: Q K^T and P V widen their bf16 operands in the
+// body (arith.extf, which the CPU's kernels read as bf16: pairs or
+// widening in registers), P stays f32; the scale multiplies the f32 scores
+// in place before the softmax.
+// CHECK-LABEL: func.func @bf16_tile(
+//  CHECK-SAME:     %[[Q:[^:]*]]: tensor<?x16xbf16>, %[[K:[^:]*]]: tensor<?x16xbf16>, %[[V:[^:]*]]: tensor<?x8xbf16>,
+//       CHECK:   %[[S:.*]] = linalg.generic {{.*}} ins(%[[Q]], %[[K]] : tensor<?x16xbf16>, tensor<?x16xbf16>)
+//  CHECK-NEXT:   ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: bf16, %[[C:.*]]: f32):
+//  CHECK-NEXT:     %[[A32:.*]] = arith.extf %[[A]] : bf16 to f32
+//  CHECK-NEXT:     %[[B32:.*]] = arith.extf %[[B]] : bf16 to f32
+//  CHECK-NEXT:     %[[P:.*]] = arith.mulf %[[A32]], %[[B32]]
+//       CHECK:   %[[SC:.*]] = linalg.generic {{.*}} outs(%[[S]] : tensor<?x?xf32>)
+//  CHECK-NEXT:   ^bb0(%[[X:.*]]: f32):
+//  CHECK-NEXT:     arith.mulf %[[X]], %cst{{.*}} : f32
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[SC]]
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %[[V]] : tensor<?x?xf32>, tensor<?x8xbf16>) outs(%{{.*}} : tensor<?x8xf32>)
+//  CHECK-NEXT:   ^bb0(%{{.*}}: f32, %[[VB:.*]]: bf16, %{{.*}}: f32):
+//  CHECK-NEXT:     arith.extf %[[VB]] : bf16 to f32
+func.func @bf16_tile(%q: tensor<?x16xbf16>, %k: tensor<?x16xbf16>, %v: tensor<?x8xbf16>, %acc: tensor<?x8xf32>, %m: tensor<?xf32>, %l: tensor<?xf32>)
+    -> (tensor<?x8xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %0:3 = seq.online_attention %q, %k, %v, %acc, %m, %l {scale = 0.25 : f32}
+      : tensor<?x16xbf16>, tensor<?x16xbf16>, tensor<?x8xbf16>, tensor<?x8xf32>, tensor<?xf32>, tensor<?xf32>
+  return %0#0, %0#1, %0#2 : tensor<?x8xf32>, tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
 // A partial tile: the mask predicate on the absolute positions
 // (offset + linalg.index) selects -inf, in one generic after the product.
 // CHECK-LABEL: func.func @partial_tile(
