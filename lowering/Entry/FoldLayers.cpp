@@ -87,6 +87,32 @@ struct Segment {
 
 } // namespace
 
+/// Moves the pure ops without regions whose operands are all defined at
+/// the entry (block arguments or ops moved before) up to the entry, in
+/// order: the views of the arena and their reshapes, sizes, offsets. A
+/// layer then reads them as arguments instead of computing a view that
+/// the next layer reads, which would make it return the view (and a
+/// function with results does not join its caller's thread team). Moving
+/// a pure op earlier changes nothing it computes.
+static void hoistPureOps(Block &body) {
+  llvm::SmallPtrSet<Operation *, 32> atEntry;
+  Operation *last = nullptr;
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
+        llvm::any_of(op.getOperands(), [&](Value operand) {
+          Operation *def = operand.getDefiningOp();
+          return def && !atEntry.contains(def);
+        }))
+      continue;
+    if (last)
+      op.moveAfter(last);
+    else
+      op.moveBefore(&body.front());
+    atEntry.insert(&op);
+    last = &op;
+  }
+}
+
 /// Fills in the externals, results, hash and size of `segment`, or the
 /// reason it cannot be outlined: a region of several blocks or an op with
 /// successors (values used before the walk reaches them), or a stack
@@ -527,6 +553,7 @@ void SeqFoldLayersPass::runOnOperation() {
                               << " is not a defined function of one block\n");
       continue;
     }
+    hoistPureOps(function.getBody().front());
     SmallVector<Operation *> ops;
     for (Operation &op : function.getBody().front().without_terminator()) {
       // Pure ops without regions (sizes, offsets, views) do not cut: the
