@@ -142,8 +142,8 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
 
 void mlir::seq::buildSeqBufferizationPipeline(
     OpPassManager &pm, const SeqPipelineOptions &options) {
-  // One tensor.empty per use: CSE merged the equal ones of every layer, and
-  // the analyses below grow with the square of their uses.
+  // One tensor.empty per layer: CSE merged the equal ones of every layer,
+  // and the analyses below grow with the square of their uses.
   pm.addPass(seq::createSeqSplitEmptyTensors());
   // Rewrites `tensor.empty` destinations into the tensors they end up being
   // inserted into, so that more ops write their results in place.

@@ -61,34 +61,35 @@ def SeqCheckLowered : Pass<"seq-check-lowered", "::mlir::ModuleOp"> {
 }
 
 def SeqSplitEmptyTensors : Pass<"seq-split-empty-tensors"> {
-  let summary = "Gives each op that uses a tensor.empty its own "
+  let summary = "Gives each layer that uses a tensor.empty its own "
                 "tensor.empty";
   let description = [{
     Runs right before bufferization. `tensor.empty` is pure, so CSE merges
     the empty tensors of equal shapes into one value; in a model of L
-    layers, each such value is the destination of a dozen ops in every
-    layer. One-Shot Bufferize's analysis (and `eliminate-empty-tensors`,
-    which runs it too) checks each in-place write against the reads and
-    writes of every value aliasing it, and all the ops writing into one
-    shared `tensor.empty` alias it: the analysis grows with the square of
-    the depth (at depth 96 of GPT-2's width it took 8 of the 22 seconds of
-    the MLIR pipeline). An empty tensor has no contents, so one copy per
-    use means the same thing and leaves each write with the few values of
-    its own op. The uses under one op of the empty's block (the branches
-    of an `scf.if`, a loop's body) keep sharing theirs: they write one
-    buffer (one form of attention or the other), and their number does not
-    grow with the depth.
+    layers, each such value is the destination of ops in every layer, the
+    residual stream's among them. One-Shot Bufferize's analysis (and
+    `eliminate-empty-tensors`, which runs it too) checks each in-place
+    write against the reads and writes of every value aliasing it, and all
+    the ops writing into one shared `tensor.empty` alias it: the analysis
+    grows with the square of the depth. An empty tensor has no contents, so
+    a copy per layer means the same thing and leaves each write with the
+    values of its own layer.
+
+    The layer of a use is the outermost module instance named in its op's
+    location (as `seq-fold-layers` reads it; ops that name none form one
+    group). The uses of one layer keep sharing one empty tensor (the ops
+    that write it in turn share one buffer, and their number does not grow
+    with the depth); each other layer gets a clone, put next to the
+    original rather than next to its uses, so that an empty tensor defined
+    outside a loop is not allocated in every iteration.
 
     ```mlir
     %e = tensor.empty(%n) : tensor<?x768xf32>
-    %a = linalg.fill ins(%c0 : f32) outs(%e : tensor<?x768xf32>) -> ...
-    %b = linalg.fill ins(%c1 : f32) outs(%e : tensor<?x768xf32>) -> ...
+    %a = linalg.fill ins(%c0 : f32) outs(%e : tensor<?x768xf32>) -> ... loc("layers.0")
+    %b = linalg.fill ins(%c1 : f32) outs(%e : tensor<?x768xf32>) -> ... loc("layers.1")
     ```
 
-    becomes two `tensor.empty(%n)`, one for each fill. The clones are put
-    next to the original, not next to their uses: an empty tensor defined
-    outside a loop and used inside it stays one allocation, not one per
-    iteration.
+    becomes two `tensor.empty(%n)`, one for each layer's fill.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
