@@ -428,13 +428,9 @@ static void placeInOrder(SmallVectorImpl<PlannedBuffer> &buffers,
   // another one's slot cannot overlap it, whatever the sizes.
   SmallVector<llvm::BitVector> under(buffers.size());
   // Slots of buffers of one size (type and dynamic sizes): the buffers of
-  // a slot have the same offset and disjoint lives. Listed by memref type.
+  // a slot have the same offset and disjoint lives. Listed by memref type,
+  // so that within a list only the dynamic sizes need comparing.
   DenseMap<Type, SmallVector<SmallVector<unsigned>>> slots;
-  auto sameSize = [&](const PlannedBuffer &x, const PlannedBuffer &y) {
-    memref::AllocOp a = x.alloc, b = y.alloc;
-    return a.getType() == b.getType() &&
-           llvm::equal(a.getDynamicSizes(), b.getDynamicSizes());
-  };
   for (unsigned i : placement) {
     PlannedBuffer &buffer = buffers[i];
     SmallVector<unsigned> conflicts;
@@ -456,7 +452,8 @@ static void placeInOrder(SmallVectorImpl<PlannedBuffer> &buffers,
       Type type = buffer.alloc.getType();
       auto fits = [&](ArrayRef<unsigned> members) {
         unsigned first = members.front();
-        if (!sameSize(buffers[first], buffer) ||
+        if (!llvm::equal(buffers[first].alloc.getDynamicSizes(),
+                         buffer.alloc.getDynamicSizes()) ||
             llvm::any_of(members, [&](unsigned m) {
               return buffers[m].interferes(buffer);
             }))
