@@ -166,6 +166,15 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
     team.remarks = options.remarks;
     pm.addPass(createSeqCPUThreadTeam(team));
   }
+  if (options.optLevel >= 1) {
+    // Buffers a loop body allocates and frees per iteration (attention's
+    // tile state) get one stack slot per thread instead of an allocator
+    // call per iteration; after the teams, which decide where a thread's
+    // stack frame begins.
+    SeqCPUStackScratchOptions scratch;
+    scratch.remarks = options.remarks;
+    pm.addPass(createSeqCPUStackScratch(scratch));
+  }
   addControlFlowAndDescriptorLowering(pm);
   // Vector ops of the contraction kernels: loads, masked loads and stores,
   // FMAs and reductions map to LLVM vector instructions and intrinsics.

@@ -481,3 +481,55 @@ def SeqCPUOutlineKernels
 }
 
 #endif // SEQC_LOWERING_CPU_PASSES_TD
+
+def SeqCPUStackScratch : Pass<"seq-cpu-stack-scratch", "::mlir::ModuleOp"> {
+  let summary = "Gives the small buffers a loop allocates and frees in each "
+                "iteration one stack slot per thread";
+  let description = [{
+    Bufferization allocates the tensors a loop body creates (tiled
+    attention's running maximum and sum of a query tile, its score tile, a
+    key tile's scratch) with `memref.alloc` in the body and frees them with
+    `memref.dealloc` at its end: one call of the runtime's allocator and one
+    of its release per iteration, taken under the allocator's lock by every
+    thread of a team (a decode step over 4096 cached keys made about 17,000
+    of them in a SmolLM2-sized model). An allocation refused inside a
+    parallel region would also unwind the model call from a worker thread.
+
+    This pass, run on the buffers after the thread teams are formed, moves
+    such a buffer to the stack: one `memref.alloca` at the entry of the
+    innermost enclosing `omp.parallel` region (each thread of the team gets
+    its own) or, outside any, of the enclosing function (a team function
+    runs on every thread's own stack), reused by every iteration. It applies
+    to a `memref.alloc` nested in a loop (`scf.for`, `scf.while`,
+    `scf.parallel`, `omp.loop_nest`) whose buffer
+
+    - is freed by `memref.dealloc` ops in the allocation's own block only
+      (so that two iterations never hold it at once), which are erased;
+    - does not leave that block's iteration: neither it nor a view of it is
+      yielded, returned, passed as a loop's initial value or to a function
+      defined outside the module;
+    - has an identity layout and a static size, or dynamic sizes with a
+      constant upper bound (a constant, `arith.minui`/`arith.minsi`/
+      `affine.min` with a constant operand: a tile's `min(64, n - i)`, or
+      an unsigned quotient of a bounded value by a positive constant), in
+      which case the slot has the size of the bound and a `memref.view` of
+      it gives the buffer its sizes at run time;
+    - takes at most `max-bytes`, and the slots of one region at most
+      `max-region-bytes` together (worker threads' stacks are a few MiB).
+
+    The contents are unchanged (an allocation is uninitialized either way),
+    so the results are bit-identical. With `remarks`, an allocation inside
+    a sequential loop (`scf.for`, `scf.while`: as many allocator calls as
+    iterations) that stays on the heap gets a remark saying why.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"32768",
+           "Largest buffer moved to the stack, in bytes">,
+    Option<"maxRegionBytes", "max-region-bytes", "int64_t",
+           /*default=*/"131072",
+           "Largest sum of the slots of one function or parallel region">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Remark on every loop-local allocation left on the heap">
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}

@@ -1,0 +1,116 @@
+// RUN: seq-opt %s --seq-cpu-stack-scratch -split-input-file | FileCheck %s
+// RUN: seq-opt %s --seq-cpu-stack-scratch=remarks=true -split-input-file \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+
+// The state of a tile, allocated and freed in each iteration of a
+// worksharing loop, becomes one slot per thread at the entry of the team's
+// region; a key tile's scratch of at most 64 columns gets a slot of the
+// bound, viewed with its run-time size.
+
+// CHECK-LABEL: func.func @team
+// CHECK:         omp.parallel {
+// CHECK-NEXT:      %[[TILE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<768xi8>
+// CHECK-NEXT:      %[[ROW:.*]] = memref.alloca() {alignment = 64 : i64} : memref<3xf32>
+// CHECK:           omp.loop_nest
+// CHECK-NOT:         memref.alloc(
+// CHECK:             scf.for %[[K:.*]] =
+// CHECK:               %[[N:.*]] = arith.minui
+// CHECK:               %[[V:.*]] = memref.view %[[TILE]][%{{.*}}][%[[N]]] : memref<768xi8> to memref<3x?xf32>
+// CHECK:               memref.store %{{.*}}, %[[V]]
+// CHECK-NOT:         memref.dealloc
+// CHECK:             memref.store %{{.*}}, %[[ROW]]
+// CHECK-NOT:         memref.dealloc
+// CHECK:             omp.yield
+func.func @team(%n: index, %out: memref<?x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0.0 : f32
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+        %row = memref.alloc() {alignment = 64 : i64} : memref<3xf32>
+        scf.for %k = %c0 to %n step %c64 {
+          %left = arith.subi %n, %k : index
+          %w = arith.minui %left, %c64 : index
+          %tile = memref.alloc(%w) {alignment = 64 : i64} : memref<3x?xf32>
+          memref.store %cst, %tile[%c0, %c0] : memref<3x?xf32>
+          memref.dealloc %tile : memref<3x?xf32>
+        }
+        memref.store %cst, %row[%c0] : memref<3xf32>
+        memref.copy %row, %row : memref<3xf32> to memref<3xf32>
+        memref.dealloc %row : memref<3xf32>
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  return
+}
+
+// -----
+
+// Outside a parallel region (a team function, run by every thread of its
+// caller's team), the slot is made at the function's entry.
+
+// CHECK-LABEL: func.func @team_form
+// CHECK-NEXT:    %[[S:.*]] = memref.alloca() : memref<4x4xf32>
+// CHECK:         scf.for
+// CHECK:           memref.store %{{.*}}, %[[S]]
+// CHECK-NOT:       memref.dealloc
+func.func @team_form(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %s = memref.alloc() : memref<4x4xf32>
+    memref.store %cst, %s[%c0, %c0] : memref<4x4xf32>
+    memref.dealloc %s : memref<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+// Buffers that stay on the heap: one yielded out of its iteration, one
+// freed under a condition, one whose size has no constant bound, one too
+// large, and one outside any loop (the memory plan's business).
+
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT:     memref.alloca
+// REMARK: [[@LINE+13]]:{{.*}}remark: a buffer allocated and freed in each iteration of a loop stays on the heap: it leaves the loop body (scf.yield)
+// REMARK: [[@LINE+17]]:{{.*}}remark: a buffer allocated and freed in each iteration of a loop stays on the heap: it is freed in another block than the one allocating it
+// REMARK: [[@LINE+23]]:{{.*}}remark: a buffer allocated and freed in each iteration of a loop stays on the heap: a dynamic size has no constant upper bound
+// REMARK: [[@LINE+27]]:{{.*}}remark: a buffer allocated and freed in each iteration of a loop stays on the heap: its 65536 bytes exceed 32768
+// REMARK-NOT: remark
+func.func @kept(%n: index, %c: i1, %init: memref<2xf32>) -> memref<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  %top = memref.alloc() : memref<8xf32>
+  memref.store %cst, %top[%c0] : memref<8xf32>
+  memref.dealloc %top : memref<8xf32>
+  %last = scf.for %i = %c0 to %n step %c1 iter_args(%prev = %init) -> (memref<2xf32>) {
+    %y = memref.alloc() : memref<2xf32>
+    memref.store %cst, %y[%c0] : memref<2xf32>
+    scf.yield %y : memref<2xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.alloc() : memref<2xf32>
+    memref.store %cst, %a[%c0] : memref<2xf32>
+    scf.if %c {
+      memref.dealloc %a : memref<2xf32>
+    }
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %d = memref.alloc(%i) : memref<?xf32>
+    memref.store %cst, %d[%c0] : memref<?xf32>
+    memref.dealloc %d : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %big = memref.alloc() : memref<16384xf32>
+    memref.store %cst, %big[%c0] : memref<16384xf32>
+    memref.dealloc %big : memref<16384xf32>
+  }
+  return %last : memref<2xf32>
+}
