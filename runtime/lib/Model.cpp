@@ -14,6 +14,7 @@
 #include "Model.h"
 #include "Buffers.h"
 #include "Gpu.h"
+#include "Safetensors.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -714,6 +715,24 @@ void sharePreparedValues(const PreparedSet &set, size_t selected,
   }
 }
 
+/// Drops from the resident set the pages of the parameters that only the
+/// preparation reads (the manifest's "prepared_only"), now that a prepared
+/// block holds what the model function reads of them: those used in place
+/// from a memory-mapped weight file, whose pages come back from the file
+/// when something reads them again (seqc_model_get_param, saving the
+/// weights, the preparation of another entry or of weights rebound in
+/// part). Copies on the heap (converted, quantized, random or set through
+/// the API) stay: nothing could give their bytes back (docs/runtime.md,
+/// "Memory of the parameters").
+void dropPreparedOnlyParams(const seqc_model *model) {
+  const auto &specs = model->manifest.values[SEQC_VALUE_PARAM];
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const BoundValue &param = model->params[i];
+    if (specs[i].preparedOnly && param.bound && param.inFileMapping)
+      dropMappedPages(param.buffer.data, param.buffer.bytes);
+  }
+}
+
 /// Releases the prepared state, so that the next run prepares again.
 void dropPrepared(seqc_model *model) {
   if (model->prepared)
@@ -904,6 +923,10 @@ seqc_status *runExclusive(seqc_model *model) {
         shared.reset(block);
         sharePreparedValues(*set, model->selected, *shared);
         set->entries[model->selected] = shared;
+        // A GPU model's kernels read the managed copies of the parameters
+        // (deviceParams), which stay.
+        if (!onGpu)
+          dropPreparedOnlyParams(model);
       }
     }
     if (v2) {

@@ -40,6 +40,10 @@ struct BoundValue {
   /// verifiedRange, the range as evaluated when they were last checked.
   bool rangeVerified = false;
   int64_t verifiedRange[2] = {0, 0};
+  /// A parameter used in place from a memory-mapped weight file (its bytes
+  /// are the file's, in a private mapping nothing writes): its pages may
+  /// leave the resident set and come back from the file when read again.
+  bool inFileMapping = false;
 };
 
 /// An output of the last run, in contiguous storage.

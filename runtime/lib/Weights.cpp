@@ -460,6 +460,7 @@ seqc_status *bindTensors(const seqc_model *model, const char *path,
       value.buffer.data = const_cast<uint8_t *>(tensor.data);
       value.buffer.bytes = tensor.bytes;
       value.buffer.owner = tensor.mapping;
+      value.inFileMapping = true;
       break;
     case Binding::Copy:
       SEQC_RETURN_IF_ERROR(allocateBuffer(tensor.bytes, &value.buffer));
