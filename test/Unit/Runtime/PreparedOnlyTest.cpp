@@ -7,8 +7,9 @@
 // A parameter the manifest marks "prepared_only" (docs/abi.md) is read by
 // seqc_prepare alone. Once a prepared block holds what the model reads of
 // it, the runtime drops its pages from the resident set when the bytes are
-// the weight file's, used in place from the mapping; anything that reads
-// it later gets the file's bytes again.
+// the weight file's, used in place from the mapping, or a copy on the heap
+// it can compute again (random weights, a conversion of a file's tensor);
+// anything that reads it later gets the same bytes again.
 //
 // The fake model (ABI version 2) has two entries over x [N] and the
 // parameters `scale` [1], which the model functions read, and `w` [N],
@@ -19,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Model.h"
 #include "Safetensors.h"
 #include "TestUtil.h"
 
@@ -303,6 +305,143 @@ TEST(PreparedOnly, TheMarkIsABooleanOnAParameter) {
   unmarked.replace(unmarked.find("true"), 4, "false");
   ASSERT_TRUE(isOk(seqc_model_load_entries(unmarked.c_str(), kSymbols, &raw)));
   seqc_model_free(raw);
+}
+
+//===----------------------------------------------------------------------===//
+// Copies on the heap that the runtime computes again
+//===----------------------------------------------------------------------===//
+
+/// The runtime's record of the model's bound `w` (tests see the internals).
+seqc::RecomputableBytes *recomputableW(const seqc_model *model) {
+  return model->params[1].recomputable.get();
+}
+
+/// The bytes of `w`'s pages present, read from the runtime's record
+/// rather than through seqc_model_get_param (which keeps them).
+size_t wPresentInside(const seqc_model *model) {
+  return seqc::presentBytes(model->params[1].buffer.data,
+                            kN * sizeof(float));
+}
+
+/// seqc_model_get_param would keep the bytes from then on: the check
+/// reads the runtime's record.
+#define SKIP_WITHOUT_PAGEMAP_INSIDE(model)                                     \
+  if (wPresentInside(model) == SIZE_MAX)                                       \
+  GTEST_SKIP() << "/proc/self/pagemap cannot be read"
+
+ModelPtr loadMarked(bool marked = true) {
+  seqc_model *raw = nullptr;
+  std::string text = manifest(marked);
+  EXPECT_TRUE(isOk(seqc_model_load_entries(text.c_str(), kSymbols, &raw)));
+  return ModelPtr(raw);
+}
+
+TEST(PreparedOnlyHeap, RandomWeightsAreDrawnAgain) {
+  // The values, from an instance that keeps them.
+  ModelPtr reference = loadMarked(/*marked=*/false);
+  ASSERT_TRUE(isOk(seqc_model_random_weights(reference.get(), 9)));
+  std::vector<float> w = values(reference.get(), "w");
+  float scale = values(reference.get(), "scale")[0];
+
+  ModelPtr model = loadMarked();
+  ASSERT_TRUE(isOk(seqc_model_random_weights(model.get(), 9)));
+  SKIP_WITHOUT_PAGEMAP_INSIDE(model.get());
+  ASSERT_NE(recomputableW(model.get()), nullptr);
+  EXPECT_GE(wPresentInside(model.get()), kN * sizeof(float));
+  prepares = 0;
+  EXPECT_EQ(run(model.get()), expected(w, scale));
+  EXPECT_TRUE(recomputableW(model.get())->isDropped());
+  EXPECT_LE(wPresentInside(model.get()), 2 * pageSize());
+
+  // The other entry prepares from the values drawn again, then drops them.
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "twice")));
+  EXPECT_EQ(run(model.get()), expected(w, scale, 2));
+  EXPECT_EQ(prepares.load(), 2);
+  EXPECT_TRUE(recomputableW(model.get())->isDropped());
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "forward")));
+
+  // A clone rebinding the other parameter prepares from them again; the
+  // source keeps its block.
+  seqc_model *raw = nullptr;
+  ASSERT_TRUE(isOk(seqc_model_clone(model.get(), &raw)));
+  ModelPtr clone(raw);
+  EXPECT_EQ(run(clone.get()), expected(w, scale));
+  EXPECT_EQ(prepares.load(), 2);
+  float three = 3;
+  seqc_tensor tensor = makeTensor(SEQC_DTYPE_F32, {1}, &three);
+  ASSERT_TRUE(isOk(seqc_model_set_param(clone.get(), "scale", &tensor)));
+  EXPECT_EQ(run(clone.get()), expected(w, 3));
+  EXPECT_EQ(prepares.load(), 3);
+  EXPECT_TRUE(recomputableW(clone.get())->isDropped());
+  EXPECT_EQ(run(model.get()), expected(w, scale));
+
+  // Saving writes the values (drawn again for it).
+  TempDir dir;
+  std::string path = dir.file("saved.safetensors");
+  ASSERT_TRUE(isOk(seqc_model_save_weights(clone.get(), path.c_str())));
+  ASSERT_TRUE(isOk(seqc_model_load_weights(reference.get(), path.c_str())));
+  EXPECT_EQ(values(reference.get(), "w"), w);
+
+  // A view handed out keeps them from then on.
+  EXPECT_EQ(values(model.get(), "w"), w);
+  EXPECT_FALSE(recomputableW(model.get())->isDropped());
+  ASSERT_TRUE(isOk(seqc_model_set_param(model.get(), "scale", &tensor)));
+  EXPECT_EQ(run(model.get()), expected(w, 3));
+  EXPECT_FALSE(recomputableW(model.get())->isDropped());
+  EXPECT_GE(wPresentInside(model.get()), kN * sizeof(float));
+}
+
+TEST(PreparedOnlyHeap, ConvertedWeightsAreConvertedAgain) {
+  // A checkpoint of bf16 values, which the f32 model converts on load.
+  std::vector<uint16_t> bits(kN);
+  std::vector<float> w(kN);
+  for (int64_t i = 0; i < kN; ++i) {
+    float value = static_cast<float>(i % 251) / 64 - 2;
+    uint32_t word;
+    std::memcpy(&word, &value, 4);
+    bits[static_cast<size_t>(i)] = static_cast<uint16_t>(word >> 16);
+    word &= 0xffff0000u;
+    std::memcpy(&w[static_cast<size_t>(i)], &word, 4);
+  }
+  std::string header =
+      R"({"scale": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, )"
+      R"("w": {"dtype": "BF16", "shape": [)" +
+      std::to_string(kN) + R"(], "data_offsets": [4, )" +
+      std::to_string(4 + 2 * kN) + "]}}";
+  std::vector<float> scale = {0.25f};
+  TempDir dir;
+  std::string path = dir.file("bf16.safetensors");
+  writeFile(path, safetensorsBytes(header, rawBytes(scale) + rawBytes(bits)));
+
+  ModelPtr model = loadMarked();
+  ASSERT_TRUE(isOk(seqc_model_load_weights(model.get(), path.c_str())));
+  SKIP_WITHOUT_PAGEMAP_INSIDE(model.get());
+  ASSERT_NE(recomputableW(model.get()), nullptr);
+  EXPECT_EQ(run(model.get()), expected(w, 0.25f));
+  EXPECT_TRUE(recomputableW(model.get())->isDropped());
+  EXPECT_LE(wPresentInside(model.get()), 2 * pageSize());
+  ASSERT_TRUE(isOk(seqc_model_select_entry(model.get(), "twice")));
+  EXPECT_EQ(run(model.get()), expected(w, 0.25f, 2));
+  EXPECT_TRUE(recomputableW(model.get())->isDropped());
+  EXPECT_EQ(values(model.get(), "w"), w);
+}
+
+TEST(PreparedOnlyHeap, UnmarkedOrSetParametersStay) {
+  ModelPtr model = loadMarked(/*marked=*/false);
+  ASSERT_TRUE(isOk(seqc_model_random_weights(model.get(), 9)));
+  SKIP_WITHOUT_PAGEMAP_INSIDE(model.get());
+  run(model.get());
+  EXPECT_FALSE(recomputableW(model.get())->isDropped());
+  EXPECT_GE(wPresentInside(model.get()), kN * sizeof(float));
+  // Values set through the API cannot be computed again.
+  ModelPtr marked = loadMarked();
+  ASSERT_TRUE(isOk(seqc_model_random_weights(marked.get(), 9)));
+  std::vector<float> w(kN, 0.5f);
+  seqc_tensor tensor = makeTensor(SEQC_DTYPE_F32, {kN}, w.data());
+  ASSERT_TRUE(isOk(seqc_model_set_param(marked.get(), "w", &tensor)));
+  EXPECT_EQ(recomputableW(marked.get()), nullptr);
+  run(marked.get());
+  EXPECT_GE(wPresentInside(marked.get()), kN * sizeof(float));
 }
 
 } // namespace
