@@ -85,8 +85,8 @@ static void prepareContext(MLIRContext &context) {
 
 LogicalResult mlir::seq::lowerModule(ModuleOp module, EmitKind emit,
                                      const CompileOptions &options) {
-  if (emit == EmitKind::Seq || emit == EmitKind::Manifest ||
-      emit == EmitKind::Header)
+  if (emit == EmitKind::Seq || emit == EmitKind::Header ||
+      (emit == EmitKind::Manifest && options.pipeline.optLevel < 2))
     return success();
   MLIRContext &context = *module.getContext();
   prepareContext(context);
@@ -98,7 +98,9 @@ LogicalResult mlir::seq::lowerModule(ModuleOp module, EmitKind emit,
   pm.enableVerifier(true);
   if (options.configurePassManager && failed(options.configurePassManager(pm)))
     return failure();
-  if (emit == EmitKind::Linalg)
+  if (emit == EmitKind::Manifest)
+    buildSeqManifestPipeline(pm, options.pipeline);
+  else if (emit == EmitKind::Linalg)
     buildSeqToTensorPipeline(pm, options.pipeline);
   else
     buildSeqToLLVMPipeline(pm, options.pipeline);
@@ -566,6 +568,27 @@ static FailureOr<std::string> buildEntriesManifest(ArrayRef<ModuleOp> modules,
   return toManifestJSON(names, pointers, target);
 }
 
+/// The parameters (manifest indices) that no entry's model function reads
+/// once lowered past seq-hoist-preparation: those every module lists in
+/// kPreparedOnlyParamsAttr. None when a module prepares nothing.
+static SmallVector<int64_t> preparedOnlyParams(ArrayRef<ModuleOp> modules) {
+  SmallVector<int64_t> common;
+  for (auto [i, module] : llvm::enumerate(modules)) {
+    auto attr = ModuleOp(module)->getAttrOfType<DenseI64ArrayAttr>(
+        kPreparedOnlyParamsAttr);
+    if (!attr)
+      return {};
+    if (i == 0) {
+      common = llvm::to_vector(attr.asArrayRef());
+      continue;
+    }
+    llvm::erase_if(common, [&](int64_t index) {
+      return !llvm::is_contained(attr.asArrayRef(), index);
+    });
+  }
+  return common;
+}
+
 /// Links the entries' LLVM modules into the first: entry i > 0's public
 /// functions get the suffix `_<name>`, its other definitions become
 /// internal, the first module's manifest becomes `manifest`, and
@@ -695,18 +718,14 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
     }
     return success();
   }
-  if (emit == EmitKind::Manifest || emit == EmitKind::Header) {
+  if (emit == EmitKind::Header) {
     FailureOr<ModelSignature> signature = readModelSignature(modules.front());
     if (failed(signature))
       return failure();
-    FailureOr<std::string> manifest = buildEntriesManifest(
-        modules, names, getManifestTarget(options.pipeline));
-    if (failed(manifest))
+    if (failed(buildEntriesManifest(modules, names,
+                                    getManifestTarget(options.pipeline))))
       return failure();
-    if (emit == EmitKind::Header)
-      writeModelHeader(*signature, options.sourceName, os);
-    else
-      os << *manifest << "\n";
+    writeModelHeader(*signature, options.sourceName, os);
     return success();
   }
 
@@ -716,7 +735,8 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
   // before any work is done. The kinds before LLVM IR need only its vector
   // registers; without a machine, they keep the pipeline's default registers.
   bool needsMachine = emit != EmitKind::Linalg && emit != EmitKind::LLVMMLIR &&
-                      emit != EmitKind::PTX && emit != EmitKind::MemoryPlan;
+                      emit != EmitKind::PTX && emit != EmitKind::MemoryPlan &&
+                      emit != EmitKind::Manifest;
   bool linking =
       emit == EmitKind::Executable || emit == EmitKind::SharedLibrary;
   CompileOptions lowering = options;
@@ -739,6 +759,29 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
                                     machine->getTargetTriple().getArchName() +
                                     " with the host's runtime; use -c or "
                                     "--emit=asm to cross-compile");
+
+  if (emit == EmitKind::Manifest) {
+    // The signature's manifest, then, at -O2 and above, the parameters
+    // only the preparation reads, found by the passes that compute it
+    // (with the machine's vector registers, which choose the packed
+    // layouts), so that the text is the one the object embeds.
+    FailureOr<std::string> manifest = buildEntriesManifest(
+        modules, names, getManifestTarget(options.pipeline));
+    if (failed(manifest))
+      return failure();
+    CompileOptions analysis = lowering;
+    analysis.pipeline.remarks = false;
+    for (ModuleOp module : modules)
+      if (failed(lowerModule(module, emit, analysis)))
+        return failure();
+    std::string marked =
+        markPreparedOnlyParams(*manifest, preparedOnlyParams(modules));
+    if (marked.empty())
+      return reportError(options, "cannot mark the parameters only the "
+                                  "preparation reads in the manifest");
+    os << marked << "\n";
+    return success();
+  }
 
   // The manifest of all the entries, read before lowering consumes the
   // frontend's attributes.
@@ -799,9 +842,16 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
       return failure();
     llvmModules.push_back(std::move(*translated));
   }
-  if (several &&
-      failed(linkEntries(llvmModules, names, manifest, options)))
-    return failure();
+  if (several) {
+    // Each entry's manifest marks the parameters its own function leaves to
+    // the preparation (seq-emit-invoke); the model's, those of every entry.
+    manifest = markPreparedOnlyParams(manifest, preparedOnlyParams(modules));
+    if (manifest.empty())
+      return reportError(options, "cannot mark the parameters only the "
+                                  "preparation reads in the manifest");
+    if (failed(linkEntries(llvmModules, names, manifest, options)))
+      return failure();
+  }
   std::unique_ptr<llvm::Module> llvmModule = std::move(llvmModules.front());
   if (failed(optimizeModule(*llvmModule, *machine, options.pipeline.optLevel,
                             ModuleOp(modules.front()).getLoc())))

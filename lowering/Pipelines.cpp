@@ -186,9 +186,8 @@ void mlir::seq::buildSeqBufferizationPipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
-void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
-                                         const SeqPipelineOptions &options) {
-  buildSeqToLinalgPipeline(pm, options);
+void mlir::seq::buildSeqPreparationPipeline(OpPassManager &pm,
+                                            const SeqPipelineOptions &options) {
   if (options.optLevel >= 2) {
     // Computations on parameters alone (the target's packed layouts among
     // them) move into the preparation function, before fusion can merge
@@ -200,6 +199,19 @@ void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
     pm.addPass(createSeqHoistPreparation(hoist));
     pm.addPass(createCanonicalizerPass());
   }
+}
+
+void mlir::seq::buildSeqManifestPipeline(OpPassManager &pm,
+                                         const SeqPipelineOptions &options) {
+  pm.addPass(createSeqBuildManifest({/*target=*/getManifestTarget(options)}));
+  buildSeqToLinalgPipeline(pm, options);
+  buildSeqPreparationPipeline(pm, options);
+}
+
+void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
+                                         const SeqPipelineOptions &options) {
+  buildSeqToLinalgPipeline(pm, options);
+  buildSeqPreparationPipeline(pm, options);
   if (options.optLevel >= 1) {
     // Producer-consumer fusion of elementwise linalg.generic ops: chains of
     // activations, residual adds and scalings become one loop nest each.

@@ -165,6 +165,20 @@ llvm::Error verifyPipelineOptions(const SeqPipelineOptions &options);
 void buildSeqToLinalgPipeline(OpPassManager &pm,
                               const SeqPipelineOptions &options);
 
+/// At -O2 and above, the target's parameter layouts and
+/// seq-hoist-preparation (a step of buildSeqToTensorPipeline, after
+/// buildSeqToLinalgPipeline): what the model prepares once per set of
+/// weights. Nothing below -O2.
+void buildSeqPreparationPipeline(OpPassManager &pm,
+                                 const SeqPipelineOptions &options);
+
+/// What `seqc --emit=manifest` runs at -O2 and above to learn which
+/// parameters only the preparation reads (the manifest's
+/// "prepared_only"): seq-build-manifest, buildSeqToLinalgPipeline and
+/// buildSeqPreparationPipeline, the first steps of buildSeqToLLVMPipeline.
+void buildSeqManifestPipeline(OpPassManager &pm,
+                              const SeqPipelineOptions &options);
+
 /// Stages 2 to 4 of buildSeqToLLVMPipeline: seq to linalg on tensors, fused
 /// at -O1 and above, then the target's tensor transforms. This is what
 /// `seqc --emit=linalg` prints and what every target shares.

@@ -11,7 +11,14 @@
 |*                 each running its default entry once on n tokens (128);   *|
 |*   generate P T: one instance generating T tokens greedily after a prompt  *|
 |*                 of P tokens (prefill, then decode), with the resident set *|
-|*                 after the prefill and after the last token.               *|
+|*                 after the prefill and after the last token;              *|
+|*   save FILE:    writes the random weights to FILE (safetensors).         *|
+|* With --weights FILE first, the weights are FILE's, memory-mapped, rather  *|
+|* than random ones on the heap. With --keep-params first, the model is     *|
+|* loaded with a copy of its manifest whose "prepared_only" marks are       *|
+|* false, so that the runtime keeps every parameter (the behaviour before   *|
+|* the marks, for comparison). Each line splits the resident set into       *|
+|* anonymous memory and mapped file pages (RssAnon, RssFile).               *|
 \*===----------------------------------------------------------------------===*/
 
 #include "seqc_runtime.h"
@@ -19,6 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Defined by a model with several entries (docs/abi.md, "Entries"). */
+extern const seqc_entry_symbols seqc_entries[] __attribute__((weak));
 
 /* A field of /proc/self/status ("VmRSS:"), in MiB. */
 static double statusMiB(const char *field) {
@@ -42,8 +52,9 @@ static void check(seqc_status *status, const char *what) {
 }
 
 static void report(const char *when) {
-  printf("%-34s rss %7.1f MiB  peak %7.1f MiB\n", when, statusMiB("VmRSS:"),
-         statusMiB("VmHWM:"));
+  printf("%-34s rss %7.1f MiB  peak %7.1f MiB  (anon %7.1f, file %7.1f)\n",
+         when, statusMiB("VmRSS:"), statusMiB("VmHWM:"),
+         statusMiB("RssAnon:"), statusMiB("RssFile:"));
   fflush(stdout);
 }
 
@@ -57,13 +68,66 @@ static int afterFirst(int64_t row, int32_t token, void *data) {
 }
 
 int main(int argc, char **argv) {
+  const char *weights = NULL;
+  int keep = 0;
+  for (;;) {
+    if (argc > 2 && strcmp(argv[1], "--weights") == 0) {
+      weights = argv[2];
+      argv += 2;
+      argc -= 2;
+    } else if (argc > 1 && strcmp(argv[1], "--keep-params") == 0) {
+      keep = 1;
+      argv += 1;
+      argc -= 1;
+    } else {
+      break;
+    }
+  }
   if (argc < 3) {
-    fprintf(stderr, "usage: %s clones N [n] | generate P T\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s [--weights FILE] clones N [n] | generate P T | save "
+            "FILE\n",
+            argv[0]);
     return 2;
   }
   seqc_model *model;
-  check(seqc_model_load(&model), "load");
-  check(seqc_model_random_weights(model, 1), "random weights");
+  if (keep) {
+    /* Every "prepared_only": true becomes false. */
+    const char *mark = "\"prepared_only\": true";
+    size_t length = strlen(seqc_manifest), count = 0;
+    for (const char *at = strstr(seqc_manifest, mark); at;
+         at = strstr(at + 1, mark))
+      ++count;
+    char *manifest = malloc(length + count + 1), *out = manifest;
+    const char *from = seqc_manifest;
+    for (const char *at = strstr(from, mark); at; at = strstr(from, mark)) {
+      size_t head = (size_t)(at - from) + strlen(mark) - 4;
+      memcpy(out, from, head);
+      memcpy(out + head, "false", 5);
+      out += head + 5;
+      from = at + strlen(mark);
+    }
+    strcpy(out, from);
+    printf("(the manifest's %zu \"prepared_only\" marks set to false)\n",
+           count);
+    check(seqc_entries
+              ? seqc_model_load_entries(manifest, seqc_entries, &model)
+              : seqc_model_load_prepared(manifest, seqc_invoke, seqc_prepare,
+                                         seqc_release, &model),
+          "load");
+    free(manifest);
+  } else {
+    check(seqc_model_load(&model), "load");
+  }
+  if (weights)
+    check(seqc_model_load_weights(model, weights), "weights");
+  else
+    check(seqc_model_random_weights(model, 1), "random weights");
+  if (strcmp(argv[1], "save") == 0) {
+    check(seqc_model_save_weights(model, argv[2]), "save");
+    seqc_model_free(model);
+    return 0;
+  }
   report("weights bound");
   if (strcmp(argv[1], "clones") == 0) {
     int n = atoi(argv[2]);

@@ -73,6 +73,14 @@ constexpr llvm::StringLiteral kPrepareParamsSymbol = "__seqc_prepare_params";
 /// the constant table the prepared block points to:
 /// {count, offsets[count], ranks[count], keys[count]}.
 constexpr llvm::StringLiteral kPreparedKeysAttr = "seqc.prepared_keys";
+/// seq-hoist-preparation: the module attribute (dense i64 array) listing
+/// the parameters (manifest indices) that the model function no longer
+/// reads once the prepared values are its arguments: only the preparation
+/// functions read them. The manifest marks them `"prepared_only": true`
+/// (markPreparedOnlyParams), so that the runtime may drop their memory from
+/// the resident set once it holds the prepared block (docs/abi.md).
+constexpr llvm::StringLiteral kPreparedOnlyParamsAttr =
+    "seqc.prepared_only_params";
 constexpr llvm::StringLiteral kPreparedTableSymbol = "__seqc_prepared_table";
 /// seq-plan-memory: the module attribute (i64: the arena's alignment)
 /// saying that the model function takes the arena as its last argument, the

@@ -46,6 +46,35 @@ void SeqEmitInvokePass::runOnOperation() {
     return signalPassFailure();
   }
 
+  // The parameters only the preparation reads (seq-hoist-preparation) are
+  // marked in the manifest, which seq-build-manifest wrote before the
+  // preparation was hoisted (docs/abi.md, "prepared_only").
+  if (auto preparedOnly =
+          module->getAttrOfType<DenseI64ArrayAttr>(kPreparedOnlyParamsAttr);
+      preparedOnly && !preparedOnly.empty()) {
+    auto manifest = module.lookupSymbol<LLVM::GlobalOp>(kManifestSymbol);
+    auto text = manifest ? dyn_cast_or_null<StringAttr>(manifest.getValueOrNull())
+                         : StringAttr();
+    if (!text || !text.getValue().ends_with(StringRef("\0", 1))) {
+      module.emitError() << "expected the manifest '" << kManifestSymbol
+                         << "' as a NUL-terminated string constant (set by "
+                            "seq-build-manifest)";
+      return signalPassFailure();
+    }
+    std::string marked = markPreparedOnlyParams(
+        text.getValue().drop_back(), preparedOnly.asArrayRef());
+    if (marked.empty()) {
+      manifest.emitError() << "cannot mark the parameters "
+                           << preparedOnly << " in the manifest";
+      return signalPassFailure();
+    }
+    marked.push_back('\0');
+    OpBuilder builder(manifest);
+    manifest.setGlobalType(
+        LLVM::LLVMArrayType::get(builder.getI8Type(), marked.size()));
+    manifest.setValueAttr(builder.getStringAttr(marked));
+  }
+
   // func-to-llvm names the C interface of @f `_mlir_ciface_f`.
   std::string cifaceName = ("_mlir_ciface_" + entry.getValue()).str();
   auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);

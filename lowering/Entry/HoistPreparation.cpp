@@ -463,4 +463,20 @@ void SeqHoistPreparationPass::runOnOperation() {
   }
   module->setAttr(kPreparedRanksAttr, builder.getDenseI64ArrayAttr(ranks));
   module->setAttr(kPreparedKeysAttr, builder.getDenseI64ArrayAttr(keys));
+
+  // The parameters the model function no longer uses: only the
+  // preparation reads them (the passes after this one remove uses, never
+  // add them), so the runtime need not keep their bytes resident once it
+  // holds the prepared block (docs/abi.md, "prepared_only").
+  SmallVector<int64_t> preparedOnly;
+  for (unsigned i = params->first; i < params->second; ++i)
+    if (body.getArgument(i).use_empty())
+      preparedOnly.push_back(i - params->first);
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << model.getName()
+                          << " reads " << (params->second - params->first -
+                                           preparedOnly.size())
+                          << " parameters itself; " << preparedOnly.size()
+                          << " are read by the preparation only\n");
+  module->setAttr(kPreparedOnlyParamsAttr,
+                  builder.getDenseI64ArrayAttr(preparedOnly));
 }

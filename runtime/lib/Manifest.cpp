@@ -182,6 +182,16 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
     out->hasRange = true;
   }
 
+  // A parameter only seqc_prepare reads (docs/abi.md): the runtime may
+  // drop its pages once it holds the prepared block.
+  const JsonValue *preparedOnly = entry.find("prepared_only");
+  if (preparedOnly) {
+    if (kind != SEQC_VALUE_PARAM || !preparedOnly->isBool())
+      return manifestError(at + ":", "\"prepared_only\" must be true or "
+                                     "false, on a parameter");
+    out->preparedOnly = preparedOnly->boolean;
+  }
+
   const JsonValue *write = entry.find("write");
   if (write) {
     const JsonValue *input = write->isObject() ? write->find("input") : nullptr;

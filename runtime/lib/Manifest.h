@@ -46,6 +46,9 @@ struct ValueSpec {
   std::string writeInput;
   RangeBound writeCount;
   int writeAxis = -1;
+  /// Parameters only: "prepared_only", the model's functions read it only
+  /// in seqc_prepare (docs/abi.md).
+  bool preparedOnly = false;
 
   /// "[b, n, 256]".
   std::string shapeText() const;

@@ -14,6 +14,7 @@
 #include "Model.h"
 #include "Buffers.h"
 #include "Gpu.h"
+#include "Safetensors.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,6 +23,8 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -135,6 +138,68 @@ void appendDescriptor(std::vector<int64_t> &storage, void *data,
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Parameters computed again
+//===----------------------------------------------------------------------===//
+
+void RecomputableBytes::computeIfDropped() {
+  if (!dropped)
+    return;
+  compute(data);
+  dropped = false;
+}
+
+void RecomputableBytes::acquire() {
+  std::lock_guard<std::mutex> lock(mutex);
+  computeIfDropped();
+  ++readers;
+}
+
+void RecomputableBytes::release(bool drop) {
+  std::lock_guard<std::mutex> lock(mutex);
+  --readers;
+  if (!drop || readers > 0 || exposed || dropped)
+    return;
+  size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t first = reinterpret_cast<uintptr_t>(data);
+  uintptr_t begin = (first + page - 1) / page * page;
+  uintptr_t end = (first + bytes) / page * page;
+  if (begin >= end)
+    return;
+  // Anonymous memory of this allocation alone: the pages read as zeros
+  // until written again, which compute() does before any read.
+  if (::madvise(reinterpret_cast<void *>(begin), end - begin,
+                MADV_DONTNEED) == 0)
+    dropped = true;
+}
+
+void RecomputableBytes::expose() {
+  std::lock_guard<std::mutex> lock(mutex);
+  computeIfDropped();
+  exposed = true;
+}
+
+bool RecomputableBytes::isDropped() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return dropped;
+}
+
+ParamReaders::ParamReaders(const seqc_model *model) : model(model) {
+  for (const BoundValue &param : model->params)
+    if (param.recomputable)
+      param.recomputable->acquire();
+}
+
+void ParamReaders::finish(bool drop) {
+  if (done)
+    return;
+  done = true;
+  const auto &specs = model->manifest.values[SEQC_VALUE_PARAM];
+  for (size_t i = 0; i < model->params.size(); ++i)
+    if (model->params[i].recomputable)
+      model->params[i].recomputable->release(drop && specs[i].preparedOnly);
+}
 
 bool seqc_model::lookupDim(const std::string &symbol, size_t excludeInput,
                            int64_t *size, std::string *source) const {
@@ -714,6 +779,37 @@ void sharePreparedValues(const PreparedSet &set, size_t selected,
   }
 }
 
+/// Drops from the resident set the pages of the parameters that only the
+/// preparation reads (the manifest's "prepared_only"), now that a prepared
+/// block holds what the model function reads of them: those used in place
+/// from a memory-mapped weight file, whose pages come back from the file
+/// when something reads them again (seqc_model_get_param, saving the
+/// weights, the preparation of another entry or of weights rebound in
+/// part). Copies on the heap that the runtime can compute again go with
+/// ParamReaders::finish; those set through the API stay (docs/runtime.md,
+/// "Memory of the parameters").
+void dropPreparedOnlyParams(const seqc_model *model) {
+  const auto &specs = model->manifest.values[SEQC_VALUE_PARAM];
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const BoundValue &param = model->params[i];
+    if (specs[i].preparedOnly && param.bound && param.inFileMapping)
+      dropMappedPages(param.buffer.data, param.buffer.bytes);
+  }
+}
+
+/// Whether every entry of `model` that has code prepares (a seqc_prepare):
+/// an entry without one would prepare from the parameters in each call,
+/// so none may be dropped.
+bool everyEntryPrepares(const seqc_model *model) {
+  if (!model->prepare)
+    return false;
+  for (size_t i = 0; i < model->entries.size(); ++i)
+    if (i != model->selected && model->entries[i].invoke &&
+        !model->entries[i].prepare)
+      return false;
+  return true;
+}
+
 /// Releases the prepared state, so that the next run prepares again.
 void dropPrepared(seqc_model *model) {
   if (model->prepared)
@@ -793,6 +889,7 @@ seqc_status *runExclusive(seqc_model *model) {
     }
     if (model->deviceParamsStale ||
         model->deviceParams.size() != paramSpecs.size()) {
+      ParamReaders readers(model);
       model->deviceParams.assign(paramSpecs.size(), Buffer());
       for (size_t i = 0; i < paramSpecs.size(); ++i) {
         SEQC_RETURN_IF_ERROR(copyToManaged(model->params[i],
@@ -877,6 +974,8 @@ seqc_status *runExclusive(seqc_model *model) {
       if (shared)
         set->entries[model->selected] = shared;
       if (!shared) {
+        // The parameters it reads are computed again if they were dropped.
+        ParamReaders readers(model);
         PrepareCall prepare = {model->prepare, &args[1 + inputSpecs.size()],
                                nullptr};
         ModelCall call(name, ModelCall::Phase::Prepare);
@@ -904,6 +1003,14 @@ seqc_status *runExclusive(seqc_model *model) {
         shared.reset(block);
         sharePreparedValues(*set, model->selected, *shared);
         set->entries[model->selected] = shared;
+        // The model functions now read the block, not the parameters only
+        // the preparation reads: their pages go, unless an entry would
+        // prepare in each call, or a GPU model's kernels read managed
+        // copies of the parameters (deviceParams), which stay.
+        bool drop = !onGpu && shared->block && everyEntryPrepares(model);
+        readers.finish(drop);
+        if (drop)
+          dropPreparedOnlyParams(model);
       }
     }
     if (v2) {
@@ -912,6 +1019,7 @@ seqc_status *runExclusive(seqc_model *model) {
     }
     if (!v2 && model->prepare && model->preparedStale) {
       dropPrepared(model);
+      ParamReaders readers(model);
       PrepareCall prepare = {model->prepare, &args[1 + inputSpecs.size()],
                              nullptr};
       ModelCall call(name, ModelCall::Phase::Prepare);
@@ -1045,6 +1153,9 @@ seqc_status *seqc::getValueView(const seqc_model *model, seqc_value_kind kind,
                         name);
     shape = value.shape;
     buffer = &value.buffer;
+    // The user may read a parameter's view at any time from now on.
+    if (kind == SEQC_VALUE_PARAM && value.recomputable)
+      value.recomputable->expose();
   }
   if (out_buffer)
     *out_buffer = buffer;

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,6 +32,46 @@ struct seqc_model;
 
 namespace seqc {
 
+/// The bytes of a parameter that is a copy on the heap which the runtime
+/// can compute again: drawn by seqc_model_random_weights, or copied,
+/// converted or quantized from a tensor of a mapped weight file (the
+/// mapping stays, its pages dropped). Shared by every BoundValue bound to
+/// them (clones, instances whose other parameters were rebound). After a
+/// preparation, the pages of such a parameter that only the preparation
+/// reads are given back (MADV_DONTNEED on the whole pages inside its
+/// bytes: the address stays valid, those pages would read as zeros), and
+/// the bytes are computed again, in place, before anything reads them
+/// (docs/runtime.md, "Memory of the parameters").
+class RecomputableBytes {
+public:
+  using Compute = std::function<void(void *data)>;
+  RecomputableBytes(void *data, size_t bytes, Compute compute)
+      : data(data), bytes(bytes), compute(std::move(compute)) {}
+  RecomputableBytes(const RecomputableBytes &) = delete;
+  RecomputableBytes &operator=(const RecomputableBytes &) = delete;
+
+  /// Before reading the bytes: computes them again if they were dropped,
+  /// and keeps them until the matching release.
+  void acquire();
+  /// After reading them: when `drop`, no other reader holds them and no
+  /// view of them was handed out, gives their pages back.
+  void release(bool drop);
+  /// A view handed to the user (seqc_model_get_param): computed again if
+  /// dropped, and kept resident from now on.
+  void expose();
+  /// Whether the pages are given back now (tests).
+  bool isDropped();
+
+private:
+  void computeIfDropped();
+  std::mutex mutex;
+  void *data;
+  size_t bytes;
+  Compute compute;
+  bool dropped = false, exposed = false;
+  int readers = 0;
+};
+
 /// A value bound to an input or parameter.
 struct BoundValue {
   bool bound = false;
@@ -40,6 +81,12 @@ struct BoundValue {
   /// verifiedRange, the range as evaluated when they were last checked.
   bool rangeVerified = false;
   int64_t verifiedRange[2] = {0, 0};
+  /// A parameter used in place from a memory-mapped weight file (its bytes
+  /// are the file's, in a private mapping nothing writes): its pages may
+  /// leave the resident set and come back from the file when read again.
+  bool inFileMapping = false;
+  /// A parameter whose bytes are a copy the runtime can compute again.
+  std::shared_ptr<RecomputableBytes> recomputable;
 };
 
 /// An output of the last run, in contiguous storage.
@@ -73,6 +120,23 @@ seqc_status *checkInputRanges(seqc_model *model);
 seqc_status *getValueView(const seqc_model *model, seqc_value_kind kind,
                           const char *name, seqc_tensor *out_tensor,
                           const Buffer **out_buffer = nullptr);
+
+/// Holds every recomputable parameter of `model` computed (acquire) while
+/// something reads the parameters (a preparation, saving the weights),
+/// then releases them: with `finish(true)`, after a preparation that
+/// produced a block, dropping those only the preparation reads.
+class ParamReaders {
+public:
+  explicit ParamReaders(const seqc_model *model);
+  ~ParamReaders() { finish(false); }
+  ParamReaders(const ParamReaders &) = delete;
+  ParamReaders &operator=(const ParamReaders &) = delete;
+  void finish(bool drop);
+
+private:
+  const seqc_model *model;
+  bool done = false;
+};
 
 /// What a model of ABI version 2 prepared for one entry from one set of
 /// weights (docs/abi.md): read-only once made, shared by every instance

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -65,6 +66,101 @@ seqc_status *MappedFile::open(const char *path,
 MappedFile::~MappedFile() {
   if (bytes)
     ::munmap(bytes, length);
+}
+
+namespace {
+
+/// /proc/self/pagemap's bits (Documentation/admin-guide/mm/pagemap.rst).
+constexpr uint64_t kPagePresent = uint64_t(1) << 63;
+constexpr uint64_t kPageSwapped = uint64_t(1) << 62;
+constexpr uint64_t kPageFileOrShared = uint64_t(1) << 61;
+
+/// Calls `visit(first page, entries, count)` for the pagemap entries of
+/// the pages [begin, end) (page-aligned addresses), in chunks; false when
+/// pagemap cannot be read.
+template <typename Visit>
+bool walkPagemap(uintptr_t begin, uintptr_t end, size_t page, Visit visit) {
+  int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  constexpr size_t kChunk = 4096;
+  uint64_t entries[kChunk];
+  bool ok = true;
+  for (uintptr_t at = begin; at < end && ok;) {
+    size_t count = std::min<size_t>(kChunk, (end - at) / page);
+    off_t offset = static_cast<off_t>(at / page * sizeof(uint64_t));
+    ssize_t got = ::pread(fd, entries, count * sizeof(uint64_t), offset);
+    if (got != static_cast<ssize_t>(count * sizeof(uint64_t))) {
+      ok = false;
+      break;
+    }
+    visit(at, entries, count);
+    at += count * page;
+  }
+  ::close(fd);
+  return ok;
+}
+
+} // namespace
+
+size_t dropMappedPages(const void *data, size_t bytes) {
+  size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t first = reinterpret_cast<uintptr_t>(data);
+  uintptr_t begin = (first + page - 1) / page * page;
+  uintptr_t end = (first + bytes) / page * page;
+  if (!data || begin >= end)
+    return 0;
+  // Runs of pages that hold the file's bytes: present file pages, and
+  // absent ones (nothing to drop, but they join runs). A present page that
+  // is not a file page, or a swapped one, is a private copy: kept.
+  size_t dropped = 0;
+  uintptr_t runBegin = 0;
+  size_t runPresent = 0;
+  auto flush = [&](uintptr_t runEnd) {
+    if (runBegin && runPresent &&
+        ::madvise(reinterpret_cast<void *>(runBegin), runEnd - runBegin,
+                  MADV_DONTNEED) == 0)
+      dropped += runPresent * page;
+    runBegin = 0;
+    runPresent = 0;
+  };
+  bool read = walkPagemap(
+      begin, end, page,
+      [&](uintptr_t at, const uint64_t *entries, size_t count) {
+        for (size_t i = 0; i < count; ++i, at += page) {
+          uint64_t entry = entries[i];
+          bool present = entry & kPagePresent;
+          bool copy = (entry & kPageSwapped) ||
+                      (present && !(entry & kPageFileOrShared));
+          if (copy) {
+            flush(at);
+            continue;
+          }
+          if (!runBegin)
+            runBegin = at;
+          runPresent += present;
+        }
+      });
+  if (read)
+    flush(end);
+  return dropped;
+}
+
+size_t presentBytes(const void *data, size_t bytes) {
+  size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t first = reinterpret_cast<uintptr_t>(data);
+  uintptr_t begin = first / page * page;
+  uintptr_t end = (first + bytes + page - 1) / page * page;
+  if (!data || begin >= end)
+    return 0;
+  size_t present = 0;
+  bool read = walkPagemap(
+      begin, end, page,
+      [&](uintptr_t, const uint64_t *entries, size_t count) {
+        for (size_t i = 0; i < count; ++i)
+          present += (entries[i] & kPagePresent) ? page : 0;
+      });
+  return read ? present : SIZE_MAX;
 }
 
 //===----------------------------------------------------------------------===//

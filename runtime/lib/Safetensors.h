@@ -42,6 +42,22 @@ private:
   size_t length = 0;
 };
 
+/// Drops from this process's resident set the pages of the page-aligned
+/// interior of [data, data + bytes), which must lie in a MappedFile, that
+/// still hold the file's bytes (madvise(MADV_DONTNEED)): the next read of
+/// them maps them again from the page cache or the file, with the same
+/// bytes. A page written since the mapping was made (the mapping is
+/// private: such a page is the process's own copy) is kept, since dropping
+/// it would lose the write; so is every page when /proc/self/pagemap, which
+/// tells them apart, cannot be read. Returns the bytes of the pages dropped
+/// (those present before).
+size_t dropMappedPages(const void *data, size_t bytes);
+
+/// The bytes of the pages overlapping [data, data + bytes) that are present
+/// in this process's page tables (/proc/self/pagemap), or SIZE_MAX when
+/// that cannot be read. For tests and measurements.
+size_t presentBytes(const void *data, size_t bytes);
+
 /// One tensor of a safetensors file; `data` points into the mapping.
 /// A tensor of a dtype of the format that seqc does not compute with (BOOL,
 /// U8, I8, ...) is read too, with `supported` false and `dtype` meaningless,

@@ -341,15 +341,14 @@ void convertTensor(const SourceTensor &tensor, seqc_dtype to, uint8_t *dest,
 
 /// Quantizes `tensor` (F32, BF16 or F16, `numel` elements whose rows are a
 /// multiple of 32 long for the GGUF formats, as the shape check against the
-/// manifest ensures) into a new buffer of `bytes` holding `to`'s blocks, row
-/// by row, with llama.cpp's reference rounding (int8: per-row symmetric,
+/// manifest ensures) into `dest`, `bytes` holding `to`'s blocks, row by
+/// row, with llama.cpp's reference rounding (int8: per-row symmetric,
 /// Quantize.h).
-seqc_status *quantizeTensor(const SourceTensor &tensor, seqc_dtype to,
-                            int64_t numel, size_t bytes, Buffer *out) {
-  SEQC_RETURN_IF_ERROR(allocateBuffer(bytes, out));
+void quantizeTensor(const SourceTensor &tensor, seqc_dtype to, int64_t numel,
+                    size_t bytes, uint8_t *dest) {
   size_t row = tensor.shape.empty() ? 0 : static_cast<size_t>(tensor.shape.back());
   if (numel == 0 || row == 0)
-    return nullptr;
+    return;
   std::vector<float> values(static_cast<size_t>(numel));
   convertTensor(tensor, SEQC_DTYPE_F32,
                 reinterpret_cast<uint8_t *>(values.data()),
@@ -357,9 +356,29 @@ seqc_status *quantizeTensor(const SourceTensor &tensor, seqc_dtype to,
   size_t rows = static_cast<size_t>(numel) / row;
   size_t rowBytes = bytes / rows;
   for (size_t r = 0; r < rows; ++r)
-    quantizeRows(to, values.data() + r * row,
-                 static_cast<uint8_t *>(out->data) + r * rowBytes, row, row);
-  return nullptr;
+    quantizeRows(to, values.data() + r * row, dest + r * rowBytes, row, row);
+}
+
+/// Fills `dest` (`bytes`) with the parameter of `to` the tensor binds to
+/// by `binding` (not in place): copied, converted or quantized. Then the
+/// tensor's pages leave the resident set (the mapping stays for the next
+/// time: RecomputableBytes).
+void fillFromTensor(const SourceTensor &tensor, Binding binding, seqc_dtype to,
+                    int64_t numel, size_t bytes, uint8_t *dest) {
+  switch (binding) {
+  case Binding::InPlace:
+  case Binding::Copy:
+    if (tensor.bytes)
+      std::memcpy(dest, tensor.data, tensor.bytes);
+    break;
+  case Binding::Convert:
+    convertTensor(tensor, to, dest, static_cast<size_t>(numel));
+    break;
+  case Binding::Quantize:
+    quantizeTensor(tensor, to, numel, bytes, dest);
+    break;
+  }
+  dropMappedPages(tensor.data, tensor.bytes);
 }
 
 /// A tensor reported to on_dequantized once the load succeeded.
@@ -455,32 +474,32 @@ seqc_status *bindTensors(const seqc_model *model, const char *path,
       return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
                         "parameter '%s': shape %s is too large",
                         spec->name.c_str(), spec->shapeText().c_str());
-    switch (binding) {
-    case Binding::InPlace:
+    if (binding == Binding::InPlace) {
       value.buffer.data = const_cast<uint8_t *>(tensor.data);
       value.buffer.bytes = tensor.bytes;
       value.buffer.owner = tensor.mapping;
-      break;
-    case Binding::Copy:
-      SEQC_RETURN_IF_ERROR(allocateBuffer(tensor.bytes, &value.buffer));
-      if (tensor.bytes)
-        std::memcpy(value.buffer.data, tensor.data, tensor.bytes);
-      break;
-    case Binding::Convert:
-      SEQC_RETURN_IF_ERROR(annotate(allocateBuffer(bytes, &value.buffer),
+      value.inFileMapping = true;
+    } else {
+      // A copy on the heap, which the runtime can compute again from the
+      // mapping, kept for that (docs/runtime.md, "Memory of the
+      // parameters").
+      size_t size = binding == Binding::Copy ? tensor.bytes : bytes;
+      SEQC_RETURN_IF_ERROR(annotate(allocateBuffer(size, &value.buffer),
                                     "parameter '%s'", spec->name.c_str()));
-      convertTensor(tensor, spec->dtype,
-                    static_cast<uint8_t *>(value.buffer.data),
-                    static_cast<size_t>(numel));
-      if (tensor.isBlockFormat() && !isBlockDType(spec->dtype))
+      auto *dest = static_cast<uint8_t *>(value.buffer.data);
+      fillFromTensor(tensor, binding, spec->dtype, numel, size, dest);
+      if (binding == Binding::Convert && tensor.isBlockFormat() &&
+          !isBlockDType(spec->dtype))
         dequantized->push_back({&tensor, spec->dtype});
-      break;
-    case Binding::Quantize:
-      SEQC_RETURN_IF_ERROR(
-          annotate(quantizeTensor(tensor, spec->dtype, numel, bytes,
-                                  &value.buffer),
-                   "parameter '%s'", spec->name.c_str()));
-      break;
+      SourceTensor source = tensor;
+      source.file = ""; // The checkpoint's path, gone after the load.
+      seqc_dtype to = spec->dtype;
+      value.recomputable = std::make_shared<RecomputableBytes>(
+          dest, size,
+          [source = std::move(source), binding, to, numel, size](void *data) {
+            fillFromTensor(source, binding, to, numel, size,
+                           static_cast<uint8_t *>(data));
+          });
     }
     for (int d = 0; d < rank; ++d)
       value.shape[d] = tensor.shape[static_cast<size_t>(d)];
@@ -1014,6 +1033,16 @@ extern "C" seqc_status *seqc_model_random_weights(seqc_model *model,
                                   "parameter '%s'", spec.name.c_str()));
     initParam(spec.name, spec.dtype, spec.shape, spec.rank, seed,
               params[i].buffer.data);
+    // The same stream draws the same values again (docs/runtime.md,
+    // "Memory of the parameters").
+    params[i].recomputable = std::make_shared<RecomputableBytes>(
+        params[i].buffer.data, bytes,
+        [name = spec.name, dtype = spec.dtype,
+         shape = std::vector<int64_t>(spec.shape, spec.shape + spec.rank),
+         seed](void *data) {
+          initParam(name, dtype, shape.data(), static_cast<int>(shape.size()),
+                    seed, data);
+        });
     std::copy(spec.shape, spec.shape + spec.rank, params[i].shape);
     params[i].bound = true;
   }
@@ -1068,6 +1097,9 @@ extern "C" seqc_status *seqc_model_save_weights(const seqc_model *model,
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "seqc_model_save_weights: model and path must not be "
                       "NULL");
+  // The parameters computed again if they were dropped, while they are
+  // written.
+  ParamReaders readers(model);
   size_t length = std::strlen(path);
   if (length > 5 && strcasecmp(path + length - 5, ".gguf") == 0)
     return saveGguf(model, path);

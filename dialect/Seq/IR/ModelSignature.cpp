@@ -433,6 +433,32 @@ mlir::seq::toManifestJSON(ArrayRef<std::string> names,
   return llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))).str();
 }
 
+std::string mlir::seq::markPreparedOnlyParams(llvm::StringRef manifest,
+                                              ArrayRef<int64_t> indices) {
+  if (indices.empty())
+    return manifest.str();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(manifest);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return "";
+  }
+  llvm::json::Object *root = parsed->getAsObject();
+  llvm::json::Array *params = root ? root->getArray("params") : nullptr;
+  if (!params)
+    return "";
+  for (int64_t index : indices) {
+    if (index < 0 || index >= static_cast<int64_t>(params->size()))
+      return "";
+    llvm::json::Object *param = (*params)[index].getAsObject();
+    if (!param)
+      return "";
+    (*param)["prepared_only"] = true;
+  }
+  // The writer of toManifestJSON: a number prints as it parsed, so the
+  // rest of the text is unchanged.
+  return llvm::formatv("{0:2}", *parsed).str();
+}
+
 llvm::json::Value mlir::seq::toParamsJSON(const ModelSignature &signature) {
   llvm::json::Array array;
   for (const TensorSpec &spec : signature.params)

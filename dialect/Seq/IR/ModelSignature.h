@@ -183,6 +183,17 @@ std::string toManifestJSON(ArrayRef<std::string> names,
                            ArrayRef<const ModelSignature *> signatures,
                            llvm::StringRef target = "cpu");
 
+/// `manifest` (toManifestJSON's text) with `"prepared_only": true` on the
+/// parameters of `indices` (manifest order): the model's functions read
+/// them only while preparing (seqc_prepare), never in seqc_invoke given a
+/// prepared block (docs/abi.md). Returns `manifest` unchanged when
+/// `indices` is empty, and an empty string when it is not a manifest or an
+/// index is out of range. The optimizer decides which parameters these
+/// are (seq-hoist-preparation), so the embedded manifest and `seqc
+/// --emit=manifest` apply it alike, after the same passes.
+std::string markPreparedOnlyParams(llvm::StringRef manifest,
+                                   ArrayRef<int64_t> indices);
+
 /// The JSON array of {name, shape, dtype} that `seqc --list-params --json`
 /// prints.
 llvm::json::Value toParamsJSON(const ModelSignature &signature);
