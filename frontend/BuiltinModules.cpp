@@ -501,7 +501,10 @@ Val Elaborator::callBuiltinModule(Instance &instance, CallArgs &call) {
         return emitError(args.loc(o.kv ? "kv" : "lengths"))
                << "a MultiHeadAttention with a KV cache takes no "
                << (o.kv ? "kv" : "lengths")
-               << " (it attends to the cache's positions before pos + n)";
+               << " (it attends to the cache's positions before pos + n"
+               << (o.kv ? "" : "; a left-padded batch takes pos = -pad per "
+                               "row instead")
+               << ")";
     } else if (pos && !cache.is(Val::Kind::Int)) {
       return emitError(args.loc("pos"))
              << "pos= places the tokens in a KV cache; construct the "

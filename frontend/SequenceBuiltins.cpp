@@ -226,7 +226,8 @@ static Val builtinAttention(Elaborator &e, CallArgs &call) {
       if (args.get(name) && !args.get(name)->value.is(Val::Kind::None))
         return e.emitError(args.loc(name))
                << "attention with a KV cache takes no " << name
-               << " (it attends to the cache's positions before pos + n)";
+               << " (it attends to the cache's positions before pos + n"
+                  "; a left-padded batch takes pos = -pad per row instead)";
   }
   ShapeMatcher m(e, call.loc, "attention");
   m.bind("query", q, {"batch", "heads", "n_q", "d"});

@@ -40,7 +40,11 @@
 // Query offsets (the queries of batch row b at positions offsets[b] + i, a
 // decode step against a KV cache) shift the query tile's positions in the
 // classification above, so that a causal query tile's key loops end at its
-// last query's absolute position, not at the end of the cache.
+// last query's absolute position, not at the end of the cache. An offset
+// may be negative (a left-padded row of a prefill is placed at -pad, its
+// pads before position 0): the positions are compared and clamped as signed
+// integers, so that a tile of such queries has no full key tile and a query
+// before position 0 sees no key under a causal mask (its output is zero).
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,6 +87,13 @@ public:
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   Value min(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
   Value max(Value x, Value y) { return arith::MaxUIOp::create(b, loc, x, y); }
+  /// Signed, for positions: with query offsets, a query may sit at a
+  /// negative position (the pads of a left-padded row).
+  Value smin(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value smax(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value slt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
+  }
   Value ceilDiv(Value x, Value y) {
     return arith::CeilDivUIOp::create(b, loc, x, y);
   }
@@ -363,24 +374,26 @@ SmallVector<Value> AttentionTiler::tileState(OpBuilder &b, Value chunkLo,
   const bool causal = mask && mask.getCausal();
   const int64_t window = mask ? mask.getWindow() : 0;
   const int64_t globalTokens = mask ? mask.getGlobalTokens() : 0;
-  // The keys some query of the tile sees: [lo, hi).
+  // The keys some query of the tile sees: [lo, hi). Signed where the
+  // query positions enter (negative with a negative query offset): lo is
+  // never negative, hi may be until it is clamped to lo below.
   Value lo = tb.idx(0), hi = nk;
   if (causal)
-    hi = tb.min(hi, tb.add(posLast, tb.idx(1)));
+    hi = tb.smin(hi, tb.add(posLast, tb.idx(1)));
   if (window > 0) {
     Value reach = tb.idx(window - 1);
-    lo = tb.sub(tb.max(pos0, reach), reach);
-    hi = tb.min(hi, tb.add(posLast, tb.idx(window)));
+    lo = tb.sub(tb.smax(pos0, reach), reach);
+    hi = tb.smin(hi, tb.add(posLast, tb.idx(window)));
   }
   // The keys every query of the tile sees: [fullLo, fullHi).
   Value fullLo = lo, fullHi = hi;
   if (causal)
-    fullHi = tb.min(fullHi, tb.add(pos0, tb.idx(1)));
+    fullHi = tb.smin(fullHi, tb.add(pos0, tb.idx(1)));
   if (window > 0) {
     Value w = tb.idx(window);
     Value next = tb.add(posLast, tb.idx(1));
-    fullLo = tb.max(fullLo, tb.sub(tb.max(next, w), w));
-    fullHi = tb.min(fullHi, tb.add(pos0, w));
+    fullLo = tb.smax(fullLo, tb.sub(tb.smax(next, w), w));
+    fullHi = tb.smin(fullHi, tb.add(pos0, w));
   }
   // Global tokens: a tile with a global query sees every key the causal mask
   // leaves, all of it partial; the others also see the global keys [0, g)
@@ -388,19 +401,21 @@ SmallVector<Value> AttentionTiler::tileState(OpBuilder &b, Value chunkLo,
   Value globalEnd, globalRows;
   if (globalTokens > 0) {
     Value g = tb.idx(globalTokens);
-    globalRows = tb.ult(pos0, g);
-    Value allHi = causal ? tb.min(nk, tb.add(posLast, tb.idx(1))) : nk;
+    // A tile with a query before g (negative ones included: conservative,
+    // the mask then decides) takes the global rows' classes.
+    globalRows = tb.slt(pos0, g);
+    Value allHi = causal ? tb.smin(nk, tb.add(posLast, tb.idx(1))) : nk;
     globalEnd = tb.select(globalRows, tb.idx(0), tb.min(g, lo));
     lo = tb.select(globalRows, tb.idx(0), lo);
     hi = tb.select(globalRows, allHi, hi);
   }
   if (length) {
-    hi = tb.min(hi, length);
-    fullHi = tb.min(fullHi, length);
+    hi = tb.smin(hi, length);
+    fullHi = tb.smin(fullHi, length);
     if (globalEnd)
       globalEnd = tb.min(globalEnd, length);
   }
-  hi = tb.max(hi, lo);
+  hi = tb.smax(hi, lo);
   Value step = tb.idx(options.keyBlock);
   SmallVector<Value> result = state;
   if (!mask || (!causal && window == 0)) {
@@ -430,7 +445,7 @@ SmallVector<Value> AttentionTiler::tileState(OpBuilder &b, Value chunkLo,
   // on that grid: [a, f).
   Value a = tb.min(tb.alignUp(tb.max(fullLo, lo), lo, step), hi);
   Value f = tb.add(
-      a, tb.mul(tb.floorDiv(tb.sub(tb.max(tb.min(fullHi, hi), a), a), step),
+      a, tb.mul(tb.floorDiv(tb.sub(tb.smax(tb.smin(fullHi, hi), a), a), step),
                 step));
   if (globalRows) {
     a = tb.select(globalRows, hi, a);
@@ -612,22 +627,24 @@ Value AttentionTiler::groupedForm(OpBuilder &b, ValueRange initial) {
             ArrayRef<OpFoldResult>{one, G, one, D},
             ArrayRef<OpFoldResult>{one, one, one, one});
         slope = qPos = Value();
-        // The keys the query sees: [lo, hi), every one of them.
+        // The keys the query sees: [lo, hi), every one of them; none for
+        // a causal query before position 0 (a pad of a left-padded row).
+        // Signed until hi is clamped to lo.
         Value lo = cb.idx(0), hi = nk;
         if (causal)
-          hi = cb.min(hi, cb.add(pos0, cb.idx(1)));
+          hi = cb.smin(hi, cb.add(pos0, cb.idx(1)));
         if (window > 0) {
           Value reach = cb.idx(window - 1);
-          lo = cb.sub(cb.max(pos0, reach), reach);
-          hi = cb.min(hi, cb.add(pos0, cb.idx(window)));
+          lo = cb.sub(cb.smax(pos0, reach), reach);
+          hi = cb.smin(hi, cb.add(pos0, cb.idx(window)));
         }
         if (lengths) {
           Value l = tensor::ExtractOp::create(fb, loc, lengths,
                                               ValueRange{bIdx});
           l = arith::IndexCastOp::create(fb, loc, fb.getIndexType(), l);
-          hi = cb.min(hi, arith::MaxSIOp::create(fb, loc, l, cb.idx(0)));
+          hi = cb.smin(hi, arith::MaxSIOp::create(fb, loc, l, cb.idx(0)));
         }
-        hi = cb.max(hi, lo);
+        hi = cb.smax(hi, lo);
         // This unit's chunk of [lo, hi): whole key tiles, at least
         // `split-min-keys` keys (the later chunks of a short range empty).
         Value chunk = cb.max(

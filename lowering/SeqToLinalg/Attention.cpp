@@ -15,7 +15,9 @@
 //   2. scores = scores * scale + bias - slope[h] |i - j|, then -inf where
 //      the mask (causal, window, global tokens, key lengths) hides key j;
 //      with query offsets, query i of batch row b is at position
-//      i + query_offsets[b] there
+//      i + query_offsets[b] there (negative for the pads of a left-padded
+//      row: the positions compare as signed integers, and a causal query
+//      before position 0 sees no key)
 //   3. p = safe softmax over j (fully masked rows give zeros)
 //   4. out[b, h, i, e] = sum_j p[b, h, i, j] v[b, h / g, j, e]
 //
@@ -29,7 +31,8 @@
 // `seq.multi_head_attention` is decomposed into primitive seq ops, which the
 // conversion lowers in turn. `seq.cache_write` becomes a loop over the batch
 // rows inserting each row's new keys or values into the cache at its
-// position, which bufferizes into the cache's own buffer.
+// position, which bufferizes into the cache's own buffer; the rows at
+// negative positions (left padding) are not written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -364,10 +367,11 @@ private:
                        convertScalar(nb, nloc, args[offsetsIndex],
                                      nb.getIndexType()));
                  if (alibi) {
-                   // |i - j| as the larger minus the smaller index.
+                   // |i - j| as the larger minus the smaller index
+                   // (signed: a query offset may be negative).
                    Value distance = arith::SubIOp::create(
-                       nb, nloc, arith::MaxUIOp::create(nb, nloc, i, j),
-                       arith::MinUIOp::create(nb, nloc, i, j));
+                       nb, nloc, arith::MaxSIOp::create(nb, nloc, i, j),
+                       arith::MinSIOp::create(nb, nloc, i, j));
                    Value slope =
                        convertScalar(nb, nloc, args[alibiIndex], computeType);
                    Value penalty = arith::MulFOp::create(
@@ -396,9 +400,13 @@ private:
 //===----------------------------------------------------------------------===//
 
 /// scf.for over the batch rows r: check positions[r] + n <= max_len, then
-/// insert values[r] into the cache at [r, 0, positions[r], 0]. The cache is
-/// the loop's iteration argument, so that one-shot bufferization writes the
-/// rows into its buffer in place (a state argument of the model: no copy).
+/// insert values[r] into the cache at [r, 0, positions[r], 0]. Rows of a
+/// negative position (the pads of a left-padded row, placed at -pad) are
+/// skipped: row r writes its new rows s .. n - 1 with
+/// s = clamp(-positions[r], 0, n) at positions[r] + s, which is n rows at
+/// positions[r] when the position is not negative. The cache is the loop's
+/// iteration argument, so that one-shot bufferization writes the rows into
+/// its buffer in place (a state argument of the model: no copy).
 struct CacheWriteLowering : public OpRewritePattern<CacheWriteOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CacheWriteOp op,
@@ -410,7 +418,8 @@ struct CacheWriteLowering : public OpRewritePattern<CacheWriteOp> {
     auto cacheType = cast<RankedTensorType>(cache.getType());
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] seq.cache_write at " << loc
                             << ": the rows inserted in place, one batch row "
-                               "at a time\n");
+                               "at a time, those at negative positions "
+                               "skipped\n");
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(rewriter, loc, values);
     SmallVector<OpFoldResult> cacheSizes =
@@ -433,26 +442,32 @@ struct CacheWriteLowering : public OpRewritePattern<CacheWriteOp> {
           Value p = convertScalar(
               b, nloc, tensor::ExtractOp::create(b, nloc, positions, r),
               b.getIndexType());
-          // Signed: a negative position is out of range too.
+          // Signed: a negative position is left padding, whose rows are
+          // not stored; the end must still fit the cache.
           Value end = arith::AddIOp::create(b, nloc, p, n);
-          Value fits = arith::AndIOp::create(
-              b, nloc,
-              arith::CmpIOp::create(b, nloc, arith::CmpIPredicate::sge, p,
-                                    zero),
-              arith::CmpIOp::create(b, nloc, arith::CmpIPredicate::sle, end,
-                                    maxLen));
+          Value fits = arith::CmpIOp::create(b, nloc, arith::CmpIPredicate::sle,
+                                             end, maxLen);
           createRuntimeAssert(b, nloc, fits,
                               "seq.cache_write: position + new rows exceeds "
                               "the cache length");
-          SmallVector<OpFoldResult> rowSizes = {unit, sizes[1], sizes[2],
+          // The first row stored: s = clamp(-p, 0, n).
+          Value skip = arith::MinSIOp::create(
+              b, nloc,
+              arith::MaxSIOp::create(
+                  b, nloc, arith::SubIOp::create(b, nloc, zero, p), zero),
+              n);
+          Value count = arith::SubIOp::create(b, nloc, n, skip);
+          Value at = arith::AddIOp::create(b, nloc, p, skip);
+          SmallVector<OpFoldResult> rowSizes = {unit, sizes[1], count,
                                                 sizes[3]};
           SmallVector<OpFoldResult> strides(4, unit);
           Value row = tensor::ExtractSliceOp::create(
-              b, nloc, values, SmallVector<OpFoldResult>{r, origin, origin, origin},
-              rowSizes, strides);
+              b, nloc, values,
+              SmallVector<OpFoldResult>{r, origin, skip, origin}, rowSizes,
+              strides);
           Value updated = tensor::InsertSliceOp::create(
               b, nloc, row, carried[0],
-              SmallVector<OpFoldResult>{r, origin, p, origin}, rowSizes,
+              SmallVector<OpFoldResult>{r, origin, at, origin}, rowSizes,
               strides);
           scf::YieldOp::create(b, nloc, updated);
         });

@@ -482,19 +482,22 @@ Value mlir::seq::buildMaskPredicate(OpBuilder &b, Location loc, MaskAttr mask,
     allowed = allowed ? arith::AndIOp::create(b, loc, allowed, cond).getResult()
                       : cond;
   };
+  // Signed: with query offsets, a query may sit at a negative position.
   if (mask && mask.getCausal())
-    conjoin(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, j, i));
+    conjoin(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, i));
   if (mask && mask.getWindow() > 0) {
-    // |i - j| < window, computed without signed overflow on indices: the
-    // larger minus the smaller.
-    Value hi = arith::MaxUIOp::create(b, loc, i, j);
-    Value lo = arith::MinUIOp::create(b, loc, i, j);
+    // |i - j| < window as the larger minus the smaller (positions are far
+    // from the index type's limits).
+    Value hi = arith::MaxSIOp::create(b, loc, i, j);
+    Value lo = arith::MinSIOp::create(b, loc, i, j);
     Value distance = arith::SubIOp::create(b, loc, hi, lo);
     Value window = createIndexConstant(b, loc, mask.getWindow());
     Value inWindow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            distance, window);
     if (int64_t global = mask.getGlobalTokens()) {
       Value numGlobal = createIndexConstant(b, loc, global);
+      // Unsigned: the global positions are 0 .. global - 1, never a
+      // negative one.
       Value queryGlobal = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::ult, i, numGlobal);
       Value keyGlobal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,

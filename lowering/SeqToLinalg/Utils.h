@@ -186,8 +186,11 @@ Value createSafeMax(OpBuilder &b, Location loc, Value max);
 
 /// The `i1` predicate "query `i` may attend to key `j`" of `mask` (see
 /// `#seq.mask`), with `length` the key padding length of the batch row
-/// (`index`, or null when there is none). `i`, `j` are `index` values. Returns
-/// null when every key is visible.
+/// (`index`, or null when there is none). `i`, `j` are `index` values,
+/// compared as signed integers: a query placed at a negative position (the
+/// pad tokens of a left-padded row with query offsets `-pad`) sees no key
+/// under a causal mask, and no global token is at a negative position.
+/// Returns null when every key is visible.
 Value buildMaskPredicate(OpBuilder &b, Location loc, MaskAttr mask, Value i,
                          Value j, Value length);
 

@@ -17,6 +17,7 @@
 #include "Buffers.h"
 #include "Model.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <string>
@@ -63,8 +64,13 @@ seqc_status *checkWrite(const seqc_model *model, const ValueSpec &spec,
   const BoundValue &positions = model->inputs[index];
   int64_t length = shape[spec.writeAxis];
   for (int64_t row = 0; row < positions.shape[0]; ++row) {
+    // A negative position is left padding: the model stores only the rows
+    // at positions 0 and after, so only the end must fit (the position
+    // clamped to -count first, which ends at 0, so that no subtraction
+    // overflows).
     int64_t position = loadPosition(positions, input->dtype, row);
-    if (position < 0 || position > length || count > length - position)
+    int64_t from = std::max(position, -count);
+    if (from > length || count > length - from)
       return makeStatus(
           SEQC_STATUS_INVALID_ARGUMENT,
           "input '%s' row %" PRId64 ": position %" PRId64 " + %" PRId64

@@ -26,7 +26,7 @@ func.func @causal(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor
 //       CHECK:     %[[KVH:.*]] = arith.divui %[[H]], %c4
 //       CHECK:     %[[QT:.*]] = tensor.extract_slice %[[QS]][%[[B]], %[[H]], %[[Q0]], 0]
 //       CHECK:     %[[NEXT:.*]] = arith.addi %[[Q0]], %c1
-//       CHECK:     %[[FULL:.*]] = arith.minui %{{.*}}, %[[NEXT]]
+//       CHECK:     %[[FULL:.*]] = arith.minsi %{{.*}}, %[[NEXT]]
 //       CHECK:     %[[F:.*]] = arith.muli %{{.*}}, %c64
 //       CHECK:     %[[S1:.*]]:3 = scf.for %[[K0:.*]] = %c0 to %[[F]] step %c64 iter_args(
 //       CHECK:       %[[KT:.*]] = tensor.extract_slice %arg1[%[[B]], %[[KVH]], %[[K0]], 0]
@@ -57,7 +57,7 @@ func.func @window(%q: tensor<?x4x?x32xf32>, %k: tensor<?x4x?x32xf32>, %v: tensor
 // CHECK-LABEL: func.func @window(
 //   CHECK-NOT:   scf.if
 //       CHECK:   scf.forall
-//       CHECK:     %[[REACH:.*]] = arith.maxui %[[Q0:.*]], %c255
+//       CHECK:     %[[REACH:.*]] = arith.maxsi %[[Q0:.*]], %c255
 //       CHECK:     %[[LO:.*]] = arith.subi %[[REACH]], %c255
 //       CHECK:     %[[S1:.*]]:3 = scf.for %{{.*}} = %[[LO]] to %[[A:[^ ]*]] step %c64
 //       CHECK:       seq.online_attention {{.*}} offsets({{.*}}) {mask = #seq.mask<window = 256>}
@@ -86,7 +86,7 @@ func.func @global_tokens(%q: tensor<?x2x?x16xf32>, %len: tensor<?xi32>) -> tenso
 //       CHECK:     %[[L:.*]] = tensor.extract %arg1[%{{.*}}] : tensor<?xi32>
 //       CHECK:     %[[LI:.*]] = arith.index_cast %[[L]]
 //       CHECK:     %[[LEN:.*]] = arith.maxsi %[[LI]], %c0
-//       CHECK:     %[[GLOBALROWS:.*]] = arith.cmpi ult, %[[Q0:.*]], %c3
+//       CHECK:     %[[GLOBALROWS:.*]] = arith.cmpi slt, %[[Q0:.*]], %c3
 //       CHECK:     %[[GEND0:.*]] = arith.select %[[GLOBALROWS]], %c0, %{{.*}}
 //       CHECK:     %[[GEND:.*]] = arith.minui %[[GEND0]], %[[LEN]]
 //       CHECK:     %[[A:.*]] = arith.select %[[GLOBALROWS]], %[[HI:.*]], %{{.*}}

@@ -516,11 +516,14 @@ def Seq_AttentionOp : Seq_Op<"attention", [Pure, AttrSizedOperandSegments]> {
       `[batch, heads, n_q, n_k]`.
     - `alibi` holds per-head ALiBi slopes `[heads]`: the score of query `i`
       and key `j` gets `-slope * |i - j|`.
-    - `query_offsets` (`[batch]` integers, non-negative) place the queries
-      of batch row `r` at the absolute positions `query_offsets[r] + i`,
-      with the keys at `0 .. n_k - 1`: the queries of a decode step against
-      a KV cache. The mask and the ALiBi distance compare absolute
-      positions; `n_q` and `n_k` may then differ under any mask.
+    - `query_offsets` (`[batch]` integers) place the queries of batch row
+      `r` at the absolute positions `query_offsets[r] + i`, with the keys at
+      `0 .. n_k - 1`: the queries of a decode step against a KV cache. The
+      mask and the ALiBi distance compare absolute positions, as signed
+      integers; `n_q` and `n_k` may then differ under any mask. An offset
+      may be negative: a left-padded row of a prefill is placed at `-pad`,
+      so that its pads sit before position 0, where a causal query sees no
+      key (its output row is zero) and no query is a global token.
 
     The op is the unit the fusion passes work on: `seq-tile-attention`
     stages it into loops over query and key tiles of `seq.online_attention`
@@ -724,11 +727,13 @@ def Seq_CacheWriteOp : Seq_Op<"cache_write",
   let description = [{
     With `cache: [batch, heads, max_len, d]`, `values: [batch, heads, n, d]`
     and the integer `positions: [batch]`, the result is `cache` with
-    `result[r, h, positions[r] + i, :] = values[r, h, i, :]` for `i < n`,
-    every other element unchanged. `positions[r] + n` must be at most
-    `max_len` (checked at run time). The lowering writes the rows into the
-    cache's buffer in place, so that a cache held in a state argument of the
-    model function (docs/abi.md) is updated without a copy.
+    `result[r, h, positions[r] + i, :] = values[r, h, i, :]` for `i < n`
+    and `positions[r] + i >= 0`, every other element unchanged: the rows at
+    negative positions (the pads of a left-padded row placed at `-pad`) are
+    not stored. `positions[r] + n` must be at most `max_len` (checked at run
+    time). The lowering writes the rows into the cache's buffer in place, so
+    that a cache held in a state argument of the model function
+    (docs/abi.md) is updated without a copy.
 
     ```mlir
     %kc1 = seq.cache_write %kc, %k, %pos

@@ -81,7 +81,7 @@ func.func @bf16_tile(%q: tensor<?x16xbf16>, %k: tensor<?x16xbf16>, %v: tensor<?x
 //       CHECK:     %[[I:.*]] = arith.addi %[[I0]], %[[R]]
 //       CHECK:     %[[C:.*]] = linalg.index 1
 //       CHECK:     %[[J:.*]] = arith.addi %[[J0]], %[[C]]
-//       CHECK:     %[[OK:.*]] = arith.cmpi ule, %[[J]], %[[I]]
+//       CHECK:     %[[OK:.*]] = arith.cmpi sle, %[[J]], %[[I]]
 //       CHECK:     arith.select %[[OK]]
 //       CHECK:   math.exp
 func.func @partial_tile(%q: tensor<?x16xf32>, %acc: tensor<?x16xf32>, %m: tensor<?xf32>, %i0: index, %j0: index)

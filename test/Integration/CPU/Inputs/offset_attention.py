@@ -3,7 +3,9 @@ compiled Inputs/offset_attention.seq) on random queries at offsets
 `pos[b]` against a longer key sequence, for several sizes, and compares
 each output with a float64 NumPy reference; prints one `ok` per executable
 and size, or the error. The hyperparameters (-D) must be those the
-executables were compiled with."""
+executables were compiled with. Some rows sit at negative offsets (the pads
+of a left-padded row before position 0): a causal query there sees no key
+and gives zeros, no query before 0 is a global token."""
 import os
 import subprocess
 import sys
@@ -48,7 +50,8 @@ def attention(q, k, v, pos, lengths=None, alibi=False):
     if hp["window"]:
         near = np.abs(i - j) < hp["window"]
         if hp["global_tokens"]:
-            near |= (i < hp["global_tokens"]) | (j < hp["global_tokens"])
+            # Global tokens are positions 0 .. g - 1 (j is never negative).
+            near |= ((i >= 0) & (i < hp["global_tokens"])) | (j < hp["global_tokens"])
         ok &= near
     if lengths is not None:
         ok &= j < lengths[:, None, None, None]
@@ -74,13 +77,19 @@ rng = np.random.default_rng(7)
 h, kvh, d = hp["heads"], hp["kv_heads"], hp["d"]
 # (batch, n_q, n_k): one query against caches around the 64-key tiles, a
 # chunk of queries straddling tile edges, a prompt at offset 0 (n_q = n_k).
+# Negative offsets (left padding): one query at -1; 9 queries of which one
+# row's are all before 0 and another's straddle 0; 70 queries whose first
+# 64-query tile straddles 0.
 sizes = [(1, 1, 1), (2, 1, 63), (2, 1, 65), (3, 7, 70), (2, 33, 129),
-         (1, 64, 200), (2, 37, 37), (2, 2, 300)]
-positions = {}
+         (1, 64, 200), (2, 37, 37), (2, 2, 300), (2, 1, 66), (3, 9, 70),
+         (2, 70, 70)]
+positions = {(2, 1, 66): [65, -1], (3, 9, 70): [61, -4, -9],
+             (2, 70, 70): [0, -6]}
 if long_cache:
-    sizes = [(1, 1, 1100), (2, 1, 1025), (3, 1, 1537), (1, 1, 2049)]
+    sizes = [(1, 1, 1100), (2, 1, 1025), (3, 1, 1537), (1, 1, 2049),
+             (2, 1, 1101)]
     positions = {(3, 1, 1537): [1536, 512, 511], (2, 1, 1025): [1023, 64],
-                 (1, 1, 2049): [1600]}
+                 (1, 1, 2049): [1600], (2, 1, 1101): [1100, -3]}
 for b, nq, nk in sizes:
     q = rng.standard_normal((b, h, nq, d)).astype(np.float32)
     k = rng.standard_normal((b, kvh, nk, d)).astype(np.float32)
@@ -90,7 +99,8 @@ for b, nq, nk in sizes:
     pos[0] = nk - nq
     if (b, nq, nk) in positions:
         pos = np.array(positions[(b, nq, nk)], np.int32)
-    lengths = np.minimum(pos + nq, rng.integers(0, nk + 1, size=b)).astype(np.int32)
+    lengths = np.maximum(np.minimum(pos + nq, rng.integers(0, nk + 1, size=b)),
+                         0).astype(np.int32)
     lengths[0] = pos[0] + nq
     case = os.path.join(out_dir, f"{b}-{nq}-{nk}")
     os.makedirs(case, exist_ok=True)
@@ -117,7 +127,7 @@ for b, nq, nk in sizes:
                 continue
             # rope's f32 angle p * inv_freq is rounded to p * 2^-24 (about
             # 2e-5 at p = 300), which every f32 implementation shares.
-            tol = 1e-5 if name != "r" else 1e-5 + 1e-7 * (pos.max() + nq)
+            tol = 1e-5 if name != "r" else 1e-5 + 1e-7 * (np.abs(pos).max() + nq)
             err = np.abs(got - want).max() / max(np.abs(want).max(), 1e-30)
             if err > tol:
                 failures.append(f"{name}: error {err:.3g}")
