@@ -691,6 +691,24 @@ void callPrepare(void *argument) {
   call->state = call->prepare(call->params);
 }
 
+/// Runs the model's seqc_prepare on the parameters `params` (the caller
+/// holds a ParamReaders while it runs). Its state lands in *state, also
+/// when the preparation reports a failure (the caller releases it); when
+/// the preparation is unwound, what it had allocated is freed and *state
+/// stays null.
+seqc_status *runPrepare(seqc_model *model, void **params, const char *name,
+                        void **state) {
+  PrepareCall prepare = {model->prepare, params, nullptr};
+  ModelCall call(name, ModelCall::Phase::Prepare);
+  if (!call.run(callPrepare, &prepare)) {
+    call.freeAllocations();
+    trimBufferCache();
+    return call.failure();
+  }
+  *state = prepare.state;
+  return call.failure();
+}
+
 void callInvoke(void *argument) {
   auto *call = static_cast<std::pair<seqc_invoke_fn, void **> *>(argument);
   call->first(call->second);
@@ -976,29 +994,23 @@ seqc_status *runExclusive(seqc_model *model) {
       if (!shared) {
         // The parameters it reads are computed again if they were dropped.
         ParamReaders readers(model);
-        PrepareCall prepare = {model->prepare, &args[1 + inputSpecs.size()],
-                               nullptr};
-        ModelCall call(name, ModelCall::Phase::Prepare);
-        if (!call.run(callPrepare, &prepare)) {
-          call.freeAllocations();
-          trimBufferCache();
-          return call.failure();
-        }
-        if (seqc_status *failure = call.failure()) {
-          if (prepare.state)
-            model->release(prepare.state);
+        void *state = nullptr;
+        if (seqc_status *failure = runPrepare(
+                model, &args[1 + inputSpecs.size()], name, &state)) {
+          if (state)
+            model->release(state);
           return failure;
         }
         auto *block = new (std::nothrow) PreparedBlock();
         if (!block) {
-          if (prepare.state)
-            model->release(prepare.state);
+          if (state)
+            model->release(state);
           return makeStatus(SEQC_STATUS_OUT_OF_MEMORY,
                             "model '%s': cannot allocate the record of its "
                             "prepared values",
                             name);
         }
-        block->block = prepare.state;
+        block->block = state;
         block->release = model->release;
         shared.reset(block);
         sharePreparedValues(*set, model->selected, *shared);
@@ -1020,19 +1032,10 @@ seqc_status *runExclusive(seqc_model *model) {
     if (!v2 && model->prepare && model->preparedStale) {
       dropPrepared(model);
       ParamReaders readers(model);
-      PrepareCall prepare = {model->prepare, &args[1 + inputSpecs.size()],
-                             nullptr};
-      ModelCall call(name, ModelCall::Phase::Prepare);
-      if (!call.run(callPrepare, &prepare)) {
-        // What the unwound seqc_prepare held: its state and the values it
-        // had prepared.
-        call.freeAllocations();
-        trimBufferCache();
-        return call.failure();
-      }
-      model->prepared = prepare.state;
+      seqc_status *failure = runPrepare(model, &args[1 + inputSpecs.size()],
+                                        name, &model->prepared);
       model->preparedStale = false;
-      if (seqc_status *failure = call.failure()) {
+      if (failure) {
         dropPrepared(model);
         return failure;
       }
