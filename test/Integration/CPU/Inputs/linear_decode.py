@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from decode_capi import Tensor, check, open_library, vp
+from decode_capi import check, get_output, open_library, set_input, vp
 
 lib_path, full_exe, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
@@ -29,29 +29,17 @@ keep = []
 
 
 def bind(name, array, dtype):
-    array = np.ascontiguousarray(array, dtype=np.int32 if dtype == 4 else np.float32)
-    keep.append(array)
-    t = Tensor()
-    t.dtype = dtype
-    t.rank = array.ndim
-    for d, size in enumerate(array.shape):
-        t.shape[d] = size
-    t.data = array.ctypes.data
-    check(lib.seqc_model_set_input(model, name.encode(), ctypes.byref(t)), name)
+    check(set_input(model, name, array, keep, dtype), name)
 
 
 def run(x, pos, lengths=None):
     lib.seqc_model_reset_inputs(model)
     keep.clear()
-    bind("x", x, 0)  # f32
-    bind("pos", pos, 4)
-    bind("lengths", np.full(x.shape[0], x.shape[1]) if lengths is None else lengths, 4)
+    bind("x", x, np.float32)
+    bind("pos", pos, np.int32)
+    bind("lengths", np.full(x.shape[0], x.shape[1]) if lengths is None else lengths, np.int32)
     check(lib.seqc_model_run(model), "run")
-    t = Tensor()
-    check(lib.seqc_model_get_output(model, b"causal", ctypes.byref(t)), "causal")
-    shape = tuple(t.shape[d] for d in range(t.rank))
-    n = int(np.prod(shape))
-    return np.ctypeslib.as_array((ctypes.c_float * n).from_address(t.data)).reshape(shape).copy()
+    return get_output(model, "causal")
 
 
 def full_forward(x):

@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from decode_capi import Tensor, check, open_library, status_text, vp
+from decode_capi import check, get_output, open_library, set_input, status_text, vp
 
 MAX_RANK = 8
 lib_path, full_exe, work = sys.argv[1:4]
@@ -45,16 +45,7 @@ keep = []
 
 
 def bind(name, array):
-    array = np.ascontiguousarray(array)
-    keep.append(array)
-    t = Tensor()
-    t.dtype = 4  # i32
-    t.rank = array.ndim
-    for d, size in enumerate(array.shape):
-        t.shape[d] = size
-    t.data = array.ctypes.data
-    return status_text(lib.seqc_model_set_input(model, name.encode(),
-                                                 ctypes.byref(t)))
+    return set_input(model, name, array, keep)
 
 
 def run(tokens, pos, lengths=None):
@@ -72,11 +63,7 @@ def run(tokens, pos, lengths=None):
         status_text(lib.seqc_model_run(model))
     if error:
         return error
-    t = Tensor()
-    check(lib.seqc_model_get_output(model, b"logits", ctypes.byref(t)), "logits")
-    shape = tuple(t.shape[d] for d in range(t.rank))
-    n = int(np.prod(shape))
-    return np.ctypeslib.as_array((ctypes.c_float * n).from_address(t.data)).reshape(shape).copy()
+    return get_output(model, "logits")
 
 
 def full_forward(tokens):

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from decode_capi import Tensor, check, open_library, status_text, vp
+from decode_capi import check, open_library, set_input, status_text, vp
 
 lib = open_library(sys.argv[1])
 lib.seqc_set_memory_limit.argtypes = [ctypes.c_uint64]
@@ -24,16 +24,7 @@ keep = []
 
 
 def bind(name, array):
-    array = np.ascontiguousarray(array, dtype=np.int32)
-    keep.append(array)
-    t = Tensor()
-    t.dtype = 4  # i32
-    t.rank = array.ndim
-    for d, size in enumerate(array.shape):
-        t.shape[d] = size
-    t.data = array.ctypes.data
-    check(lib.seqc_model_set_input(model, name.encode(), ctypes.byref(t)),
-          name)
+    check(set_input(model, name, array, keep), name)
 
 
 def run(batch):
