@@ -107,6 +107,10 @@ def SeqTileAttention : Pass<"seq-tile-attention"> {
     Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
            "The target multiplies bf16 pairs (vdpbf16ps): for the remark of "
            "bf16 attention read in place">,
+    Option<"packKeys", "pack-keys", "bool", /*default=*/"false",
+           "Pack f32 keys once per call into [d, key-block] tiles read by "
+           "every query tile (`key_transposed`), when n_q exceeds a query "
+           "tile">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at each attention op: its form, or why it keeps "
            "the reference lowering">,

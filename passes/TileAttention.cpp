@@ -189,6 +189,7 @@ struct TileOptions {
   bool remarks;
   bool bf16InPlace = false;
   bool bf16Dot = false;
+  bool packKeys = false;
 };
 
 class AttentionTiler {
@@ -251,6 +252,12 @@ private:
   SmallVector<Value> tileState(OpBuilder &b, Value chunkLo, Value chunkHi);
   /// The tiles of one query tile, its output written to `shared`.
   Value plainForm(OpBuilder &b);
+  /// The plain form, with the keys packed once per call into key tiles of
+  /// [d, key-block] (`packKeys`) when there are several query tiles.
+  Value plainOrPackedForm(OpBuilder &b);
+  /// K [b, kv heads, n_k, d] into `into` [b, kv heads, tiles, d, key-block]
+  /// (zeros past n_k).
+  Value packKeyTiles(OpBuilder &b, Value into);
   /// The split-key form over `splits` chunks of the keys.
   Value splitForm(OpBuilder &b, Value splits);
   /// Whether the grouped decode form applies: grouped-query attention
@@ -284,6 +291,14 @@ private:
   // Per op. `scores` is the scale the tiles apply to their f32 scores when
   // Q is read in place (bf16), else null (Q scaled once before the loops).
   Value qs, k, v, lengths, alibi, positions, queryOffsets;
+  // The packed key tiles while the plain form is built with them, else null.
+  Value kPacked;
+  // f32 Q and K (not bf16 read in place): what packKeys applies to.
+  bool f32Keys = false;
+  // The packed keys' tensor, made before any test of n_q, at the level of
+  // the op: an allocation inside a branch would neither get a place in the
+  // arena (seq-plan-memory) nor let the layer run in one thread team.
+  Value packedKeysInit;
   FloatAttr scores;
   Value batch, nq, nk, qBlocks;
   int64_t heads = 0, group = 1, d = 0, dv = 0;
@@ -339,9 +354,18 @@ SmallVector<Value> AttentionTiler::keyLoop(OpBuilder &b, Value from, Value to,
       [&](OpBuilder &nb, Location, Value k0, ValueRange carried) {
         TileBuilder kb(nb, loc);
         Value cols = kb.min(step, kb.sub(to, k0));
-        Value kTile = kb.slice(k, {bIdx, kvh, k0, nb.getIndexAttr(0)},
-                               {nb.getIndexAttr(1), nb.getIndexAttr(1), cols,
-                                nb.getIndexAttr(d)});
+        // Packed key tiles start on the key-block grid (tileState aligns
+        // the key loops' starts when they are packed).
+        Value kTile =
+            kPacked
+                ? kb.slice(kPacked,
+                           {bIdx, kvh, kb.floorDiv(k0, step),
+                            nb.getIndexAttr(0), nb.getIndexAttr(0)},
+                           {nb.getIndexAttr(1), nb.getIndexAttr(1),
+                            nb.getIndexAttr(1), nb.getIndexAttr(d), cols})
+                : kb.slice(k, {bIdx, kvh, k0, nb.getIndexAttr(0)},
+                           {nb.getIndexAttr(1), nb.getIndexAttr(1), cols,
+                            nb.getIndexAttr(d)});
         Value vTile = kb.slice(v, {bIdx, kvh, k0, nb.getIndexAttr(0)},
                                {nb.getIndexAttr(1), nb.getIndexAttr(1), cols,
                                 nb.getIndexAttr(dv)});
@@ -352,6 +376,8 @@ SmallVector<Value> AttentionTiler::keyLoop(OpBuilder &b, Value from, Value to,
         auto tile = OnlineAttentionOp::create(
             nb, loc, qTile, kTile, vTile, carried[0], carried[1], carried[2],
             offsets, slope, qPos, kPos, partial ? mask : MaskAttr(), scores);
+        if (kPacked)
+          tile.setKeyTransposed(true);
         scf::YieldOp::create(nb, loc, tile.getResults());
       });
   return SmallVector<Value>(loop.getResults());
@@ -383,6 +409,13 @@ SmallVector<Value> AttentionTiler::tileState(OpBuilder &b, Value chunkLo,
   if (window > 0) {
     Value reach = tb.idx(window - 1);
     lo = tb.sub(tb.smax(pos0, reach), reach);
+    // Packed key tiles are read from the key-block grid: the first tile
+    // starts at or below the window's first key, the keys before it
+    // hidden by the mask of that (partial) tile.
+    if (kPacked) {
+      Value step = tb.idx(options.keyBlock);
+      lo = tb.mul(tb.floorDiv(lo, step), step);
+    }
     hi = tb.smin(hi, tb.add(posLast, tb.idx(window)));
   }
   // The keys every query of the tile sees: [fullLo, fullHi).
@@ -484,6 +517,90 @@ Value AttentionTiler::plainForm(OpBuilder &b) {
              fb.getIndexAttr(dv)});
       });
   return forall.getResult(0);
+}
+
+Value AttentionTiler::packKeyTiles(OpBuilder &b, Value into) {
+  Location loc = op.getLoc();
+  TileBuilder tb(b, loc);
+  const int64_t kb = options.keyBlock;
+  int64_t kvHeads = op.getKey().getType().getDimSize(1);
+  Value tiles = tb.ceilDiv(nk, tb.idx(kb));
+  // One (batch, key/value head, key tile) per iteration, in parallel; each
+  // transposes its [c, d] keys into [d, c] (the columns past n_k of the
+  // last tile are never read). The copy's loops are nested in the forall,
+  // so that they run sequentially in each thread with no index arithmetic
+  // per element.
+  auto forall = scf::ForallOp::create(
+      b, loc,
+      ArrayRef<OpFoldResult>{batch, b.getIndexAttr(kvHeads), tiles},
+      ValueRange{into}, std::nullopt,
+      [&](OpBuilder &fb, Location, ValueRange args) {
+        TileBuilder f(fb, loc);
+        Value k0 = f.mul(args[2], f.idx(kb));
+        Value cols = f.min(f.idx(kb), f.sub(nk, k0));
+        Value tile = f.slice(k, {args[0], args[1], k0, fb.getIndexAttr(0)},
+                             {fb.getIndexAttr(1), fb.getIndexAttr(1), cols,
+                              fb.getIndexAttr(d)});
+        SmallVector<OpFoldResult> at{args[0], args[1], args[2],
+                                     fb.getIndexAttr(0), fb.getIndexAttr(0)};
+        SmallVector<OpFoldResult> sizes{fb.getIndexAttr(1), fb.getIndexAttr(1),
+                                        fb.getIndexAttr(1), fb.getIndexAttr(d),
+                                        cols};
+        Value dest = f.slice(args[3], at, sizes);
+        Value packed =
+            linalg::TransposeOp::create(fb, loc, tile, dest,
+                                        ArrayRef<int64_t>{1, 0})
+                .getResult()[0];
+        auto inParallel = scf::InParallelOp::create(fb, loc);
+        OpBuilder::InsertionGuard guard(fb);
+        fb.setInsertionPointToStart(inParallel.getBody());
+        f.insert(packed, args[3], at, sizes);
+      });
+  return forall.getResult(0);
+}
+
+Value AttentionTiler::plainOrPackedForm(OpBuilder &b) {
+  if (!options.packKeys || !f32Keys)
+    return plainForm(b);
+  // (packedKeysInit is null when n_q is at most one query tile statically.)
+  // Q K^T of a tile reads K^T in rows of the key tile: the contraction
+  // kernels pack each tile's K^T for the broadcast kernel, once per (query
+  // tile, key tile) pair, and that copy (a transpose, gathers) took 15% of
+  // full attention's time on Zen 5 at n = 1024. Packed once per call into
+  // [d, key-block] tiles instead, each query tile reads them as they are;
+  // with at most one query tile the copy is not shared and costs the same
+  // or more (a decode step would transpose its whole cache), so the plain
+  // form stays, behind a test of n_q when it is symbolic.
+  Location loc = op.getLoc();
+  TileBuilder tb(b, loc);
+  int64_t staticNq = op.getQuery().getType().getDimSize(2);
+  if (!packedKeysInit)
+    return plainForm(b);
+  Value into = packedKeysInit;
+  auto packedForm = [&](OpBuilder &pb) {
+    kPacked = packKeyTiles(pb, into);
+    Value result = plainForm(pb);
+    kPacked = Value();
+    return result;
+  };
+  if (!ShapedType::isDynamic(staticNq))
+    return packedForm(b);
+  Value several = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, nq,
+                                        tb.idx(options.queryBlock));
+  Type type = RankedTensorType::get(
+      {ShapedType::kDynamic, heads, ShapedType::kDynamic, dv}, b.getF32Type());
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, several,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value packed = packedForm(b);
+  scf::YieldOp::create(
+      b, loc, tensor::CastOp::create(b, loc, type, packed).getResult());
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  Value plain = plainForm(b);
+  scf::YieldOp::create(b, loc,
+                       tensor::CastOp::create(b, loc, type, plain).getResult());
+  return ifOp.getResult(0);
 }
 
 Value AttentionTiler::splitForm(OpBuilder &b, Value splits) {
@@ -706,7 +823,7 @@ Value AttentionTiler::generalForm(OpBuilder &b) {
   Location loc = op.getLoc();
   TileBuilder tb(b, loc);
   if (!positionless() || options.splitUnits <= 1)
-    return plainForm(b);
+    return plainOrPackedForm(b);
   // Split the keys when the (batch, head, query tile) units are fewer
   // than `split-units`: into enough chunks to make that many units, of at
   // least `split-min-keys` keys each.
@@ -728,7 +845,7 @@ Value AttentionTiler::generalForm(OpBuilder &b) {
   scf::YieldOp::create(b, loc,
                        tensor::CastOp::create(b, loc, type, s).getResult());
   b.setInsertionPointToStart(ifOp.elseBlock());
-  Value p = plainForm(b);
+  Value p = plainOrPackedForm(b);
   scf::YieldOp::create(b, loc,
                        tensor::CastOp::create(b, loc, type, p).getResult());
   return ifOp.getResult(0);
@@ -752,6 +869,7 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   k = inPlace ? op.getKey() : tb.convert(op.getKey(), f32);
   v = inPlace ? op.getValue() : tb.convert(op.getValue(), f32);
   Value query = inPlace ? op.getQuery() : tb.convert(op.getQuery(), f32);
+  f32Keys = !inPlace;
   lengths = op.getLengths();
   alibi = op.getAlibi();
   queryOffsets = op.getQueryOffsets();
@@ -785,6 +903,20 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
         DenseElementsAttr::get(
             scaleType, static_cast<float>(op.getEffectiveScale())));
     qs = MulOp::create(b, loc, query.getType(), query, scale);
+  }
+
+  packedKeysInit = Value();
+  int64_t staticQueries = qType.getDimSize(2);
+  if (options.packKeys && f32Keys &&
+      (ShapedType::isDynamic(staticQueries) ||
+       staticQueries > options.queryBlock)) {
+    Value tiles = tb.ceilDiv(nk, tb.idx(options.keyBlock));
+    packedKeysInit = tensor::EmptyOp::create(
+        b, loc,
+        ArrayRef<OpFoldResult>{batch, b.getIndexAttr(heads / group), tiles,
+                               b.getIndexAttr(d),
+                               b.getIndexAttr(options.keyBlock)},
+        b.getF32Type());
   }
 
   if (alibi) {
@@ -964,7 +1096,7 @@ struct SeqTileAttentionPass
     }
     TileOptions options{queryBlock, keyBlock, splitUnits,
                         std::max<int64_t>(splitMinKeys, 1), remarks,
-                        bf16InPlace, bf16Dot};
+                        bf16InPlace, bf16Dot, packKeys};
     LLVM_DEBUG(llvm::dbgs()
                << "[" DEBUG_TYPE "] query-block " << options.queryBlock
                << ", key-block " << options.keyBlock << ", split-units "
@@ -977,7 +1109,7 @@ struct SeqTileAttentionPass
       (void)tileAttention(rewriter, op, options.queryBlock, options.keyBlock,
                           options.splitUnits, options.splitMinKeys,
                           options.remarks, options.bf16InPlace,
-                          options.bf16Dot);
+                          options.bf16Dot, options.packKeys);
   }
 };
 
@@ -987,9 +1119,10 @@ LogicalResult mlir::seq::tileAttention(RewriterBase &rewriter, AttentionOp op,
                                        int64_t queryBlock, int64_t keyBlock,
                                        int64_t splitUnits,
                                        int64_t splitMinKeys, bool remarks,
-                                       bool bf16InPlace, bool bf16Dot) {
-  TileOptions options{queryBlock, keyBlock,   splitUnits, splitMinKeys,
-                      remarks,    bf16InPlace, bf16Dot};
+                                       bool bf16InPlace, bool bf16Dot,
+                                       bool packKeys) {
+  TileOptions options{queryBlock, keyBlock,    splitUnits, splitMinKeys,
+                      remarks,    bf16InPlace, bf16Dot,    packKeys};
   AttentionTiler tiler(op, options);
   std::string why = tiler.whyNot();
   if (!why.empty()) {

@@ -37,6 +37,9 @@ void CPUTargetInfo::addSeqTransforms(OpPassManager &pm,
   // bf16 operands (vdpbf16ps with bf16-dot) and accumulate in f32.
   tile.bf16InPlace = true;
   tile.bf16Dot = options.bf16Dot;
+  // f32 keys packed once per call into the [d, 64] tiles that Q K^T reads
+  // as its right operand, instead of a transposed copy per tile pair.
+  tile.packKeys = true;
   tile.remarks = options.remarks;
   addAttentionTransforms(pm, tile);
 }

@@ -45,6 +45,11 @@ namespace {
 struct Combiner {
   vector::CombiningKind kind;
   float neutral;
+  /// The combining op's fast-math flags, kept on its vector forms and the
+  /// final reduction: `nnan nsz` on a maximumf (attention's row maximum,
+  /// lowering/SeqToLinalg/FusedAttention.cpp) lets it be one vmaxps instead
+  /// of a compare and blends for NaN and signed zeros at every step.
+  arith::FastMathFlags flags = arith::FastMathFlags::none;
 };
 
 /// An op of one of the two kinds, vectorized along `loop`.
@@ -149,12 +154,15 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
   if (r.partial == out)
     return notMatched("a reduction that combines the output with itself");
   const float inf = std::numeric_limits<float>::infinity();
+  arith::FastMathFlags flags = arith::FastMathFlags::none;
+  if (auto fm = dyn_cast<arith::ArithFastMathInterface>(combine))
+    flags = fm.getFastMathFlagsAttr().getValue();
   if (isa<arith::AddFOp>(combine))
-    r.combiner = {vector::CombiningKind::ADD, 0.0f};
+    r.combiner = {vector::CombiningKind::ADD, 0.0f, flags};
   else if (isa<arith::MaximumFOp>(combine))
-    r.combiner = {vector::CombiningKind::MAXIMUMF, -inf};
+    r.combiner = {vector::CombiningKind::MAXIMUMF, -inf, flags};
   else if (isa<arith::MinimumFOp>(combine))
-    r.combiner = {vector::CombiningKind::MINIMUMF, inf};
+    r.combiner = {vector::CombiningKind::MINIMUMF, inf, flags};
   else
     return notMatched("a reduction whose combiner is not addf, maximumf or "
                       "minimumf");
@@ -268,11 +276,11 @@ private:
   Value combine(Value x, Value y) {
     switch (r.combiner.kind) {
     case vector::CombiningKind::ADD:
-      return arith::AddFOp::create(b, loc, x, y);
+      return arith::AddFOp::create(b, loc, x, y, r.combiner.flags);
     case vector::CombiningKind::MAXIMUMF:
-      return arith::MaximumFOp::create(b, loc, x, y);
+      return arith::MaximumFOp::create(b, loc, x, y, r.combiner.flags);
     default:
-      return arith::MinimumFOp::create(b, loc, x, y);
+      return arith::MinimumFOp::create(b, loc, x, y, r.combiner.flags);
     }
   }
 
@@ -348,8 +356,9 @@ private:
         b, loc, VectorType::get({lanes}, b.getI1Type()),
         ValueRange{arith::SubIOp::create(b, loc, size, full)});
     Value acc = combine(partial, evaluate(mask));
-    Value total = vector::ReductionOp::create(b, loc, r.combiner.kind, acc,
-                                              arith::FastMathFlags::reassoc);
+    Value total = vector::ReductionOp::create(
+        b, loc, r.combiner.kind, acc,
+        arith::FastMathFlags::reassoc | r.combiner.flags);
     OpOperand *init = r.op.getDpsInitOperand(0);
     SmallVector<Value> at = indices(r.op.getMatchingIndexingMap(init));
     Value old = memref::LoadOp::create(b, loc, init->get(), at);

@@ -104,6 +104,12 @@ public:
   }
 
   /// Reduces the rows of `x` [rows, cols] with `combine` from `init`.
+  /// The maximum is `nnan nsz`: the row maximum only shifts the exps, and
+  /// a NaN score reaches the row's sum and output through its own exp
+  /// whatever maximum is taken (as does +-0's sign, which no exp sees), so
+  /// the vector kernels may take it as a plain vmaxps (VectorizeRows.cpp)
+  /// instead of NaN-propagating compares and blends per step: that row
+  /// reduction took 10% of full attention's time on Zen 5.
   Value rowReduce(Value x, Value rows, double init, bool max) {
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
@@ -111,7 +117,10 @@ public:
                    {map(2, {dim(0), dim(1)}), map(2, {dim(0)})}, {par, red},
                    [max](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
                      if (max)
-                       return arith::MaximumFOp::create(nb, nloc, a[0], a[1]);
+                       return arith::MaximumFOp::create(
+                           nb, nloc, a[0], a[1],
+                           arith::FastMathFlags::nnan |
+                               arith::FastMathFlags::nsz);
                      return arith::AddFOp::create(nb, nloc, a[0], a[1]);
                    });
   }
@@ -130,7 +139,8 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
     auto par = utils::IteratorType::parallel;
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
     Value rows = tensor::DimOp::create(rewriter, loc, q, 0);
-    Value cols = tensor::DimOp::create(rewriter, loc, k, 0);
+    const bool keyTransposed = op.getKeyTransposed();
+    Value cols = tensor::DimOp::create(rewriter, loc, k, keyTransposed ? 1 : 0);
     MaskAttr mask = op.getMaskAttr();
     Value slope = op.getSlope();
     LLVM_DEBUG({
@@ -142,9 +152,11 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
       llvm::dbgs() << (slope ? ", ALiBi in the tile" : "") << "\n";
     });
     // Q K^T with K read in place along the head dimension (bf16 Q and K
-    // as they are: the kernels pair or widen them).
+    // as they are: the kernels pair or widen them); a key tile packed as
+    // [d, c] by the tiling is a plain right operand, which the broadcast
+    // kernel reads in rows of c columns without a copy.
     Value s = kb.matmulAcc(q, k, kb.filled({rows, cols}, 0.0),
-                           /*transposedRhs=*/true);
+                           /*transposedRhs=*/!keyTransposed);
     // The scale of a query that was not scaled beforehand, on the f32
     // scores (in the bias or mask generic when there is one).
     std::optional<double> scale;
@@ -226,13 +238,19 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
               gb, gl, unseen,
               createFloatConstant(gb, gl, gb.getF32Type(), 0.0), rescale);
         });
-    // P = exp(S - m'), in place of the scores.
+    // P = exp(S - m'), in place of the scores. `seq.attention_exp`: the
+    // CPU takes a shorter polynomial for this exp, the one per score
+    // (lowering/CPU/ApproximateMath.cpp: about 1 ulp on the arguments
+    // attention gives it, s - m' <= 0, and exp(-inf) = 0); other targets
+    // ignore the attribute.
     Value p = kb.generic(
         ValueRange{op.getMax(), blockMax}, scores, {rowMap, rowMap, id2},
         {par, par}, [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-          return math::ExpOp::create(
+          auto exp = math::ExpOp::create(
               gb, gl,
               arith::SubFOp::create(gb, gl, a[2], newMax(gb, gl, a[0], a[1])));
+          exp->setAttr("seq.attention_exp", gb.getUnitAttr());
+          return exp;
         });
     Value blockSum = kb.rowReduce(p, rows, 0.0, /*max=*/false);
     // The state is updated in place, so that the loop carries the same

@@ -842,8 +842,10 @@ LogicalResult OnlineAttentionOp::verify() {
   // Q, K and V are f32 or bf16 (read in place), the state f32.
   if (failed(binder.bind("'query'", getQuery().getType(), {"r", "d"},
                          nullptr, /*sameElementType=*/false)) ||
-      failed(binder.bind("'key'", getKey().getType(), {"c", "d"}, nullptr,
-                         /*sameElementType=*/false)) ||
+      failed(binder.bind("'key'", getKey().getType(),
+                         getKeyTransposed() ? ArrayRef<StringRef>{"d", "c"}
+                                            : ArrayRef<StringRef>{"c", "d"},
+                         nullptr, /*sameElementType=*/false)) ||
       failed(binder.bind("'value'", getValue().getType(), {"c", "d_v"},
                          nullptr, /*sameElementType=*/false)) ||
       failed(binder.bind("'acc'", getAcc().getType(), {"r", "d_v"})) ||

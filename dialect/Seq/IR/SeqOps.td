@@ -602,6 +602,12 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
     query key^T`), for a query that is not scaled beforehand (a bf16 query
     read in place).
 
+    With `key_transposed`, `key` is `[d, c]`: the tile's slice of keys
+    packed once per call by `seq-tile-attention` (on the CPU), so that
+    `query key` is a plain product whose right operand every query tile
+    reads as it is, instead of packing `key^T` for each (query tile, key
+    tile) pair.
+
     `seq.attention_finalize` turns the state into the output.
 
     ```mlir
@@ -622,7 +628,8 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
                        Optional<RankedTensorOf<[F32]>>:$query_positions,
                        Optional<RankedTensorOf<[F32]>>:$key_positions,
                        OptionalAttr<Seq_MaskAttr>:$mask,
-                       OptionalAttr<F32Attr>:$scale);
+                       OptionalAttr<F32Attr>:$scale,
+                       UnitAttr:$key_transposed);
   let results = (outs RankedTensorOf<[F32]>:$new_acc,
                       RankedTensorOf<[F32]>:$new_max,
                       RankedTensorOf<[F32]>:$new_sum);
