@@ -162,17 +162,17 @@ void SeqEmitInvokePass::runOnOperation() {
     ciface.emitError() << "expected the C interface to take the result area, "
                        << numPrepared << " prepared values"
                        << (hasArena ? " and the arena" : "")
-                       << (numPacked ? " in an array of " +
-                                           std::to_string(numPacked) +
-                                           " descriptors"
-                                     : std::string());
+                       << (numPacked
+                               ? " in an array of " +
+                                     std::to_string(numPacked) + " descriptors"
+                               : std::string());
     return signalPassFailure();
   }
   // The C interface's parameters before the array (the result area).
   unsigned numResultSlots = numPacked ? cifaceType.getNumParams() - 1 : 0;
-  unsigned numSlots =
-      numPacked ? numResultSlots + numPacked - numPrepared - hasArena
-                : cifaceType.getNumParams() - numPrepared - hasArena;
+  unsigned numSlots = numPacked
+                          ? numResultSlots + numPacked - numPrepared - hasArena
+                          : cifaceType.getNumParams() - numPrepared - hasArena;
 
   // Which preparation function computes each prepared value
   // (seq-hoist-preparation): @__seqc_prepare those of `restValues` from the
@@ -623,9 +623,9 @@ void SeqEmitInvokePass::runOnOperation() {
   // descriptors are `args`' slots after the result area, in order).
   Value descs;
   if (numPacked) {
-    descs = LLVM::AllocaOp::create(
-        builder, loc, ptrType, LLVM::LLVMArrayType::get(ptrType, numPacked),
-        i64Constant(1), /*alignment=*/8);
+    descs = LLVM::AllocaOp::create(builder, loc, ptrType,
+                                   LLVM::LLVMArrayType::get(ptrType, numPacked),
+                                   i64Constant(1), /*alignment=*/8);
     for (unsigned k = 0; k < numResultSlots; ++k)
       operands.push_back(loadPointer(args, k));
     LLVM::MemcpyOp::create(builder, loc, descs,
@@ -709,20 +709,20 @@ void SeqEmitInvokePass::runOnOperation() {
       } else {
         // A loop over the table of the prepared descriptors' offsets:
         //   for i: descs[first + i] = state + offsets[i]
-        auto table = module.lookupSymbol<LLVM::GlobalOp>(kPreparedOffsetsSymbol);
+        auto table =
+            module.lookupSymbol<LLVM::GlobalOp>(kPreparedOffsetsSymbol);
         assert(table && "seqc_release made the table of the offsets");
-        Value first =
-            i64Constant(numSlots - numResultSlots);
+        Value first = i64Constant(numSlots - numResultSlots);
         Block *header = invoke.addBlock(), *store = invoke.addBlock(),
               *after = invoke.addBlock();
         Value i = header->addArgument(i64Type, loc);
         LLVM::BrOp::create(builder, loc, ValueRange{i64Constant(0)}, header);
         builder.setInsertionPointToStart(header);
-        LLVM::CondBrOp::create(
-            builder, loc,
-            LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ult, i,
-                                 i64Constant(numPrepared)),
-            store, after);
+        LLVM::CondBrOp::create(builder, loc,
+                               LLVM::ICmpOp::create(builder, loc,
+                                                    LLVM::ICmpPredicate::ult, i,
+                                                    i64Constant(numPrepared)),
+                               store, after);
         builder.setInsertionPointToStart(store);
         Value tableBase = LLVM::AddressOfOp::create(builder, loc, table);
         Value offset = LLVM::LoadOp::create(
@@ -746,10 +746,10 @@ void SeqEmitInvokePass::runOnOperation() {
       // The arena grows to what this call's sizes need; it is never shrunk
       // and is freed by the record's owner.
       Value bytes =
-          LLVM::CallOp::create(builder, loc, arenaBytesCiface,
-                               numPacked ? ValueRange{descs}
-                                         : ValueRange(ArrayRef<Value>(operands)
-                                                          .drop_front()))
+          LLVM::CallOp::create(
+              builder, loc, arenaBytesCiface,
+              numPacked ? ValueRange{descs}
+                        : ValueRange(ArrayRef<Value>(operands).drop_front()))
               .getResult();
       Value baseSlot = atOffset(record, 0);
       Value capacitySlot = atOffset(record, 8);

@@ -95,9 +95,9 @@ static Value fetchArgument(OpBuilder &builder, Location loc, Value descs,
                            Value index, MemRefType type) {
   MLIRContext *context = builder.getContext();
   auto ptrType = LLVM::LLVMPointerType::get(context);
-  Value slot = LLVM::GEPOp::create(builder, loc, ptrType, ptrType, descs,
-                                   ValueRange{index},
-                                   LLVM::GEPNoWrapFlags::inbounds);
+  Value slot =
+      LLVM::GEPOp::create(builder, loc, ptrType, ptrType, descs,
+                          ValueRange{index}, LLVM::GEPNoWrapFlags::inbounds);
   Value descriptor = LLVM::LoadOp::create(builder, loc, ptrType, slot);
   Value fields = LLVM::LoadOp::create(
       builder, loc, getDescriptorType(context, type.getRank()), descriptor);
@@ -189,8 +189,8 @@ public:
       std::optional<unsigned> node = matchValues(values);
       if (!node) {
         if (run.rejected.empty())
-          run.rejected = "operand " + std::to_string(i) +
-                         " differs between the layers";
+          run.rejected =
+              "operand " + std::to_string(i) + " differs between the layers";
         return false;
       }
       run.operands.push_back(*node);
@@ -262,10 +262,9 @@ private:
           return dominance.properlyDominates(value, run.storePoint);
         }))
       return reject("integers computed inside the thread team of the calls");
-    Node node{Node::Kind::Stored, Value(), first.getType(), {},
-              unsigned(run.stored.size())};
+    unsigned column = run.stored.size();
     run.stored.push_back(llvm::to_vector(values));
-    return addNode(std::move(node));
+    return addNode({Node::Kind::Stored, Value(), type, {}, column});
   }
 
   /// The results of ops of the same shape, pure and without regions: the
@@ -280,7 +279,8 @@ private:
     SmallVector<Operation *> ops;
     for (Value value : values) {
       auto result = dyn_cast<OpResult>(value);
-      if (!result || result.getResultNumber() != firstResult.getResultNumber() ||
+      if (!result ||
+          result.getResultNumber() != firstResult.getResultNumber() ||
           !haveSameShape(result.getOwner(), pattern))
         return std::nullopt;
       ops.push_back(result.getOwner());
@@ -299,9 +299,9 @@ private:
   }
 
   unsigned addColumn(Node::Kind kind, Type type, SmallVector<int64_t> column) {
-    Node node{kind, Value(), type, {}, unsigned(run.constants.size())};
+    unsigned index = run.constants.size();
     run.constants.push_back(std::move(column));
-    return addNode(std::move(node));
+    return addNode({kind, Value(), type, {}, index});
   }
 
   std::optional<unsigned> reject(const std::string &why) {
@@ -393,8 +393,8 @@ void SeqLoopLayersPass::emitLoop(Run &run, Value descs, unsigned index) {
         DenseIntElementsAttr::get(tensorType, values), /*constant=*/true,
         /*alignment=*/IntegerAttr());
     symbols->insert(global);
-    constants = memref::GetGlobalOp::create(builder, loc, type,
-                                            global.getSymName());
+    constants =
+        memref::GetGlobalOp::create(builder, loc, type, global.getSymName());
   }
   // The stack table: the values stored before the run, as index.
   Value stored;
@@ -411,13 +411,12 @@ void SeqLoopLayersPass::emitLoop(Run &run, Value descs, unsigned index) {
       for (auto [column, values] : llvm::enumerate(run.stored)) {
         Value value = values[layer];
         if (!value.getType().isIndex())
-          value = arith::IndexCastOp::create(storeBuilder, loc, indexType,
-                                             value);
+          value =
+              arith::IndexCastOp::create(storeBuilder, loc, indexType, value);
         memref::StoreOp::create(
             storeBuilder, loc, value, stored,
-            ValueRange{row,
-                       arith::ConstantIndexOp::create(storeBuilder, loc,
-                                                      column)});
+            ValueRange{row, arith::ConstantIndexOp::create(storeBuilder, loc,
+                                                           column)});
       }
     }
   }
@@ -480,8 +479,7 @@ void SeqLoopLayersPass::emitLoop(Run &run, Value descs, unsigned index) {
   SmallVector<Value> operands;
   for (unsigned operand : run.operands)
     operands.push_back(emitted[operand]);
-  func::CallOp::create(builder, loc, first.getCallee(), TypeRange(),
-                       operands);
+  func::CallOp::create(builder, loc, first.getCallee(), TypeRange(), operands);
   for (func::CallOp call : run.calls)
     call.erase();
 }
@@ -520,8 +518,7 @@ void SeqLoopLayersPass::runOnOperation() {
   SmallVector<Run *> loops;
   for (Run &run : runs) {
     Operation *first = run.calls.front();
-    run.storePoint =
-        function.getBody().front().findAncestorOpInBlock(*first);
+    run.storePoint = function.getBody().front().findAncestorOpInBlock(*first);
     if (first->getNumResults() != 0)
       run.rejected = "the layer function returns values";
     else if (RunMatcher(run, function, dominance).match())
@@ -566,7 +563,7 @@ void SeqLoopLayersPass::runOnOperation() {
     addDescriptorArray(arenaBytes);
     readArgumentsFromArray(arenaBytes);
   }
-  module->setAttr(seq::kPackedArgumentsAttr,
-                  IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                   numArgs));
+  module->setAttr(
+      seq::kPackedArgumentsAttr,
+      IntegerAttr::get(IntegerType::get(&getContext(), 64), numArgs));
 }
