@@ -7,6 +7,7 @@
 #include "lowering/CPU/CPUTargetInfo.h"
 #include "lowering/CPU/Passes.h"
 #include "lowering/Common/Passes.h"
+#include "lowering/Entry/Entry.h"
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -177,6 +178,14 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
     SeqCPUStackScratchOptions scratch;
     scratch.remarks = options.remarks;
     pm.addPass(createSeqCPUStackScratch(scratch));
+  }
+  if (options.emitEntry && options.foldLayers) {
+    // The calls of a folded layer become one loop over the layers (after
+    // the teams: the loop of a team's calls runs on every thread of it, as
+    // the calls did), on memrefs, before the conversion lowers the views.
+    SeqLoopLayersOptions loop;
+    loop.remarks = options.remarks && options.optLevel >= 1;
+    pm.addPass(createSeqLoopLayers(loop));
   }
   addControlFlowAndDescriptorLowering(pm);
   // Vector ops of the contraction kernels: loads, masked loads and stores,

@@ -89,6 +89,12 @@ constexpr llvm::StringLiteral kPreparedTableSymbol = "__seqc_prepared_table";
 constexpr llvm::StringLiteral kArenaAttr = "seqc.arena";
 constexpr llvm::StringLiteral kArenaBytesFunctionName = "__seqc_arena_bytes";
 constexpr llvm::StringLiteral kMemoryPlanAttr = "seqc.memory_plan";
+/// seq-loop-layers: the module attribute (i64: the number n of the model
+/// function's memref arguments) saying that the model function and
+/// `@__seqc_arena_bytes` take, instead of those arguments, one pointer to
+/// an array of n pointers to their descriptors, in argument order (the
+/// arena's last), which seq-emit-invoke fills.
+constexpr llvm::StringLiteral kPackedArgumentsAttr = "seqc.packed_arguments";
 
 /// Writes a C header for a shared library built from the model: it includes
 /// the runtime API and documents, as comments and constants, the model's

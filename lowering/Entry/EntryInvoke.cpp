@@ -7,6 +7,11 @@
 // seqc_invoke(void **args) forwards args[k] to the k-th parameter of the
 // model's C interface. The runtime then needs no knowledge of the model's
 // arity: it fills an array of descriptor pointers and calls one symbol.
+// When seq-loop-layers made the model function take one array of its
+// arguments' descriptors (`seqc.packed_arguments`), seqc_invoke builds that
+// array instead, by a copy of args' slots and a loop over the prepared
+// descriptors' offsets, so that its code does not grow with the number of
+// parameters either.
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,13 +149,30 @@ void SeqEmitInvokePass::runOnOperation() {
   if (auto keysAttr = module->getAttrOfType<DenseI64ArrayAttr>(kPreparedKeysAttr))
     if (keysAttr.size() == int64_t(numPrepared))
       keys = llvm::to_vector(keysAttr.asArrayRef());
-  if (cifaceType.getNumParams() < numPrepared + hasArena + 1) {
+  // seq-loop-layers: the C interface takes, after the result area, one
+  // pointer to the array of the descriptors of the model function's
+  // arguments (the parameters', the prepared values', the arena's), which
+  // seqc_invoke fills: `numPacked` of them.
+  unsigned numPacked = 0;
+  if (auto packed = module->getAttrOfType<IntegerAttr>(kPackedArgumentsAttr))
+    numPacked = packed.getInt();
+  if (numPacked ? cifaceType.getNumParams() > 2 ||
+                      numPacked < numPrepared + hasArena + 1
+                : cifaceType.getNumParams() < numPrepared + hasArena + 1) {
     ciface.emitError() << "expected the C interface to take the result area, "
                        << numPrepared << " prepared values"
-                       << (hasArena ? " and the arena" : "");
+                       << (hasArena ? " and the arena" : "")
+                       << (numPacked
+                               ? " in an array of " +
+                                     std::to_string(numPacked) + " descriptors"
+                               : std::string());
     return signalPassFailure();
   }
-  unsigned numSlots = cifaceType.getNumParams() - numPrepared - hasArena;
+  // The C interface's parameters before the array (the result area).
+  unsigned numResultSlots = numPacked ? cifaceType.getNumParams() - 1 : 0;
+  unsigned numSlots = numPacked
+                          ? numResultSlots + numPacked - numPrepared - hasArena
+                          : cifaceType.getNumParams() - numPrepared - hasArena;
 
   // Which preparation function computes each prepared value
   // (seq-hoist-preparation): @__seqc_prepare those of `restValues` from the
@@ -270,7 +292,9 @@ void SeqEmitInvokePass::runOnOperation() {
     std::string name = ("_mlir_ciface_" + kArenaBytesFunctionName).str();
     arenaBytesCiface = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
     if (!arenaBytesCiface || arenaBytesCiface.isExternal() ||
-        arenaBytesCiface.getNumArguments() + 2 != cifaceType.getNumParams()) {
+        (numPacked ? arenaBytesCiface.getNumArguments() != 1
+                   : arenaBytesCiface.getNumArguments() + 2 !=
+                         cifaceType.getNumParams())) {
       module.emitError() << "expected the C interface '" << name
                          << "' of the arena's size, taking the model's "
                             "arguments";
@@ -594,10 +618,41 @@ void SeqEmitInvokePass::runOnOperation() {
         builder, loc, ptrType, LLVM::LLVMArrayType::get(i64Type, 5),
         i64Constant(1), /*alignment=*/8);
   SmallVector<Value> operands;
-  for (unsigned k = 0; k < numSlots; ++k)
-    operands.push_back(loadPointer(args, k));
+  // Packed: the array of the model function's descriptors in the entry
+  // block's frame, its first slots copied from `args` (the parameters'
+  // descriptors are `args`' slots after the result area, in order).
+  Value descs;
+  if (numPacked) {
+    descs = LLVM::AllocaOp::create(builder, loc, ptrType,
+                                   LLVM::LLVMArrayType::get(ptrType, numPacked),
+                                   i64Constant(1), /*alignment=*/8);
+    for (unsigned k = 0; k < numResultSlots; ++k)
+      operands.push_back(loadPointer(args, k));
+    LLVM::MemcpyOp::create(builder, loc, descs,
+                           atOffset(args, 8 * numResultSlots),
+                           i64Constant(8 * (numSlots - numResultSlots)),
+                           /*isVolatile=*/false);
+  } else {
+    for (unsigned k = 0; k < numSlots; ++k)
+      operands.push_back(loadPointer(args, k));
+  }
+  // The slot of the array for argument `index` of the model function.
+  auto descsSlot = [&](Value index) -> Value {
+    return LLVM::GEPOp::create(builder, loc, ptrType, ptrType, descs,
+                               ValueRange{index},
+                               LLVM::GEPNoWrapFlags::inbounds);
+  };
+  // The operands of the C interface, once the array is filled.
+  auto cifaceOperands = [&]() {
+    SmallVector<Value> all(operands);
+    if (numPacked) {
+      all.resize(numResultSlots);
+      all.push_back(descs);
+    }
+    return all;
+  };
   if (!hasPrepared && !hasArena) {
-    LLVM::CallOp::create(builder, loc, ciface, operands);
+    LLVM::CallOp::create(builder, loc, ciface, cifaceOperands());
     LLVM::ReturnOp::create(builder, loc, ValueRange());
   } else {
     Value null = LLVM::ZeroOp::create(builder, loc, ptrType);
@@ -648,15 +703,54 @@ void SeqEmitInvokePass::runOnOperation() {
       LLVM::BrOp::create(builder, loc, ValueRange{fresh}, run);
       builder.setInsertionPointToStart(run);
       state = run->getArgument(0);
-      for (int64_t offset : offsets)
-        operands.push_back(atOffset(state, offset));
+      if (!numPacked) {
+        for (int64_t offset : offsets)
+          operands.push_back(atOffset(state, offset));
+      } else {
+        // A loop over the table of the prepared descriptors' offsets:
+        //   for i: descs[first + i] = state + offsets[i]
+        auto table =
+            module.lookupSymbol<LLVM::GlobalOp>(kPreparedOffsetsSymbol);
+        assert(table && "seqc_release made the table of the offsets");
+        Value first = i64Constant(numSlots - numResultSlots);
+        Block *header = invoke.addBlock(), *store = invoke.addBlock(),
+              *after = invoke.addBlock();
+        Value i = header->addArgument(i64Type, loc);
+        LLVM::BrOp::create(builder, loc, ValueRange{i64Constant(0)}, header);
+        builder.setInsertionPointToStart(header);
+        LLVM::CondBrOp::create(builder, loc,
+                               LLVM::ICmpOp::create(builder, loc,
+                                                    LLVM::ICmpPredicate::ult, i,
+                                                    i64Constant(numPrepared)),
+                               store, after);
+        builder.setInsertionPointToStart(store);
+        Value tableBase = LLVM::AddressOfOp::create(builder, loc, table);
+        Value offset = LLVM::LoadOp::create(
+            builder, loc, i64Type,
+            LLVM::GEPOp::create(builder, loc, ptrType, i64Type, tableBase,
+                                ValueRange{i}, LLVM::GEPNoWrapFlags::inbounds));
+        Value descriptor = LLVM::GEPOp::create(builder, loc, ptrType, i8Type,
+                                               state, ValueRange{offset},
+                                               LLVM::GEPNoWrapFlags::inbounds);
+        LLVM::StoreOp::create(
+            builder, loc, descriptor,
+            descsSlot(LLVM::AddOp::create(builder, loc, first, i)));
+        LLVM::BrOp::create(
+            builder, loc,
+            ValueRange{LLVM::AddOp::create(builder, loc, i, i64Constant(1))},
+            header);
+        builder.setInsertionPointToStart(after);
+      }
     }
     if (hasArena) {
       // The arena grows to what this call's sizes need; it is never shrunk
       // and is freed by the record's owner.
-      Value bytes = LLVM::CallOp::create(builder, loc, arenaBytesCiface,
-                                         ArrayRef<Value>(operands).drop_front())
-                        .getResult();
+      Value bytes =
+          LLVM::CallOp::create(
+              builder, loc, arenaBytesCiface,
+              numPacked ? ValueRange{descs}
+                        : ValueRange(ArrayRef<Value>(operands).drop_front()))
+              .getResult();
       Value baseSlot = atOffset(record, 0);
       Value capacitySlot = atOffset(record, 8);
       Value capacity =
@@ -702,9 +796,13 @@ void SeqEmitInvokePass::runOnOperation() {
       LLVM::StoreOp::create(builder, loc, bytes, atOffset(arenaDescriptor, 24));
       LLVM::StoreOp::create(builder, loc, i64Constant(1),
                             atOffset(arenaDescriptor, 32));
-      operands.push_back(arenaDescriptor);
+      if (numPacked)
+        LLVM::StoreOp::create(builder, loc, arenaDescriptor,
+                              descsSlot(i64Constant(numPacked - 1)));
+      else
+        operands.push_back(arenaDescriptor);
     }
-    LLVM::CallOp::create(builder, loc, ciface, operands);
+    LLVM::CallOp::create(builder, loc, ciface, cifaceOperands());
     if (hasArena) {
       // A record of the call's own: its arena goes with the call.
       Block *freeArena = invoke.addBlock();

@@ -68,6 +68,15 @@ def SeqEmitInvoke : Pass<"seq-emit-invoke", "::mlir::ModuleOp"> {
     results' descriptors, one after another) and `args[1 + i]` the
     descriptor of argument i, as docs/abi.md specifies.
 
+    With the module attribute `seqc.packed_arguments` (n, set by
+    `seq-loop-layers`), the C interface takes the result area and one
+    pointer to an array of the n descriptors of the model function's
+    arguments: `seqc_invoke` copies `args[1..]` into an array of n pointers
+    in its frame with one memcpy, writes the prepared descriptors' addresses
+    after them in a loop over `@__seqc_prepared_offsets` and the arena's
+    last, and passes it to `@_mlir_ciface_<entry>` and to
+    `@_mlir_ciface___seqc_arena_bytes`.
+
     It also defines `seqc_prepare(void **params) -> void *`, which calls the
     preparation functions of `seq-hoist-preparation` into a malloc'ed state
     holding the prepared descriptors (ranks from `seqc.prepared_ranks`):
@@ -243,6 +252,59 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];
+}
+
+def SeqLoopLayers : Pass<"seq-loop-layers", "::mlir::ModuleOp"> {
+  let summary = "Runs the calls of a folded layer function as one loop over "
+                "a table of the layers' values";
+  let description = [{
+    Runs after `seq-fold-layers` (and, on the CPU, after the thread teams),
+    on the function `seqc.entry` names. Each run of two or more consecutive
+    calls, without results, of one function of `seq-fold-layers`
+    (`@__seqc_layer_N`, or its team form) in any block of the function
+    becomes one `scf.for` over the layers whose body makes one call. An
+    operand that is the same value at every call is passed as it is; one
+    that differs is rebuilt in the loop body from its leaves, the pure ops
+    on the path cloned from the first call's (the arena's views, their
+    reshapes, the memory plan's offsets): integer constants (arena offsets,
+    flags) are read from a constant table `@__seqc_layer_table_N`
+    (`memref<L x K x i64>`, a row per layer), integer values computed
+    before the run from a table on the stack filled before it, and the
+    function's arguments (the layer's weights, prepared weights and state)
+    from the array of argument descriptors:
+
+    ```mlir
+    func.call @__seqc_layer_0(%w0, %view0, %c64)
+    func.call @__seqc_layer_0(%w1, %view1, %c128)
+    // becomes (%descs: the array of the arguments' descriptors)
+    scf.for %l = %c0 to %c2 step %c1 {
+      %k = memref.load %table[%l, %c0]   // the argument's index
+      %w = <llvm.load of the descriptor at %descs[%k]>
+      %off = memref.load %table[%l, %c1]
+      %view = memref.view %arena[%off][...]
+      func.call @__seqc_layer_0(%w, %view, ...)
+    }
+    ```
+
+    When a loop is made, the function (and `@__seqc_arena_bytes`) takes
+    one `!llvm.ptr` instead of its memref arguments: an array of pointers to
+    their descriptors, in argument order, which `seq-emit-invoke` fills
+    with a table walk; the module attribute `seqc.packed_arguments` gives
+    their number. Arguments used outside the loops are read from it at the
+    entry. Each iteration runs the ops of the call it replaces on the same
+    values, so outputs are unchanged. A run whose operands differ in a way
+    the loop cannot index (a value with memory effects, a float, a value
+    computed inside the run's team) stays unrolled, with a remark.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Remark on the loops made and on the runs left unrolled">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // SEQC_LOWERING_ENTRY_PASSES_TD
