@@ -11,8 +11,9 @@
 #                        [--rounds 7] [--runs 50] [--threads 1] [--opt 3]
 #                        [--out DIR]
 #
-# Each model is bench/kernels/matvec.seq compiled by `seqc -O<opt>`, with
-# and without --int8-activations; each round runs the binary's
+# Each model is bench/kernels/matvec.seq compiled by `seqc -O<opt>` with
+# --int8-activations (the default) and with --int8-activations=false; each
+# round runs the binary's
 # `--bench <runs> --threads <threads>` (one warm-up, then <runs> timed
 # calls) once per kernel. Per (format, shape, rows) it prints each round's
 # minimum (ms), then the minimum and the median of the rounds' minimums of
@@ -73,7 +74,7 @@ for format in $formats; do
     n=${shape%x*}
     k=${shape#*x}
     for kind in f32act int8act; do
-      flag=
+      flag=--int8-activations=false
       [[ $kind == int8act ]] && flag=--int8-activations
       "$seqc" -O"$opt" $flag "$root/bench/kernels/matvec.seq" \
         -D out_features="$n" -D in_features="$k" -D weight_format="$format" \

@@ -91,10 +91,12 @@ struct SeqPipelineOptions {
   /// contractions are quantized per block of 32 to int8 with an f16 scale,
   /// once per row (llama.cpp's q8_0 activations, its numerics), and the
   /// blocks multiplied with `vpdpbusd` instead of the weights dequantized to
-  /// f32 (docs/pipeline.md, stage 6). Opt-in: the results then differ from
-  /// the f32 reference by the activations' quantization, not only by
-  /// rounding.
-  bool int8Activations = false;
+  /// f32 (docs/pipeline.md, stage 6). The default, as in llama.cpp: decode's
+  /// matrix-vector products are 1.3-2.4x faster (docs/performance.md), and
+  /// the results differ from the f32 reference by the activations'
+  /// quantization, not only by rounding. Off (`--int8-activations=false`)
+  /// keeps f32 activations; without VNNI they stay too.
+  bool int8Activations = true;
 
   /// At -O1 and above, outline the loop nests that occur several times (the
   /// kernels of repeated layers) into one function each, called where they

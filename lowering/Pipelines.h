@@ -97,7 +97,7 @@ struct SeqLowerToLLVMPipelineOptions
       *this, "int8-activations",
       llvm::cl::desc("With VNNI: quantize the activations of q8_0 and q4_0 "
                      "contractions to int8 per block and multiply with "
-                     "vpdpbusd (-O1+)"),
+                     "vpdpbusd (-O1+; the default)"),
       llvm::cl::init(SeqPipelineOptions().int8Activations)};
   Option<bool> outlineKernels{
       *this, "outline-kernels",

@@ -34,7 +34,7 @@
 // accumulators per column.
 //
 // With int8 activations (`int8-activations`, on targets with VNNI; q8_0 and
-// q4_0), llama.cpp's path instead: x is quantized once per row, before the
+// q4_0; seqc's default), llama.cpp's path instead: x is quantized once per row, before the
 // tiles, per block of 32 to int8 with an f16 scale (quantize_row_q8_0, kept
 // as q + 128, vpdpbusd's unsigned operand), and the tiles multiply each
 // block with vpdpbusd (one block per 256-bit step, two per 512-bit one),
@@ -688,12 +688,13 @@ struct SeqCPUVectorizeQuantizedPass
   using Base::Base;
 
   /// The remarks of the kernel `m` became with `tiling`: its form, and
-  /// why int8 activations, asked for, were not used.
+  /// why int8 activations, asked for (seqc's default), were not used.
   void emitRemarks(QuantizedMatch m, const QuantizedTiling &tiling) {
     const QuantizedTiling &t = tiling;
     if (tiling.int8Activations) {
       m.op.emitRemark("quantized contraction vectorized with int8 "
-                      "activations (asked for; the target has VNNI): ")
+                      "activations (the target has VNNI; "
+                      "--int8-activations=false keeps f32 ones): ")
           << "x quantized per block of 32 to int8 with an f16 scale "
              "(llama.cpp's q8_0), once per row, "
           << m.format.name

@@ -158,7 +158,8 @@ static cl::opt<bool> int8Activations(
              "as llama.cpp does, and multiply them as integers (faster; "
              "the results differ from f32 activations by that "
              "quantization). Without VNNI the f32 kernels stay, and "
-             "--remarks says so (default false)"),
+             "--remarks says so. On by default; --int8-activations=false "
+             "keeps f32 activations"),
     cl::init(seq::SeqPipelineOptions().int8Activations),
     cl::cat(seqcCategory));
 
@@ -340,7 +341,8 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
        cudaPath.getNumOccurrences() || gpuInterpret))
     return error("--gpu-arch, --gpu-binary, --cuda-path and --gpu-interpret "
                  "need --target=nvptx");
-  if (*device != seq::SeqTarget::CPU && int8Activations)
+  if (*device != seq::SeqTarget::CPU && int8Activations.getNumOccurrences() &&
+      int8Activations)
     return error("--int8-activations needs --target=cpu (it selects the "
                  "CPU's VNNI kernels)");
   options.pipeline.target = *device;
@@ -352,7 +354,8 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.pipeline.enableOpenMP = openmp;
   options.pipeline.threadTeam = threadTeam;
   options.pipeline.remarks = remarks;
-  options.pipeline.int8Activations = int8Activations;
+  options.pipeline.int8Activations =
+      *device == seq::SeqTarget::CPU && int8Activations;
   for (const std::string &binding : memoryPlanDims) {
     int64_t value;
     auto [name, text] = StringRef(binding).split('=');
