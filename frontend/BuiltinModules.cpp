@@ -19,7 +19,8 @@
 //   Parameter(d0, d1, ...)       a raw tensor (float, or an integer buffer)
 //
 // Each takes `dtype=` for its parameters; Linear and Embedding take
-// `weight=`, another member's parameter, to tie their weight to it.
+// `weight=`, another member's parameter, to tie their weight to it, and
+// `weight_format=`, the storage of their own weight (q8_0, q4_0, ...).
 // Calling an instance applies the builtin function of the same name.
 //
 //===----------------------------------------------------------------------===//
@@ -88,10 +89,10 @@ FailureOr<TensorVal> Elaborator::declareParameter(SMLoc loc,
     if (!info->isPerRow() && shape[1] % info->blockElements != 0)
       return emitError(formatLoc)
              << "weight_format " << format << " stores blocks of "
-             << info->blockElements << " weights along the reduction: the "
-             << "in features of parameter '" << path << "' ([" << shape[0]
-             << ", " << shape[1] << "]) must be a multiple of "
-             << info->blockElements;
+             << info->blockElements << " weights along each row (a Linear's "
+             << "in features, an Embedding's dim): parameter '" << path
+             << "' is [" << shape[0] << ", " << shape[1] << "], and "
+             << shape[1] << " is not a multiple of " << info->blockElements;
   }
   if (static_cast<int64_t>(params.size()) >= options.maxParams) {
     if (!budgetExceeded)
@@ -274,7 +275,8 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     if (!args.failed() && tied && !format.empty() && format != "f32")
       return emitError(args.loc("weight_format"))
              << "weight_format of a Linear applies to its own weight, not to "
-                "a tied 'weight'";
+                "a tied 'weight' (a tied weight keeps the format it is "
+                "declared with, such as Embedding(..., weight_format=...))";
     if (args.failed() ||
         failed(checkPositive(*this, args, {"in_features", "out_features"},
                              "Linear")))
@@ -356,11 +358,24 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
 
   case ModuleID::Embedding: {
     ArgReader args(*this, call,
-                   {"num_embeddings", "embedding_dim", "dtype", "weight"}, 2);
+                   {"num_embeddings", "embedding_dim", "dtype", "weight",
+                    "weight_format"},
+                   2);
     int64_t num = args.integer("num_embeddings");
     int64_t dim = args.integer("embedding_dim");
     readDType(args);
+    std::string format;
+    if (const ArgVal *arg = args.get("weight_format")) {
+      if (!arg->value.is(Val::Kind::String))
+        return emitError(arg->loc) << "weight_format of an Embedding must be "
+                                   << "a string, got " << arg->value.describe();
+      format = arg->value.getString();
+    }
     std::optional<TensorVal> tied = args.optionalTensor("weight");
+    if (!args.failed() && tied && !format.empty() && format != "f32")
+      return emitError(args.loc("weight_format"))
+             << "weight_format of an Embedding applies to its own weight, not "
+                "to a tied 'weight'";
     if (args.failed() ||
         failed(checkPositive(*this, args, {"num_embeddings", "embedding_dim"},
                              "Embedding")))
@@ -375,6 +390,16 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     if (tied) {
       instance->scope.vars["weight"] = Val::tensor(*tied);
       return finish(instance, true);
+    }
+    if (!format.empty() && format != "f32") {
+      // A table in a block format: each lookup dequantizes the rows it
+      // reads; a Linear tied to it reads the same blocks.
+      FailureOr<TensorVal> weight = declareParameter(
+          call.loc, joinPath(instance->path, "weight"), {num, dim}, dtype,
+          format, args.loc("weight_format"));
+      if (succeeded(weight))
+        instance->scope.vars["weight"] = Val::tensor(*weight);
+      return finish(instance, succeeded(weight));
     }
     return finish(instance,
                   succeeded(declare(*instance, "weight", {num, dim})));

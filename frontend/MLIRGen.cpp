@@ -877,20 +877,20 @@ OwningOpRef<ModuleOp> Elaborator::run() {
       index.getDefiningOp()->erase();
     }
   }
-  // A weight stored in a block format is read only as a Linear's weight
-  // (seq.dequantize's verifier says so too, on the IR).
+  // A weight stored in a block format is read only as a Linear's weight or
+  // an Embedding's table (seq.dequantize's verifier says so too, on the IR).
   bool misused = false;
   func.walk([&](DequantizeOp blocks) {
     for (OpOperand &use : blocks->getUses()) {
-      auto linear = dyn_cast<LinearOp>(use.getOwner());
-      if (linear && use.getOperandNumber() == 1)
+      if (isQuantizedWeightUse(use))
         continue;
       misused = true;
       InFlightDiagnostic error = mlir::emitError(use.getOwner()->getLoc())
                                  << "a weight stored in " << blocks.getFormat()
                                  << " can only be the weight of a Linear "
                                     "(x @ W^T: a Linear module or linear(x, "
-                                    "w)), not an operand of '"
+                                    "w)) or the table of an Embedding, not an "
+                                    "operand of '"
                                  << use.getOwner()->getName().stripDialect()
                                  << "'";
       error.attachNote(blocks.getLoc()) << "its weight_format is given here";

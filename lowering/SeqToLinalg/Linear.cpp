@@ -285,7 +285,8 @@ struct LinearLowering : public OpRewritePattern<LinearOp> {
 
 /// A gather: one `linalg.generic` over `indices.shape + [dim]` whose body
 /// clamps the index to `[0, vocab)` (so that a bad id reads a valid row
-/// instead of arbitrary memory) and `tensor.extract`s the table element.
+/// instead of arbitrary memory) and `tensor.extract`s the table element (or,
+/// for a table in a block format, the element's bytes, dequantized).
 struct EmbeddingLowering : public OpRewritePattern<EmbeddingOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -309,6 +310,15 @@ struct EmbeddingLowering : public OpRewritePattern<EmbeddingOp> {
 
     Value init =
         createEmptyTensor(rewriter, loc, sizes, resultType.getElementType());
+    if (auto blocks = table.getDefiningOp<DequantizeOp>()) {
+      // A table in a block format: the rows read are dequantized where
+      // they are (Quantized.cpp).
+      Value rows = buildQuantizedEmbedding(rewriter, loc, indices,
+                                           blocks.getBlocks(),
+                                           blocks.getFormat(), init);
+      rewriter.replaceOp(op, castToType(rewriter, loc, rows, resultType));
+      return success();
+    }
     SmallVector<AffineMap> maps = {getProjectionMap(ctx, rank, {rank - 1}),
                                    rewriter.getMultiDimIdentityMap(rank)};
     auto generic = linalg::GenericOp::create(

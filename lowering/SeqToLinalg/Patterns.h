@@ -29,6 +29,12 @@ void populateLinearToLinalgPatterns(RewritePatternSet &patterns);
 /// weight where it is read (Quantized.cpp).
 Value buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
                            Value blocks, StringRef format, Value acc);
+/// The gather `table[clamp(indices)]` into `init` (`indices.shape + [dim]`
+/// f32) from a table [num, dim] stored as `blocks` in the weight format
+/// `format`: a linalg.generic that dequantizes the elements of the rows it
+/// reads, and only those (Quantized.cpp).
+Value buildQuantizedEmbedding(OpBuilder &b, Location loc, Value indices,
+                              Value blocks, StringRef format, Value init);
 /// The attribute naming the weight format of such a generic.
 constexpr llvm::StringLiteral kQuantizedAttr = "seq.quantized";
 /// Layer norm, RMS norm, softmax (Normalization.cpp).

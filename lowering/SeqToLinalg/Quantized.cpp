@@ -23,6 +23,12 @@
 // rewrites it into a vector kernel at -O1 and above. No f32 copy of the
 // weight is made at any level.
 //
+// `seq.embedding` whose table is such a `seq.dequantize` (an Embedding with
+// a weight_format, and a Linear tied to it) gathers the same way: per
+// element (.., c) of the result, the bytes of weight c mod 32 of block
+// c / 32 of the id's row are read and dequantized by the same function, so
+// only the rows looked up are touched.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/SeqToLinalg/Patterns.h"
@@ -62,6 +68,51 @@ static Value floatFromBytes(OpBuilder &b, Location loc, ValueRange bytes) {
     bits = bits ? arith::OrIOp::create(b, loc, bits, wide) : wide;
   }
   return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+}
+
+/// The weight j of a block of `format` whose value byte is `value` (the
+/// byte holding its nibble for q4) and whose header bytes are `header`: the
+/// f16 scale's two (q8_0, q4_0), then q4_1's f16 minimum's two, or int8's
+/// four of an f32 scale. `position` builds j (an index in [0, block)), which
+/// only the nibble formats read. This is the weight the format stores,
+/// exactly.
+static Value
+dequantizeWeight(OpBuilder &b, Location loc, const WeightFormatInfo &format,
+                 int64_t block, Value value, ValueRange header,
+                 llvm::function_ref<Value()> position) {
+  Type f32 = b.getF32Type();
+  bool hasMin = format.format == WeightFormat::Q4_1;
+  Value scale = format.format == WeightFormat::Int8
+                    ? floatFromBytes(b, loc, header.take_front(4))
+                    : halfFromBytes(b, loc, header[0], header[1]);
+  Value q;
+  if (format.bits == 8) {
+    q = arith::SIToFPOp::create(b, loc, f32, value);
+  } else {
+    // Weights 0..15 are the low nibbles, 16..31 the high ones.
+    Type i32 = b.getI32Type();
+    Value byte = arith::ExtUIOp::create(b, loc, i32, value);
+    Value high = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::uge, position(),
+        arith::ConstantIndexOp::create(b, loc, block / 2));
+    Value shift = arith::SelectOp::create(
+        b, loc, high,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(4)),
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    Value nibble = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, byte, shift),
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(15)));
+    if (!hasMin)
+      nibble = arith::SubIOp::create(
+          b, loc, nibble,
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(8)));
+    q = arith::SIToFPOp::create(b, loc, f32, nibble);
+  }
+  Value w = arith::MulFOp::create(b, loc, q, scale);
+  if (hasMin)
+    w = arith::AddFOp::create(b, loc, w,
+                              halfFromBytes(b, loc, header[2], header[3]));
+  return w;
 }
 
 Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
@@ -109,41 +160,68 @@ Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
       b, loc, acc.getType(), inputs, acc, maps,
       getIteratorTypes(4, {2, 3}),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Type f32 = nb.getF32Type();
-        Value scale = floatScale ? floatFromBytes(nb, nloc, args.slice(2, 4))
-                                 : halfFromBytes(nb, nloc, args[2], args[3]);
-        Value q;
-        if (format.bits == 8) {
-          q = arith::SIToFPOp::create(nb, nloc, f32, args[1]);
-        } else {
-          // Weights 0..15 are the low nibbles, 16..31 the high ones.
-          Type i32 = nb.getI32Type();
-          Value byte = arith::ExtUIOp::create(nb, nloc, i32, args[1]);
-          Value index = linalg::IndexOp::create(nb, nloc, 3);
-          Value high = arith::CmpIOp::create(
-              nb, nloc, arith::CmpIPredicate::uge, index,
-              arith::ConstantIndexOp::create(nb, nloc, block / 2));
-          Value shift = arith::SelectOp::create(
-              nb, nloc, high,
-              arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(4)),
-              arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(0)));
-          Value nibble = arith::AndIOp::create(
-              nb, nloc, arith::ShRUIOp::create(nb, nloc, byte, shift),
-              arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(15)));
-          if (!hasMin)
-            nibble = arith::SubIOp::create(
-                nb, nloc, nibble,
-                arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(8)));
-          q = arith::SIToFPOp::create(nb, nloc, f32, nibble);
-        }
-        Value w = arith::MulFOp::create(nb, nloc, q, scale);
-        if (hasMin)
-          w = arith::AddFOp::create(nb, nloc, w,
-                                    halfFromBytes(nb, nloc, args[4], args[5]));
+        Value w = dequantizeWeight(
+            nb, nloc, format, block, args[1], args.slice(2, args.size() - 3),
+            [&] { return linalg::IndexOp::create(nb, nloc, 3); });
         Value product = arith::MulFOp::create(nb, nloc, args[0], w);
         Value sum = arith::AddFOp::create(nb, nloc, args.back(), product);
         linalg::YieldOp::create(nb, nloc, sum);
       });
   generic->setAttr(kQuantizedAttr, b.getStringAttr(formatName));
+  return generic.getResult(0);
+}
+
+Value mlir::seq::buildQuantizedEmbedding(OpBuilder &b, Location loc,
+                                         Value indices, Value blocks,
+                                         StringRef formatName, Value init) {
+  MLIRContext *ctx = b.getContext();
+  WeightFormatInfo format = *getWeightFormat(formatName);
+  auto blocksType = cast<RankedTensorType>(blocks.getType());
+  int64_t block = format.isPerRow()
+                      ? format.rowElements(1, blocksType.getDimSize(2))
+                      : format.blockElements;
+  int64_t headerBytes =
+      format.format == WeightFormat::Q8_0 || format.format == WeightFormat::Q4_0
+          ? 2
+          : 4;
+  int64_t rank = cast<RankedTensorType>(init.getType()).getRank();
+  Value lastRow = arith::ConstantIndexOp::create(
+      b, loc, blocksType.getDimSize(0) - 1);
+  SmallVector<AffineMap> maps = {getProjectionMap(ctx, rank, {rank - 1}),
+                                 b.getMultiDimIdentityMap(rank)};
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), indices, init, maps, getIteratorTypes(rank),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        // The row of the id, clamped to the table as the f32 gather's.
+        Value row = convertScalar(nb, nloc, args[0], nb.getIndexType());
+        row = arith::MaxSIOp::create(nb, nloc, row,
+                                     arith::ConstantIndexOp::create(nb, nloc, 0));
+        row = arith::MinSIOp::create(nb, nloc, row, lastRow);
+        Value column = linalg::IndexOp::create(nb, nloc, rank - 1);
+        Value blockSize = arith::ConstantIndexOp::create(nb, nloc, block);
+        Value kb = arith::DivUIOp::create(nb, nloc, column, blockSize);
+        Value j = arith::RemUIOp::create(nb, nloc, column, blockSize);
+        auto byteAt = [&](Value offset) {
+          return tensor::ExtractOp::create(nb, nloc, blocks,
+                                           ValueRange{row, kb, offset});
+        };
+        SmallVector<Value> header;
+        for (int64_t i = 0; i < headerBytes; ++i)
+          header.push_back(
+              byteAt(arith::ConstantIndexOp::create(nb, nloc, i)));
+        Value valueByte =
+            format.bits == 8
+                ? j
+                : arith::RemUIOp::create(
+                      nb, nloc, j,
+                      arith::ConstantIndexOp::create(nb, nloc, block / 2));
+        valueByte = arith::AddIOp::create(
+            nb, nloc, valueByte,
+            arith::ConstantIndexOp::create(nb, nloc, format.valuesOffset));
+        linalg::YieldOp::create(
+            nb, nloc,
+            dequantizeWeight(nb, nloc, format, block, byteAt(valueByte),
+                             header, [&] { return j; }));
+      });
   return generic.getResult(0);
 }

@@ -634,6 +634,17 @@ LogicalResult MatmulOp::verify() {
   return binder.expectResult(getType(), {"...", "m", "n"}, *batch);
 }
 
+bool mlir::seq::isQuantizedWeightUse(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto linear = dyn_cast<LinearOp>(user))
+    return use.getOperandNumber() ==
+           linear.getWeightMutable().getOperandNumber();
+  if (auto embedding = dyn_cast<EmbeddingOp>(user))
+    return use.getOperandNumber() ==
+           embedding.getTableMutable().getOperandNumber();
+  return false;
+}
+
 LogicalResult DequantizeOp::verify() {
   std::optional<WeightFormatInfo> format = getWeightFormat(getFormat());
   if (!format)
@@ -658,13 +669,13 @@ LogicalResult DequantizeOp::verify() {
                          << result;
   }
   for (OpOperand &use : getResult().getUses()) {
-    auto linear = dyn_cast<LinearOp>(use.getOwner());
-    if (!linear || use.get() != linear.getWeight() ||
-        linear.getInput() == getResult() || linear.getBias() == getResult())
-      return emitOpError()
-             << "result is used by '" << use.getOwner()->getName()
-             << "': a weight stored in " << getFormat()
-             << " can only be the weight of a Linear (x @ W^T)";
+    if (isQuantizedWeightUse(use))
+      continue;
+    return emitOpError() << "result is used by '"
+                         << use.getOwner()->getName()
+                         << "': a weight stored in " << getFormat()
+                         << " can only be the weight of a Linear (x @ W^T) "
+                            "or the table of an embedding";
   }
   return success();
 }

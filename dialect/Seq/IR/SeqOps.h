@@ -24,4 +24,12 @@
 #define GET_OP_CLASSES
 #include "dialect/Seq/IR/SeqOps.h.inc"
 
+namespace mlir {
+namespace seq {
+/// Whether `use` of a seq.dequantize's result is one that reads the blocks
+/// where they are: the weight of a seq.linear, the table of a seq.embedding.
+bool isQuantizedWeightUse(OpOperand &use);
+} // namespace seq
+} // namespace mlir
+
 #endif // SEQC_DIALECT_SEQ_IR_SEQOPS_H

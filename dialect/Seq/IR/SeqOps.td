@@ -1090,8 +1090,9 @@ def Seq_DequantizeOp : Seq_Op<"dequantize", [Pure]> {
     stored in one of GGUF's block formats (`format`: "q8_0", "q4_0" or
     "q4_1", dialect/Seq/IR/Quantization.h); the result is the weight
     `[out, in]` in f32. Its only users are the `weight` operands of
-    `seq.linear`, which read the blocks directly (the weight is never
-    dequantized into a buffer of its own).
+    `seq.linear` and the `table` operands of `seq.embedding`, which read
+    the blocks directly (the weight is never dequantized into a buffer of
+    its own; a lookup dequantizes the rows it reads).
 
     ```mlir
     %w = seq.dequantize %blocks {format = "q4_0"} : tensor<256x2x18xi8> -> tensor<256x64xf32>

@@ -1517,10 +1517,19 @@ func.func @dequantize_int8_use(%b: tensor<8x1x41xi8>) -> tensor<8x37xf32> {
 // -----
 
 func.func @dequantize_use(%b: tensor<8x2x18xi8>) -> tensor<8x64xf32> {
-  // expected-error @+1 {{'seq.dequantize' op result is used by 'seq.relu': a weight stored in q4_0 can only be the weight of a Linear (x @ W^T)}}
+  // expected-error @+1 {{'seq.dequantize' op result is used by 'seq.relu': a weight stored in q4_0 can only be the weight of a Linear (x @ W^T) or the table of an embedding}}
   %0 = seq.dequantize %b {format = "q4_0"} : tensor<8x2x18xi8> -> tensor<8x64xf32>
   %1 = seq.relu %0 : tensor<8x64xf32>
   return %1 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @dequantize_linear_input(%b: tensor<8x2x34xi8>, %w: tensor<4x64xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'seq.dequantize' op result is used by 'seq.linear': a weight stored in q8_0 can only be the weight of a Linear (x @ W^T) or the table of an embedding}}
+  %0 = seq.dequantize %b {format = "q8_0"} : tensor<8x2x34xi8> -> tensor<8x64xf32>
+  %1 = seq.linear %0, %w : tensor<8x64xf32>, tensor<4x64xf32> -> tensor<8x4xf32>
+  return %1 : tensor<8x4xf32>
 }
 
 // -----

@@ -529,3 +529,15 @@ func.func @dequantize(%x: tensor<?x64xf32>, %b: tensor<8x2x20xi8>) -> tensor<?x8
   %0 = seq.linear %x, %w : tensor<?x64xf32>, tensor<8x64xf32> -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
+
+// A table in a block format: the embedding reads it, and a Linear tied to it.
+// CHECK-LABEL: func.func @dequantize_embedding
+func.func @dequantize_embedding(%ids: tensor<?xi32>, %b: tensor<8x2x34xi8>) -> tensor<?x8xf32> {
+  // CHECK: %[[W:.+]] = seq.dequantize %{{.+}} {format = "q8_0"} : tensor<8x2x34xi8> -> tensor<8x64xf32>
+  %w = seq.dequantize %b {format = "q8_0"} : tensor<8x2x34xi8> -> tensor<8x64xf32>
+  // CHECK: %[[E:.+]] = seq.embedding %[[W]], %{{.+}}
+  %e = seq.embedding %w, %ids : tensor<8x64xf32>, tensor<?xi32> -> tensor<?x64xf32>
+  // CHECK: seq.linear %[[E]], %[[W]]
+  %0 = seq.linear %e, %w : tensor<?x64xf32>, tensor<8x64xf32> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}

@@ -22,3 +22,27 @@ func.func @linear_q4_0(%x: tensor<?x64xf32>, %b: tensor<8x2x18xi8>) -> tensor<?x
   %0 = seq.linear %x, %w : tensor<?x64xf32>, tensor<8x64xf32> -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
+
+// -----
+
+// An embedding whose table is a seq.dequantize of q8_0 blocks: one generic
+// over the ids and the dim that reads the id's row (clamped to the table)
+// and, per element c, byte c mod 32 + 2 of block c / 32 and the block's
+// scale; no f32 table is built.
+// CHECK-LABEL: func.func @embedding_q8_0
+//  CHECK-SAME:   %[[B:.+]]: tensor<10x2x34xi8>, %[[IDS:.+]]: tensor<?xi32>
+//   CHECK-NOT:   seq.dequantize
+//       CHECK:   linalg.generic {{.*}} ins(%[[IDS]] : tensor<?xi32>) outs(%{{.+}} : tensor<?x64xf32>)
+//       CHECK:     arith.minsi %{{.+}}, %[[LAST:.+]] : index
+//       CHECK:     %[[C:.+]] = linalg.index 1
+//       CHECK:     %[[KB:.+]] = arith.divui %[[C]]
+//       CHECK:     %[[J:.+]] = arith.remui %[[C]]
+//       CHECK:     tensor.extract %[[B]]
+//       CHECK:     arith.bitcast %{{.+}} : i16 to f16
+//       CHECK:     arith.sitofp %{{.+}} : i8 to f32
+//   CHECK-NOT:   tensor<10x64xf32>
+func.func @embedding_q8_0(%b: tensor<10x2x34xi8>, %ids: tensor<?xi32>) -> tensor<?x64xf32> {
+  %w = seq.dequantize %b {format = "q8_0"} : tensor<10x2x34xi8> -> tensor<10x64xf32>
+  %0 = seq.embedding %w, %ids : tensor<10x64xf32>, tensor<?xi32> -> tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}

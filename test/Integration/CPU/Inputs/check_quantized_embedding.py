@@ -1,0 +1,64 @@
+"""check_quantized_embedding.py DIR: runs DIR/model
+(Inputs/quantized_embedding.seq) with random weights, saved dequantized to
+F32, and checks that each lookup of a table in a weight format is the
+saved table's rows exactly (the first, the last and every row between, in
+a batch of two rows of ids), and that the Linear tied to the q8_0 table
+agrees with float64 NumPy on that table to the rounding of an f32 sum
+(each element within 1e-5 of the sum of the magnitudes of its products).
+Prints "ok NAME" per output or the error."""
+import json
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+
+def load_safetensors(path):
+    data = open(path, "rb").read()
+    size = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + size])
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        assert info["dtype"] == "F32", info
+        tensors[name] = np.frombuffer(data[8 + size + begin:8 + size + end],
+                                      dtype=np.float32).reshape(info["shape"])
+    return tensors
+
+
+d = sys.argv[1]
+model = [f"{d}/model", "--random-weights", "3", "--save-weights", f"{d}/w.safetensors"]
+weights_only = subprocess.run(model + ["--random-inputs", "1", "--dim", "b=1", "--dim", "n=1",
+                                       "--dim", "m=1"], capture_output=True, text=True)
+if weights_only.returncode:
+    sys.exit(weights_only.stderr)
+w = load_safetensors(f"{d}/w.safetensors")
+num, dim = w["e8.weight"].shape
+ids = np.concatenate([np.arange(num), np.arange(num)[::-1], [0, num - 1, 5, 6]])
+ids = ids.astype(np.int32).reshape(2, -1)
+x = np.random.default_rng(0).standard_normal((5, dim)).astype(np.float32)
+np.save(f"{d}/ids.npy", ids)
+np.save(f"{d}/x.npy", x)
+names = ["y8", "y40", "y41", "yi8", "logits"]
+out = [a for name in names for a in ("--output", f"{name}={d}/{name}.npy")]
+run = subprocess.run(model + ["--input", f"ids={d}/ids.npy", "--input", f"x={d}/x.npy"] + out,
+                     capture_output=True, text=True)
+if run.returncode:
+    sys.exit(run.stderr)
+for name, table in (("y8", "e8"), ("y40", "e40"), ("y41", "e41"), ("yi8", "ei8")):
+    y = np.load(f"{d}/{name}.npy")
+    want = w[table + ".weight"][ids]
+    if y.shape != want.shape or not np.array_equal(y, want):
+        print(f"error {name}: max difference {np.abs(y - want).max():.3g}")
+    else:
+        print(f"ok {name}")
+table = w["e8.weight"].astype(np.float64)
+ref = x.astype(np.float64) @ table.T
+bound = np.abs(x.astype(np.float64)) @ np.abs(table).T
+y = np.load(f"{d}/logits.npy")
+excess = np.abs(y - ref) / (1e-5 * bound + 1e-30)
+print(f"ok logits" if np.isfinite(y).all() and excess.max() <= 1
+      else f"error logits: {np.abs(y - ref).max():.3g}")
