@@ -70,6 +70,14 @@ static Value floatFromBytes(OpBuilder &b, Location loc, ValueRange bytes) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
 }
 
+/// The weights of a block of `format` in blocks of type `blocksType`: 32,
+/// or the row for int8.
+static int64_t weightsPerBlock(const WeightFormatInfo &format,
+                               RankedTensorType blocksType) {
+  return format.isPerRow() ? format.rowElements(1, blocksType.getDimSize(2))
+                           : format.blockElements;
+}
+
 /// The weight j of a block of `format` whose value byte is `value` (the
 /// byte holding its nibble for q4) and whose header bytes are `header`: the
 /// f16 scale's two (q8_0, q4_0), then q4_1's f16 minimum's two, or int8's
@@ -121,10 +129,7 @@ Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
   MLIRContext *ctx = b.getContext();
   WeightFormatInfo format = *getWeightFormat(formatName);
   auto blocksType = cast<RankedTensorType>(blocks.getType());
-  // The weights of a block: 32, or the row for int8.
-  int64_t block = format.isPerRow()
-                      ? format.rowElements(1, blocksType.getDimSize(2))
-                      : format.blockElements;
+  int64_t block = weightsPerBlock(format, blocksType);
   AffineExpr r = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
              kb = getAffineDimExpr(2, ctx), j = getAffineDimExpr(3, ctx);
   auto map = [&](ArrayRef<AffineExpr> exprs) {
@@ -177,9 +182,7 @@ Value mlir::seq::buildQuantizedEmbedding(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   WeightFormatInfo format = *getWeightFormat(formatName);
   auto blocksType = cast<RankedTensorType>(blocks.getType());
-  int64_t block = format.isPerRow()
-                      ? format.rowElements(1, blocksType.getDimSize(2))
-                      : format.blockElements;
+  int64_t block = weightsPerBlock(format, blocksType);
   int64_t headerBytes =
       format.format == WeightFormat::Q8_0 || format.format == WeightFormat::Q4_0
           ? 2

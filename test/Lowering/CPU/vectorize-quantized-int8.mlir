@@ -85,7 +85,7 @@
 #c = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
 func.func @linear_q8_0(%x: memref<?x2x32xf32>, %b: memref<8x2x34xi8>, %out: memref<?x8xf32>) {
   %c8_i16 = arith.constant 8 : i16
-  // expected-remark @below {{quantized contraction vectorized with int8 activations (asked for; the target has VNNI): x quantized per block of 32 to int8 with an f16 scale (llama.cpp's q8_0), once per row, q8_0 blocks multiplied with vpdpbusd, 1 block per step (8 i32 lanes), converted and scaled by the product of the two scales into 8-lane f32 accumulators, 4 x 4 tiles (1 x 8 for a single row), blocks of 16 x 32}}
+  // expected-remark @below {{quantized contraction vectorized with int8 activations (the target has VNNI; --int8-activations=false keeps f32 ones): x quantized per block of 32 to int8 with an f16 scale (llama.cpp's q8_0), once per row, q8_0 blocks multiplied with vpdpbusd, 1 block per step (8 i32 lanes), converted and scaled by the product of the two scales into 8-lane f32 accumulators, 4 x 4 tiles (1 x 8 for a single row), blocks of 16 x 32}}
   linalg.generic {indexing_maps = [#x, #q, #d0, #d1, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %b, %b, %b : memref<?x2x32xf32>, memref<8x2x34xi8>, memref<8x2x34xi8>, memref<8x2x34xi8>) outs(%out : memref<?x8xf32>) attrs =  {seq.quantized = "q8_0"} {
   ^bb0(%in: f32, %in_1: i8, %in_2: i8, %in_3: i8, %acc: f32):
     %0 = arith.extui %in_2 : i8 to i16
@@ -140,7 +140,7 @@ func.func @linear_q4_0(%x: memref<?x3x32xf32>, %b: memref<8x3x18xi8>, %out: memr
   %c4_i32 = arith.constant 4 : i32
   %c16 = arith.constant 16 : index
   %c8_i16 = arith.constant 8 : i16
-  // expected-remark @below {{quantized contraction vectorized with int8 activations (asked for; the target has VNNI): x quantized per block of 32 to int8 with an f16 scale (llama.cpp's q8_0), once per row, q4_0 blocks multiplied with vpdpbusd, 1 block per step}}
+  // expected-remark @below {{quantized contraction vectorized with int8 activations (the target has VNNI; --int8-activations=false keeps f32 ones): x quantized per block of 32 to int8 with an f16 scale (llama.cpp's q8_0), once per row, q4_0 blocks multiplied with vpdpbusd, 1 block per step}}
   linalg.generic {indexing_maps = [#x, #q, #d0, #d1, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %b, %b, %b : memref<?x3x32xf32>, memref<8x3x18xi8>, memref<8x3x18xi8>, memref<8x3x18xi8>) outs(%out : memref<?x8xf32>) attrs =  {seq.quantized = "q4_0"} {
   ^bb0(%in: f32, %in_1: i8, %in_2: i8, %in_3: i8, %acc: f32):
     %0 = arith.extui %in_2 : i8 to i16
