@@ -194,10 +194,14 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
   Type f32 = b.getF32Type();
   // The element type of the module's parameters (its `dtype=`).
   Type dtype = f32;
+  // Declares the member `name` in the storage `format` (a weight format
+  // given at `formatLoc`, or the tensor as it is).
   auto declare = [&](Instance &instance, StringRef name,
-                     ArrayRef<int64_t> shape) -> LogicalResult {
+                     ArrayRef<int64_t> shape, StringRef format = {},
+                     SMLoc formatLoc = {}) -> LogicalResult {
     FailureOr<TensorVal> param =
-        declareParameter(call.loc, joinPath(instance.path, name), shape, dtype);
+        declareParameter(call.loc, joinPath(instance.path, name), shape, dtype,
+                         format, formatLoc);
     if (failed(param))
       return failure();
     instance.scope.vars[name] = Val::tensor(*param);
@@ -205,6 +209,31 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
   };
   auto readDType = [&](ArgReader &args) {
     dtype = getElementTypeByName(args.choice("dtype", "f32", kFloatDTypes));
+  };
+  // The `weight_format=` of `module` ("a Linear", "an Embedding"), which
+  // applies to its own weight only, not to a `tied` one.
+  auto readWeightFormat =
+      [&](ArgReader &args, StringRef module,
+          const std::optional<TensorVal> &tied) -> FailureOr<std::string> {
+    const ArgVal *arg = args.get("weight_format");
+    if (!arg)
+      return std::string();
+    if (!arg->value.is(Val::Kind::String)) {
+      emitError(arg->loc) << "weight_format of " << module
+                          << " must be a string, got "
+                          << arg->value.describe();
+      return failure();
+    }
+    std::string format = arg->value.getString().str();
+    if (!args.failed() && tied && !format.empty() && format != "f32") {
+      emitError(arg->loc)
+          << "weight_format of " << module
+          << " applies to its own weight, not to a tied 'weight' (a tied "
+             "weight keeps the format it is declared with, such as "
+             "Embedding(..., weight_format=...))";
+      return failure();
+    }
+    return format;
   };
   auto finish = [&](Instance *instance, bool ok) {
     return ok ? Val::instance(instance) : Val::poison();
@@ -264,19 +293,10 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     int64_t out = args.integer("out_features");
     bool bias = args.boolean("bias", true);
     readDType(args);
-    std::string format;
-    if (const ArgVal *arg = args.get("weight_format")) {
-      if (!arg->value.is(Val::Kind::String))
-        return emitError(arg->loc) << "weight_format of a Linear must be a "
-                                   << "string, got " << arg->value.describe();
-      format = arg->value.getString();
-    }
     std::optional<TensorVal> tied = args.optionalTensor("weight");
-    if (!args.failed() && tied && !format.empty() && format != "f32")
-      return emitError(args.loc("weight_format"))
-             << "weight_format of a Linear applies to its own weight, not to "
-                "a tied 'weight' (a tied weight keeps the format it is "
-                "declared with, such as Embedding(..., weight_format=...))";
+    FailureOr<std::string> format = readWeightFormat(args, "a Linear", tied);
+    if (failed(format))
+      return Val::poison();
     if (args.failed() ||
         failed(checkPositive(*this, args, {"in_features", "out_features"},
                              "Linear")))
@@ -292,15 +312,9 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     // A tied weight is the other member's parameter, declared once.
     if (tied)
       instance->scope.vars["weight"] = Val::tensor(*tied);
-    else if (!format.empty() && format != "f32") {
-      FailureOr<TensorVal> weight = declareParameter(
-          call.loc, joinPath(instance->path, "weight"), {out, in}, dtype,
-          format, args.loc("weight_format"));
-      ok = succeeded(weight);
-      if (ok)
-        instance->scope.vars["weight"] = Val::tensor(*weight);
-    } else
-      ok = succeeded(declare(*instance, "weight", {out, in}));
+    else
+      ok = succeeded(declare(*instance, "weight", {out, in}, *format,
+                             args.loc("weight_format")));
     if (ok && bias)
       ok = succeeded(declare(*instance, "bias", {out}));
     return finish(instance, ok);
@@ -364,18 +378,11 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
     int64_t num = args.integer("num_embeddings");
     int64_t dim = args.integer("embedding_dim");
     readDType(args);
-    std::string format;
-    if (const ArgVal *arg = args.get("weight_format")) {
-      if (!arg->value.is(Val::Kind::String))
-        return emitError(arg->loc) << "weight_format of an Embedding must be "
-                                   << "a string, got " << arg->value.describe();
-      format = arg->value.getString();
-    }
     std::optional<TensorVal> tied = args.optionalTensor("weight");
-    if (!args.failed() && tied && !format.empty() && format != "f32")
-      return emitError(args.loc("weight_format"))
-             << "weight_format of an Embedding applies to its own weight, not "
-                "to a tied 'weight'";
+    FailureOr<std::string> format =
+        readWeightFormat(args, "an Embedding", tied);
+    if (failed(format))
+      return Val::poison();
     if (args.failed() ||
         failed(checkPositive(*this, args, {"num_embeddings", "embedding_dim"},
                              "Embedding")))
@@ -391,18 +398,11 @@ Val Elaborator::constructBuiltinModule(unsigned id, CallArgs &call,
       instance->scope.vars["weight"] = Val::tensor(*tied);
       return finish(instance, true);
     }
-    if (!format.empty() && format != "f32") {
-      // A table in a block format: each lookup dequantizes the rows it
-      // reads; a Linear tied to it reads the same blocks.
-      FailureOr<TensorVal> weight = declareParameter(
-          call.loc, joinPath(instance->path, "weight"), {num, dim}, dtype,
-          format, args.loc("weight_format"));
-      if (succeeded(weight))
-        instance->scope.vars["weight"] = Val::tensor(*weight);
-      return finish(instance, succeeded(weight));
-    }
+    // In a block format, each lookup dequantizes the rows it reads, and a
+    // Linear tied to the table reads the same blocks.
     return finish(instance,
-                  succeeded(declare(*instance, "weight", {num, dim})));
+                  succeeded(declare(*instance, "weight", {num, dim}, *format,
+                                    args.loc("weight_format"))));
   }
 
   case ModuleID::MultiHeadAttention: {

@@ -33,15 +33,16 @@
 // the row's scale once, after the reduction. A single row keeps two
 // accumulators per column.
 //
-// With int8 activations (`int8-activations`, on targets with VNNI; q8_0 and
-// q4_0; seqc's default), llama.cpp's path instead: x is quantized once per row, before the
-// tiles, per block of 32 to int8 with an f16 scale (quantize_row_q8_0, kept
-// as q + 128, vpdpbusd's unsigned operand), and the tiles multiply each
-// block with vpdpbusd (one block per 256-bit step, two per 512-bit one),
-// the integer dot product corrected by -128 * sum(w) (a vpdpbusd of 128s
-// per column), converted and FMAed into f32 accumulators times the product
-// of the two scales (ggml_vec_dot_q8_0_q8_0). The results then differ from
-// the f32 reference by the activations' quantization.
+// With int8 activations (`int8-activations`, seqc's default, on targets with
+// VNNI; q8_0 and q4_0), llama.cpp's path instead: x is quantized once per
+// row, before the tiles, per block of 32 to int8 with an f16 scale
+// (quantize_row_q8_0, kept as q + 128, vpdpbusd's unsigned operand), and
+// the tiles multiply each block with vpdpbusd (one block per 256-bit step,
+// two per 512-bit one), the integer dot product corrected by -128 * sum(w)
+// (a vpdpbusd of 128s per column), converted and FMAed into f32
+// accumulators times the product of the two scales
+// (ggml_vec_dot_q8_0_q8_0). The results then differ from the f32 reference
+// by the activations' quantization.
 //
 // Every weight byte is read once per tile of mr rows; no f32 copy of the
 // weight exists. Nothing is target-specific beyond `vector-bits` and

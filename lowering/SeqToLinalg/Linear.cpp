@@ -310,15 +310,9 @@ struct EmbeddingLowering : public OpRewritePattern<EmbeddingOp> {
 
     Value init =
         createEmptyTensor(rewriter, loc, sizes, resultType.getElementType());
-    if (auto blocks = table.getDefiningOp<DequantizeOp>()) {
-      // A table in a block format: the rows read are dequantized where
-      // they are (Quantized.cpp).
-      Value rows = buildQuantizedEmbedding(rewriter, loc, indices,
-                                           blocks.getBlocks(),
-                                           blocks.getFormat(), init);
-      rewriter.replaceOp(op, castToType(rewriter, loc, rows, resultType));
-      return success();
-    }
+    // A table in a block format: only the elements read are dequantized,
+    // where they are stored.
+    auto blocks = table.getDefiningOp<DequantizeOp>();
     SmallVector<AffineMap> maps = {getProjectionMap(ctx, rank, {rank - 1}),
                                    rewriter.getMultiDimIdentityMap(rank)};
     auto generic = linalg::GenericOp::create(
@@ -330,8 +324,11 @@ struct EmbeddingLowering : public OpRewritePattern<EmbeddingOp> {
           row = arith::MaxSIOp::create(b, nloc, row, zero);
           row = arith::MinSIOp::create(b, nloc, row, lastRow);
           Value column = linalg::IndexOp::create(b, nloc, rank - 1);
-          Value element = tensor::ExtractOp::create(b, nloc, table,
-                                                    ValueRange{row, column});
+          Value element =
+              blocks ? extractQuantizedElement(b, nloc, blocks.getBlocks(),
+                                               blocks.getFormat(), row, column)
+                     : tensor::ExtractOp::create(b, nloc, table,
+                                                 ValueRange{row, column});
           linalg::YieldOp::create(b, nloc, element);
         });
     rewriter.replaceOp(

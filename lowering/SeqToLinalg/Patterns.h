@@ -29,12 +29,12 @@ void populateLinearToLinalgPatterns(RewritePatternSet &patterns);
 /// weight where it is read (Quantized.cpp).
 Value buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
                            Value blocks, StringRef format, Value acc);
-/// The gather `table[clamp(indices)]` into `init` (`indices.shape + [dim]`
-/// f32) from a table [num, dim] stored as `blocks` in the weight format
-/// `format`: a linalg.generic that dequantizes the elements of the rows it
-/// reads, and only those (Quantized.cpp).
-Value buildQuantizedEmbedding(OpBuilder &b, Location loc, Value indices,
-                              Value blocks, StringRef format, Value init);
+/// Element (`row`, `column`) of the f32 table [num, dim] stored as `blocks`
+/// in the weight format `format`: its block's header and value bytes read
+/// and dequantized, as the Linear's generic does (Quantized.cpp). An
+/// embedding's gather reads a table in a block format this way.
+Value extractQuantizedElement(OpBuilder &b, Location loc, Value blocks,
+                              StringRef format, Value row, Value column);
 /// The attribute naming the weight format of such a generic.
 constexpr llvm::StringLiteral kQuantizedAttr = "seq.quantized";
 /// Layer norm, RMS norm, softmax (Normalization.cpp).

@@ -176,55 +176,30 @@ Value mlir::seq::buildQuantizedLinear(OpBuilder &b, Location loc, Value rows,
   return generic.getResult(0);
 }
 
-Value mlir::seq::buildQuantizedEmbedding(OpBuilder &b, Location loc,
-                                         Value indices, Value blocks,
-                                         StringRef formatName, Value init) {
-  MLIRContext *ctx = b.getContext();
+Value mlir::seq::extractQuantizedElement(OpBuilder &b, Location loc,
+                                         Value blocks, StringRef formatName,
+                                         Value row, Value column) {
   WeightFormatInfo format = *getWeightFormat(formatName);
-  auto blocksType = cast<RankedTensorType>(blocks.getType());
-  int64_t block = weightsPerBlock(format, blocksType);
-  int64_t headerBytes =
-      format.format == WeightFormat::Q8_0 || format.format == WeightFormat::Q4_0
-          ? 2
-          : 4;
-  int64_t rank = cast<RankedTensorType>(init.getType()).getRank();
-  Value lastRow = arith::ConstantIndexOp::create(
-      b, loc, blocksType.getDimSize(0) - 1);
-  SmallVector<AffineMap> maps = {getProjectionMap(ctx, rank, {rank - 1}),
-                                 b.getMultiDimIdentityMap(rank)};
-  auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), indices, init, maps, getIteratorTypes(rank),
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        // The row of the id, clamped to the table as the f32 gather's.
-        Value row = convertScalar(nb, nloc, args[0], nb.getIndexType());
-        row = arith::MaxSIOp::create(nb, nloc, row,
-                                     arith::ConstantIndexOp::create(nb, nloc, 0));
-        row = arith::MinSIOp::create(nb, nloc, row, lastRow);
-        Value column = linalg::IndexOp::create(nb, nloc, rank - 1);
-        Value blockSize = arith::ConstantIndexOp::create(nb, nloc, block);
-        Value kb = arith::DivUIOp::create(nb, nloc, column, blockSize);
-        Value j = arith::RemUIOp::create(nb, nloc, column, blockSize);
-        auto byteAt = [&](Value offset) {
-          return tensor::ExtractOp::create(nb, nloc, blocks,
-                                           ValueRange{row, kb, offset});
-        };
-        SmallVector<Value> header;
-        for (int64_t i = 0; i < headerBytes; ++i)
-          header.push_back(
-              byteAt(arith::ConstantIndexOp::create(nb, nloc, i)));
-        Value valueByte =
-            format.bits == 8
-                ? j
-                : arith::RemUIOp::create(
-                      nb, nloc, j,
-                      arith::ConstantIndexOp::create(nb, nloc, block / 2));
-        valueByte = arith::AddIOp::create(
-            nb, nloc, valueByte,
-            arith::ConstantIndexOp::create(nb, nloc, format.valuesOffset));
-        linalg::YieldOp::create(
-            nb, nloc,
-            dequantizeWeight(nb, nloc, format, block, byteAt(valueByte),
-                             header, [&] { return j; }));
-      });
-  return generic.getResult(0);
+  int64_t block =
+      weightsPerBlock(format, cast<RankedTensorType>(blocks.getType()));
+  Value blockSize = arith::ConstantIndexOp::create(b, loc, block);
+  Value kb = arith::DivUIOp::create(b, loc, column, blockSize);
+  Value j = arith::RemUIOp::create(b, loc, column, blockSize);
+  auto byteAt = [&](Value offset) {
+    return tensor::ExtractOp::create(b, loc, blocks, ValueRange{row, kb, offset});
+  };
+  // The header (scale, q4_1's minimum) fills the bytes before the values.
+  SmallVector<Value> header;
+  for (int64_t i = 0; i < format.valuesOffset; ++i)
+    header.push_back(byteAt(arith::ConstantIndexOp::create(b, loc, i)));
+  Value valueByte =
+      format.bits == 8
+          ? j
+          : arith::RemUIOp::create(
+                b, loc, j, arith::ConstantIndexOp::create(b, loc, block / 2));
+  valueByte = arith::AddIOp::create(
+      b, loc, valueByte,
+      arith::ConstantIndexOp::create(b, loc, format.valuesOffset));
+  return dequantizeWeight(b, loc, format, block, byteAt(valueByte), header,
+                          [&] { return j; });
 }
