@@ -24,7 +24,10 @@
 //    multiplied into the mr accumulators of the column with FMAs against
 //    the rows' vectors of x, which are loaded once per tile and block step;
 //  - the lanes are summed once per output element and added to C (which
-//    holds the bias or zeros).
+//    holds the bias or zeros);
+//  - per step of the reduction and column, a prefetch of the same step of
+//    the next tile's column: a tile reads its nr weight rows side by side,
+//    and decode streams the weights from memory.
 //
 // int8's block is a whole row of any length with one f32 scale, so its
 // tiles (rowTile) reduce over the row in steps of 32 weights, then of one
@@ -217,6 +220,29 @@ private:
     loop(mFull, mEnd, 1, rowsOf(1));
   }
 
+  /// The weight rows (output columns) of the register tile after the one
+  /// of columns `colAt`, clamped to the last, for `prefetch`.
+  SmallVector<Value> nextTileColumns(ArrayRef<Value> colAt) {
+    Value last = sub(memref::DimOp::create(b, loc, m.blocks, 0), idx(1));
+    SmallVector<Value> next;
+    for (Value col : colAt)
+      next.push_back(min(add(col, idx(colAt.size())), last));
+    return next;
+  }
+
+  /// Prefetches byte `byte` of block `kb` of weight row `n`: a tile, as it
+  /// reads a step of its rows, asks for the same step of the next tile's
+  /// rows. A tile reads nr rows side by side, a stream per row, which the
+  /// hardware prefetchers of the host measured (AMD Zen 5) did not follow
+  /// far enough ahead: decode's matrix-vector product streaming a q8_0
+  /// weight from memory read 14 GB/s without this and 30-37 GB/s with it
+  /// (docs/performance.md, "Prefetching the next tile's weights").
+  void prefetch(Value n, Value kb, Value byte) {
+    memref::PrefetchOp::create(b, loc, m.blocks, ValueRange{n, kb, byte},
+                               /*isWrite=*/false, /*localityHint=*/3,
+                               /*isDataCache=*/true);
+  }
+
   /// The f32 of the little-endian f16 at byte `offset` of block `kb` of
   /// row `n`.
   Value halfAt(Value n, Value kb, int64_t offset) {
@@ -300,6 +326,7 @@ private:
     SmallVector<Value> init(mr * nr, zeros);
     SmallVector<Value> rowAt = consecutive(m1, mr);
     SmallVector<Value> colAt = consecutive(n1, nr);
+    SmallVector<Value> nextColAt = nextTileColumns(colAt);
     auto forOp = scf::ForOp::create(b, loc, idx(0), numBlocks, idx(1), init);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -308,6 +335,7 @@ private:
       SmallVector<Value> acc(forOp.getRegionIterArgs());
       SmallVector<Value> scale, minimum;
       for (int64_t jn = 0; jn < nr; ++jn) {
+        prefetch(nextColAt[jn], kb, idx(0));
         scale.push_back(splat(halfAt(colAt[jn], kb, 0)));
         minimum.push_back(m.format.format == WeightFormat::Q4_1
                               ? splat(halfAt(colAt[jn], kb, 2))
@@ -356,10 +384,13 @@ private:
         arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
     SmallVector<Value> rowAt = consecutive(m1, mr);
     SmallVector<Value> colAt = consecutive(n1, nr);
+    SmallVector<Value> nextColAt = nextTileColumns(colAt);
     VectorType bytes = VectorType::get({t.lanes}, b.getIntegerType(8));
     Value zero = idx(0);
     // `vectors` vectors of the row from weight k on, into `acc`.
     auto step = [&](Value k, int64_t vectors, SmallVector<Value> &acc) {
+      for (int64_t jn = 0; jn < nr; ++jn)
+        prefetch(nextColAt[jn], zero, add(k, idx(m.format.valuesOffset)));
       for (int64_t u = 0; u < vectors; ++u) {
         Value at = add(k, idx(u * t.lanes));
         Value byteAt = add(at, idx(m.format.valuesOffset));
@@ -579,6 +610,7 @@ private:
         arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
     SmallVector<Value> rowAt = consecutive(m1, mr);
     SmallVector<Value> colAt = consecutive(n1, nr);
+    SmallVector<Value> nextColAt = nextTileColumns(colAt);
     // The step of `blocks` blocks (per, or 1 for the last odd block, padded
     // with zeros) from block kb0 on.
     auto step = [&](Value kb0, int64_t blocks, SmallVector<Value> &acc) {
@@ -603,6 +635,7 @@ private:
       };
       SmallVector<Value> w, negBias, dw;
       for (int64_t jn = 0; jn < nr; ++jn) {
+        prefetch(nextColAt[jn], kbs[0], idx(0));
         SmallVector<Value> parts;
         for (int64_t p = 0; p < per; ++p)
           parts.push_back(p < blocks ? blockValues(colAt[jn], kbs[p])
