@@ -179,6 +179,13 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
     scratch.remarks = options.remarks;
     pm.addPass(createSeqCPUStackScratch(scratch));
   }
+  if (options.optLevel >= 1 && options.enableOpenMP) {
+    // Each thread's block of a worksharing loop computed in the generated
+    // code, instead of by libomp's static init (which formats debug traces
+    // on every call in Debian's build); after the teams and the stack
+    // slots, which look at the worksharing loops.
+    pm.addPass(createSeqCPUStaticSchedule());
+  }
   if (options.emitEntry && options.foldLayers) {
     // The calls of a folded layer become one loop over the layers (after
     // the teams: the loop of a team's calls runs on every thread of it, as

@@ -482,6 +482,59 @@ def SeqCPUOutlineKernels
 
 #endif // SEQC_LOWERING_CPU_PASSES_TD
 
+def SeqCPUStaticSchedule : Pass<"seq-cpu-static-schedule", "::mlir::ModuleOp"> {
+  let summary = "Splits worksharing loops among the threads in the generated "
+                "code";
+  let description = [{
+    The OpenMP translation lowers a worksharing loop to calls of libomp's
+    `__kmpc_for_static_init` and `__kmpc_for_static_fini` around it. The
+    libomp that Debian ships (LLVM 19's) is built with its debug traces: the
+    static init formats two trace strings with `vsnprintf` into buffers it
+    allocates and frees on every call, whether tracing is on or not. A
+    SmolLM2-sized decode step runs about 1,200 worksharing loops (one per
+    kernel per layer), and the formatting took 4% of it in `perf`.
+
+    This pass, run after the thread teams and before the OpenMP conversion,
+    replaces each `omp.wsloop` without clauses (no reductions, private
+    copies, schedule, order or nowait) by the block of iterations of the
+    calling thread: `t = omp_get_thread_num()`, `n =
+    omp_get_num_threads()`, and of the nest's `total` iterations (a
+    collapsed nest counts them all, the last dimension fastest) thread `t`
+    runs `total / n` from `t * (total / n) + min(t, total % n)` on, one
+    more when `t < total % n`: libomp's balanced static schedule. An
+    `scf.for` over that block runs the body, the induction variables
+    recovered from the linear index. The worksharing loop's implicit
+    barrier becomes an `omp.barrier`, left out where the end of the
+    `omp.parallel` region (the team's join) follows at once. Each iteration
+    writes what it wrote before, so the results do not change; which
+    thread runs an iteration may (libomp's default for a static schedule
+    is the balanced one or the greedy one, by version and `KMP_SCHEDULE`).
+
+    ```mlir
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%lb) to (%ub) step (%s) { ... omp.yield }
+    }
+    ```
+
+    becomes
+
+    ```mlir
+    %t = call @omp_get_thread_num() : () -> i32
+    %n = call @omp_get_num_threads() : () -> i32
+    ... // the thread's block [%begin, %end) of the trip count
+    scf.for %k = %begin to %end step %c1 {
+      %i = arith.addi %lb, (%k * %s)
+      ...
+    }
+    omp.barrier
+    ```
+  }];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def SeqCPUStackScratch : Pass<"seq-cpu-stack-scratch", "::mlir::ModuleOp"> {
   let summary = "Gives the small buffers a loop allocates and frees in each "
                 "iteration one stack slot per thread";
