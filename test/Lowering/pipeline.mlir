@@ -15,12 +15,13 @@
 // (sequential loops) and at -O2 (OpenMP across cores).
 
 // A matmul with a bias and an activation; n is dynamic, so the loops over
-// it are large enough to be parallel at -O1 and above.
+// it are large enough to be parallel at -O1 and above: each thread of the
+// team runs its block of the iterations (seq-cpu-static-schedule).
 // CHECK-LABEL: llvm.func @dense(
 // CHECK:       llvm.call @malloc
 // O2:          omp.parallel
-// O2:          omp.wsloop
-// O2:          omp.loop_nest
+// O2:          llvm.call @omp_get_thread_num()
+// O2:          llvm.call @omp_get_num_threads()
 // CHECK:       llvm.return
 func.func @dense(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>,
                  %b: tensor<32xf32>) -> tensor<?x32xf32> {
