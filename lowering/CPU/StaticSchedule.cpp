@@ -19,7 +19,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/SymbolTable.h"
 
 #define DEBUG_TYPE "seq-cpu-static-schedule"
 
@@ -35,7 +34,8 @@ using namespace mlir;
 namespace {
 
 /// The loop nest of `wsloop` when the pass can take it: no clauses (no
-/// reductions, private copies, schedule or nowait), index bounds.
+/// reductions, private copies, schedule, order or nowait), index bounds,
+/// one block ending in an omp.yield without values.
 omp::LoopNestOp getPlainLoopNest(omp::WsloopOp wsloop) {
   if (wsloop->getNumOperands() != 0 || wsloop.getNowaitAttr() ||
       wsloop.getScheduleKindAttr() || wsloop.getOrderedAttr() ||
@@ -44,6 +44,9 @@ omp::LoopNestOp getPlainLoopNest(omp::WsloopOp wsloop) {
   auto nest = dyn_cast<omp::LoopNestOp>(wsloop.getWrappedLoop());
   if (!nest || !nest.getRegion().hasOneBlock() ||
       nest.getLoopInclusiveAttr() || nest.getTileSizesAttr())
+    return nullptr;
+  auto yield = dyn_cast<omp::YieldOp>(nest.getRegion().front().getTerminator());
+  if (!yield || yield->getNumOperands() != 0)
     return nullptr;
   for (Value v : nest->getOperands())
     if (!v.getType().isIndex())
@@ -148,12 +151,8 @@ struct SeqCPUStaticSchedulePass
     func::FuncOp threadNum = getRuntimeFunction(module, "omp_get_thread_num");
     func::FuncOp numThreads =
         getRuntimeFunction(module, "omp_get_num_threads");
-    for (auto [wsloop, nest] : loops) {
-      if (!isa<omp::TerminatorOp, omp::YieldOp>(
-              nest.getRegion().front().getTerminator()))
-        continue;
+    for (auto [wsloop, nest] : loops)
       rewrite(wsloop, nest, threadNum, numThreads);
-    }
   }
 };
 
