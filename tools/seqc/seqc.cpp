@@ -390,10 +390,10 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
 
 namespace {
 /// Drops a remark that repeats one reported before for the same entry: the
-/// same message at the same source positions (the op's and its calls'), with
-/// the same notes. A model's repeated layers compile alike, and each layer
-/// would say the same thing at the same line of the source. Registered after the
-/// printing handler, so it sees each diagnostic first.
+/// same message at the same source positions (the op's and its calls'),
+/// with the same notes. A model's repeated layers compile alike, and each
+/// layer would say the same thing at the same line of the source.
+/// Registered after the printing handler, so it sees each diagnostic first.
 class DuplicateRemarkFilter {
 public:
   explicit DuplicateRemarkFilter(MLIRContext &context) : context(context) {
