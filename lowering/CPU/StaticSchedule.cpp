@@ -1,4 +1,4 @@
-//===- StaticSchedule.cpp - worksharing loops split in the code ----------===//
+//===- StaticSchedule.cpp - worksharing loops split in the code -----------===//
 //
 // Part of the seqc project.
 //
