@@ -214,6 +214,18 @@ const char *seqc_model_name(const seqc_model *model);
 /// "hyper").
 const char *seqc_model_manifest(const seqc_model *model);
 
+/// Tensor parallelism (a model compiled with `seqc --tensor-parallel=N`,
+/// manifest "tensor_parallel": N; docs/runtime.md, "Tensor parallelism"):
+/// the process's rank in MPI_COMM_WORLD, 0 to N - 1, and N, the number of
+/// processes the model runs on. Loading such a model initializes MPI
+/// unless the host did (through libseqc_runtime_mpi.a, which seqc links
+/// into it), and fails when the job has another number of processes. Each
+/// rank holds its slice of the sharded parameters, and the model's code
+/// all-reduces so that every rank computes the same outputs. An ordinary
+/// model: rank 0 of 1 (NULL too).
+int32_t seqc_model_rank(const seqc_model *model);
+int32_t seqc_model_num_ranks(const seqc_model *model);
+
 /// The three kinds of values in a manifest.
 typedef enum seqc_value_kind {
   SEQC_VALUE_INPUT = 0,
@@ -336,15 +348,19 @@ seqc_status *seqc_model_load_weights_with(seqc_model *model, const char *path,
 ///            integer parameters;
 ///   - else:  uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in being the
 ///            last dimension (1 for rank 0).
+/// A sharded parameter of a tensor-parallel model gets its rank's slice of
+/// the values the same model compiled for one process would get: the
+/// whole tensor is drawn, then sliced.
 seqc_status *seqc_model_random_weights(seqc_model *model, uint64_t seed);
 
 /// Binds one parameter to a copy of `tensor`, whose dtype and shape must
-/// match the manifest exactly.
+/// match the manifest exactly. For a sharded parameter of a tensor-parallel
+/// model that is this rank's slice (the manifest's shape is the slice's).
 seqc_status *seqc_model_set_param(seqc_model *model, const char *name,
                                   const seqc_tensor *tensor);
 
 /// Returns a view of a bound parameter, valid until the weights change or
-/// the model is freed.
+/// the model is freed: for a sharded parameter, this rank's slice.
 seqc_status *seqc_model_get_param(const seqc_model *model, const char *name,
                                   seqc_tensor *out_tensor);
 
@@ -357,6 +373,8 @@ seqc_status *seqc_model_get_param(const seqc_model *model, const char *name,
 /// file's mode), so `path` may be the file the weights were loaded from; a
 /// FIFO or a character device is written in place. A failed or short write,
 /// fsync or close is SEQC_STATUS_IO_ERROR naming the path and the reason.
+/// A tensor-parallel model holds slices of its parameters: saving them is
+/// SEQC_STATUS_FAILED_PRECONDITION.
 seqc_status *seqc_model_save_weights(const seqc_model *model, const char *path);
 
 /*--- Inputs ---------------------------------------------------------------*/

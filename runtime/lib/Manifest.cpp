@@ -91,6 +91,11 @@ bool Manifest::isSymbol(const std::string &symbol) const {
 
 namespace {
 
+/// The most ranks "tensor_parallel" may name: far above any machine's, and
+/// small enough that a slice's size times it cannot overflow once the
+/// slice's own size is checked.
+constexpr int kMaxTensorParallel = 1 << 16;
+
 bool hasControlCharacter(const std::string &text) {
   for (char c : text)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
@@ -106,7 +111,8 @@ seqc_status *manifestError(const std::string &where,
 }
 
 seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
-                            const std::string &where, ValueSpec *out) {
+                            const std::string &where, int tensorParallel,
+                            ValueSpec *out) {
   if (!entry.isObject())
     return manifestError(where, "is not an object");
   const JsonValue *name = entry.find("name");
@@ -192,6 +198,31 @@ seqc_status *parseValueSpec(const JsonValue &entry, seqc_value_kind kind,
     out->preparedOnly = preparedOnly->boolean;
   }
 
+  // A parameter of a tensor-parallel model that each rank holds a slice of
+  // (docs/abi.md): its shape is the slice's, so the axis must be one of
+  // its dimensions, and only the model's rank count says how the file's
+  // whole tensor divides.
+  const JsonValue *shard = entry.find("shard");
+  if (shard) {
+    const JsonValue *axis = shard->isObject() ? shard->find("axis") : nullptr;
+    if (kind != SEQC_VALUE_PARAM || !axis || !axis->isNumber() ||
+        !axis->isInteger)
+      return manifestError(at + ":", "\"shard\" must be {\"axis\": A}, on a "
+                                     "parameter");
+    if (axis->integer < 0 || axis->integer >= out->rank)
+      return manifestError(at + ":", "\"shard\" axis " +
+                                         std::to_string(axis->integer) +
+                                         " is not a dimension of its shape " +
+                                         out->shapeText() + " (rank " +
+                                         std::to_string(out->rank) + ")");
+    if (tensorParallel < 2)
+      return manifestError(at + ":", "\"shard\" needs the model's "
+                                     "\"tensor_parallel\" (the rank count "
+                                     "that divides the parameter), which is "
+                                     "absent");
+    out->shardAxis = static_cast<int>(axis->integer);
+  }
+
   const JsonValue *write = entry.find("write");
   if (write) {
     const JsonValue *input = write->isObject() ? write->find("input") : nullptr;
@@ -239,7 +270,8 @@ seqc_status *parseSection(const JsonValue &object, seqc_value_kind kind,
   for (size_t i = 0; i < section->items.size(); ++i) {
     ValueSpec spec;
     std::string where = prefix + key + "[" + std::to_string(i) + "]";
-    SEQC_RETURN_IF_ERROR(parseValueSpec(section->items[i], kind, where, &spec));
+    SEQC_RETURN_IF_ERROR(parseValueSpec(section->items[i], kind, where,
+                                        out->tensorParallel, &spec));
     if (!out->indices[kind].emplace(spec.name, i).second)
       return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
                         "invalid manifest: duplicate %s name '%s'",
@@ -305,6 +337,18 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
                         "release's seqc");
     out->abi = static_cast<int>(abi->integer);
   }
+  // Read before the sections: a parameter's "shard" needs it.
+  if (const JsonValue *ranks = root.find("tensor_parallel")) {
+    // Present only for `seqc --tensor-parallel=N`, N >= 2: a model for one
+    // process has no key.
+    if (!ranks->isNumber() || !ranks->isInteger || ranks->integer < 2 ||
+        ranks->integer > kMaxTensorParallel)
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: \"tensor_parallel\" must be a "
+                        "rank count, an integer from 2 to %d",
+                        kMaxTensorParallel);
+    out->tensorParallel = static_cast<int>(ranks->integer);
+  }
   static const char *const kSections[4] = {"inputs", "outputs", "params",
                                            "state"};
   for (int kind = 0; kind < 4; ++kind)
@@ -341,6 +385,7 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
     entry.name = out->name;
     entry.target = out->target;
     entry.abi = out->abi;
+    entry.tensorParallel = out->tensorParallel;
     for (int kind : {SEQC_VALUE_PARAM, SEQC_VALUE_STATE}) {
       entry.values[kind] = out->values[kind];
       entry.indices[kind] = out->indices[kind];

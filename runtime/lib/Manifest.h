@@ -49,6 +49,11 @@ struct ValueSpec {
   /// Parameters only: "prepared_only", the model's functions read it only
   /// in seqc_prepare (docs/abi.md).
   bool preparedOnly = false;
+  /// Parameters only: "shard", the axis along which a tensor-parallel model
+  /// splits the parameter over its ranks (-1: every rank holds all of it).
+  /// `shape` is the rank's slice; the checkpoint holds the whole tensor,
+  /// `shape[shardAxis]` times the rank count long on that axis.
+  int shardAxis = -1;
 
   /// "[b, n, 256]".
   std::string shapeText() const;
@@ -74,6 +79,10 @@ struct Manifest {
   /// (the prepared block is read-only and shared; the caller owns the
   /// arena).
   int abi = 1;
+  /// The "tensor_parallel" field: the number of processes (MPI ranks) the
+  /// model was compiled to run on, each holding a slice of the sharded
+  /// parameters (`seqc --tensor-parallel=N`, N >= 2); 1 when absent.
+  int tensorParallel = 1;
   /// The entries, indexed by seqc_value_kind, in manifest order.
   std::vector<ValueSpec> values[4];
   std::unordered_map<std::string, size_t> indices[4];

@@ -14,6 +14,7 @@
 #include "Model.h"
 #include "Buffers.h"
 #include "Gpu.h"
+#include "Parallel.h"
 #include "Safetensors.h"
 
 #include <algorithm>
@@ -251,6 +252,43 @@ seqc_status *seqc::checkTensor(const seqc_tensor *tensor, const char *what,
 // Creation and introspection
 //===----------------------------------------------------------------------===//
 
+/// A tensor-parallel model (manifest "tensor_parallel": N) runs as N MPI
+/// processes: initializes MPI through libseqc_runtime_mpi.a and takes this
+/// process's rank, after checking that the job has N processes.
+static seqc_status *joinParallelJob(seqc_model *model) {
+  int expected = model->manifest.tensorParallel;
+  const char *name = model->manifest.name.c_str();
+  parallel::Functions &mpi = parallel::functions();
+  if (!mpi.init)
+    return makeStatus(SEQC_STATUS_UNAVAILABLE,
+                      "model '%s' was compiled with --tensor-parallel=%d and "
+                      "needs the seqc MPI runtime, which this program does "
+                      "not link: link libseqc_runtime_mpi.a (with "
+                      "-Wl,-u,seqc_parallel_init) and the MPI C library, as "
+                      "seqc does for a tensor-parallel model when it was "
+                      "built with MPI (libopenmpi-dev)",
+                      name, expected);
+  int rank = 0, size = 0;
+  if (int error = mpi.init(&rank, &size))
+    return makeStatus(SEQC_STATUS_UNAVAILABLE,
+                      "model '%s' (--tensor-parallel=%d): MPI initialization "
+                      "failed with error %d",
+                      name, expected, error);
+  if (size != expected)
+    return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                      "model '%s' was compiled for %d ranks "
+                      "(--tensor-parallel=%d) but runs on %d process%s; "
+                      "start it with mpirun -np %d",
+                      name, expected, expected, size, size == 1 ? "" : "es",
+                      expected);
+  if (rank < 0 || rank >= size)
+    return makeStatus(SEQC_STATUS_UNAVAILABLE,
+                      "model '%s': MPI gave rank %d of %d", name, rank, size);
+  model->parallelRank = rank;
+  model->parallelSize = size;
+  return nullptr;
+}
+
 /// Gives a model whose manifest lists several entries one slot per entry,
 /// the default entry's with the functions the model was loaded with, and
 /// selects the default entry; the others have no functions (they cannot
@@ -384,6 +422,8 @@ extern "C" seqc_status *seqc_model_load_prepared(const char *manifest,
   // at the first kernel.
   if (model->manifest.target == Target::NVPTX)
     SEQC_RETURN_IF_ERROR(gpu::initDriver());
+  if (model->manifest.tensorParallel > 1)
+    SEQC_RETURN_IF_ERROR(joinParallelJob(model.get()));
   model->inputs.resize(model->manifest.values[SEQC_VALUE_INPUT].size());
   model->params.resize(model->manifest.values[SEQC_VALUE_PARAM].size());
   model->state.resize(model->manifest.values[SEQC_VALUE_STATE].size());
@@ -457,6 +497,8 @@ extern "C" seqc_status *seqc_model_clone(const seqc_model *src,
   model->invoke = src->invoke;
   model->prepare = src->prepare;
   model->release = src->release;
+  model->parallelRank = src->parallelRank;
+  model->parallelSize = src->parallelSize;
   // Each Buffer's owner is a shared_ptr (to the heap block, the converted
   // copy or the mapped file): copying the bound values shares the bytes.
   // Running never writes `params`, so reading them beside a run is safe.
@@ -497,6 +539,14 @@ void seqc_model::freeArena(ArenaRecord &record) {
 
 extern "C" const char *seqc_model_name(const seqc_model *model) {
   return model ? model->manifest.name.c_str() : "";
+}
+
+extern "C" int32_t seqc_model_rank(const seqc_model *model) {
+  return model ? model->parallelRank : 0;
+}
+
+extern "C" int32_t seqc_model_num_ranks(const seqc_model *model) {
+  return model ? model->parallelSize : 1;
 }
 
 extern "C" const char *seqc_model_manifest(const seqc_model *model) {

@@ -218,6 +218,12 @@ struct seqc_model {
   /// the bound values and the outputs are one call's at a time.
   std::atomic<bool> running{false};
 
+  /// Tensor parallelism (manifest "tensor_parallel"): this process's rank
+  /// and the number of ranks, which select the slice of each sharded
+  /// parameter the weights bind (Weights.cpp). 0 and 1 for other models.
+  int parallelRank = 0;
+  int parallelSize = 1;
+
   /// Sizes fixed with seqc_model_set_dim.
   std::unordered_map<std::string, int64_t> explicitDims;
   std::vector<seqc::BoundValue> inputs;

@@ -131,6 +131,21 @@ struct SourceTensor {
   /// What the message about a wrong shape adds (GGUF's ne).
   std::string shapeNote;
   bool fromGguf = false;
+  /// A sharded parameter's slice (tensor parallelism; sliceForRank):
+  /// `shape` and `bytes` are this rank's slice, `whole*` the file's
+  /// tensor. Where the slice is one run of the tensor's bytes (along axis
+  /// 0), `data` points to it, and `rowOffset` is its first row (RoPE's
+  /// order is over the whole tensor's rows). Otherwise (`gatherAxis` >= 0)
+  /// `data` is the whole tensor's, and gatherSlice copies the slice: on
+  /// each index before the axis, `shape[gatherAxis]` indices from
+  /// `gatherBegin`.
+  bool sliced = false;
+  const uint8_t *wholeData = nullptr;
+  size_t wholeBytes = 0;
+  std::vector<int64_t> wholeShape;
+  int64_t rowOffset = 0;
+  int gatherAxis = -1;
+  int64_t gatherBegin = 0;
 
   static constexpr uint32_t kNoGgmlType = UINT32_MAX;
   bool isBlockFormat() const { return ggmlType != kNoGgmlType; }
@@ -194,9 +209,9 @@ seqc_status *chooseBinding(const SourceTensor &tensor, const ValueSpec &spec,
                           tensor.dtypeName == "Q8_0"   ? "q8_0"
                           : tensor.dtypeName == "Q4_0" ? "q4_0"
                                                        : "q4_1");
-      *out = tensor.ropeHeads > 0 ? Binding::Convert
-             : tensor.bytes       ? Binding::InPlace
-                                  : Binding::Copy;
+      *out = tensor.ropeHeads > 0                  ? Binding::Convert
+             : tensor.bytes && tensor.gatherAxis < 0 ? Binding::InPlace
+                                                     : Binding::Copy;
       return nullptr;
     }
     if (tensor.dtype != SEQC_DTYPE_F32 && tensor.dtype != SEQC_DTYPE_BF16 &&
@@ -237,7 +252,8 @@ seqc_status *chooseBinding(const SourceTensor &tensor, const ValueSpec &spec,
   auto address = reinterpret_cast<uintptr_t>(tensor.data);
   if (tensor.ropeHeads > 0)
     *out = Binding::Convert;
-  else if (tensor.bytes && address % seqc_dtype_size(tensor.dtype) == 0)
+  else if (tensor.bytes && tensor.gatherAxis < 0 &&
+           address % seqc_dtype_size(tensor.dtype) == 0)
     *out = Binding::InPlace; // The generated code assumes element alignment.
   else
     *out = Binding::Copy;
@@ -294,18 +310,27 @@ void convertTensor(const SourceTensor &tensor, seqc_dtype to, uint8_t *dest,
     return;
   if (tensor.ropeHeads > 0 && tensor.shape.size() == 1) {
     // A bias: its elements are the rows. Converted in the file's order,
-    // then reordered.
+    // then reordered; a slice's elements are among the whole bias' (RoPE's
+    // order is over its rows, not the slice's).
     SourceTensor inOrder = tensor;
     inOrder.ropeHeads = 0;
+    size_t wholeNumel = numel;
+    if (tensor.sliced) {
+      inOrder.sliced = false;
+      inOrder.data = tensor.wholeData;
+      inOrder.bytes = tensor.wholeBytes;
+      inOrder.shape = tensor.wholeShape;
+      wholeNumel = static_cast<size_t>(tensor.wholeShape[0]);
+    }
     size_t elementSize = seqc_dtype_size(to);
-    std::vector<uint8_t> converted(numel * elementSize);
-    convertTensor(inOrder, to, converted.data(), numel);
+    std::vector<uint8_t> converted(wholeNumel * elementSize);
+    convertTensor(inOrder, to, converted.data(), wholeNumel);
     for (size_t i = 0; i < numel; ++i)
       std::memcpy(dest + i * elementSize,
                   converted.data() +
                       static_cast<size_t>(ropeSourceRow(
-                          static_cast<int64_t>(i), static_cast<int64_t>(numel),
-                          tensor.ropeHeads)) *
+                          tensor.rowOffset + static_cast<int64_t>(i),
+                          static_cast<int64_t>(wholeNumel), tensor.ropeHeads)) *
                           elementSize,
                   elementSize);
     return;
@@ -320,11 +345,21 @@ void convertTensor(const SourceTensor &tensor, seqc_dtype to, uint8_t *dest,
   size_t destRowBytes = isBlockDType(to) ? sourceRowBytes
                                          : rowElems * seqc_dtype_size(to);
   std::vector<float> scratch(tensor.isBlockFormat() ? rowElems : 0);
+  // A slice along axis 0 takes its rows in RoPE's order over the whole
+  // tensor's: row `row` is the whole tensor's row rowOffset + row, which
+  // may come from a row outside the slice (still in the mapping).
+  int64_t wholeRows = tensor.sliced && tensor.gatherAxis < 0 &&
+                              !tensor.wholeShape.empty()
+                          ? tensor.wholeShape[0]
+                          : static_cast<int64_t>(rows);
   for (size_t row = 0; row < rows; ++row) {
-    size_t from = static_cast<size_t>(ropeSourceRow(
-        static_cast<int64_t>(row), static_cast<int64_t>(rows),
-        tensor.ropeHeads));
-    const uint8_t *source = tensor.data + from * sourceRowBytes;
+    int64_t from =
+        ropeSourceRow(tensor.rowOffset + static_cast<int64_t>(row), wholeRows,
+                      tensor.ropeHeads) -
+        tensor.rowOffset;
+    const uint8_t *source =
+        tensor.data + static_cast<ptrdiff_t>(from) *
+                          static_cast<ptrdiff_t>(sourceRowBytes);
     uint8_t *target = dest + row * destRowBytes;
     if (tensor.isBlockFormat() && isBlockDType(to)) {
       std::memcpy(target, source, sourceRowBytes);
@@ -359,12 +394,86 @@ void quantizeTensor(const SourceTensor &tensor, seqc_dtype to, int64_t numel,
     quantizeRows(to, values.data() + r * row, dest + r * rowBytes, row, row);
 }
 
+/// Copies `count` of the `units` units (`unitBytes` each) from unit `begin`
+/// of each of `outer` runs of `source` into `dest`, one after another: a
+/// slice along one axis of a row-major tensor.
+void gatherRuns(const uint8_t *source, int64_t outer, int64_t units,
+                int64_t begin, int64_t count, size_t unitBytes,
+                uint8_t *dest) {
+  size_t run = static_cast<size_t>(count) * unitBytes;
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(dest + static_cast<size_t>(o) * run,
+                source + static_cast<size_t>(o * units + begin) * unitBytes,
+                run);
+}
+
+/// How a tensor's bytes divide along `axis` (row-major, `bytes` in all):
+/// `outer` runs (the product of the dimensions before it), each of
+/// `units` units of `unitBytes`, a unit being `unit` indices along the
+/// axis: 32 on a block format's last axis (its blocks), else 1.
+struct AxisLayout {
+  int64_t outer = 1, units = 0, unit = 1;
+  size_t unitBytes = 0;
+};
+
+AxisLayout axisLayout(const std::vector<int64_t> &shape, size_t bytes,
+                      bool blocks, int axis) {
+  AxisLayout layout;
+  for (int d = 0; d < axis; ++d)
+    layout.outer *= shape[static_cast<size_t>(d)];
+  layout.unit = blocks && axis + 1 == static_cast<int>(shape.size()) ? 32 : 1;
+  layout.units = shape[static_cast<size_t>(axis)] / layout.unit;
+  if (layout.outer * layout.units > 0)
+    layout.unitBytes =
+        bytes / static_cast<size_t>(layout.outer * layout.units);
+  return layout;
+}
+
+/// The bytes of a strided slice (`gatherAxis` >= 0) in the file's format,
+/// as a tensor of the slice's shape that owns them.
+SourceTensor gatherSlice(const SourceTensor &tensor,
+                         std::vector<uint8_t> *storage) {
+  AxisLayout layout = axisLayout(tensor.wholeShape, tensor.wholeBytes,
+                                 tensor.isBlockFormat(), tensor.gatherAxis);
+  storage->resize(tensor.bytes);
+  gatherRuns(tensor.wholeData, layout.outer, layout.units,
+             tensor.gatherBegin / layout.unit,
+             tensor.shape[static_cast<size_t>(tensor.gatherAxis)] / layout.unit,
+             layout.unitBytes, storage->data());
+  SourceTensor gathered = tensor;
+  gathered.sliced = false;
+  gathered.gatherAxis = -1;
+  gathered.rowOffset = 0;
+  gathered.data = storage->data();
+  return gathered;
+}
+
 /// Fills `dest` (`bytes`) with the parameter of `to` the tensor binds to
 /// by `binding` (not in place): copied, converted or quantized. Then the
 /// tensor's pages leave the resident set (the mapping stays for the next
-/// time: RecomputableBytes).
+/// time: RecomputableBytes). A sharded parameter's tensor is its rank's
+/// slice: only that is copied or computed, again each time.
 void fillFromTensor(const SourceTensor &tensor, Binding binding, seqc_dtype to,
                     int64_t numel, size_t bytes, uint8_t *dest) {
+  if (tensor.gatherAxis >= 0) {
+    // The slice's bytes in the file's format (straight into `dest` when
+    // that is all), then converted or quantized as a tensor of its own.
+    std::vector<uint8_t> storage;
+    if (binding == Binding::Copy) {
+      AxisLayout layout = axisLayout(tensor.wholeShape, tensor.wholeBytes,
+                                     tensor.isBlockFormat(), tensor.gatherAxis);
+      gatherRuns(tensor.wholeData, layout.outer, layout.units,
+                 tensor.gatherBegin / layout.unit,
+                 tensor.shape[static_cast<size_t>(tensor.gatherAxis)] /
+                     layout.unit,
+                 layout.unitBytes, dest);
+    } else {
+      fillFromTensor(gatherSlice(tensor, &storage), binding, to, numel, bytes,
+                     dest);
+    }
+    dropMappedPages(tensor.wholeData, tensor.wholeBytes);
+    return;
+  }
   switch (binding) {
   case Binding::InPlace:
   case Binding::Copy:
@@ -386,6 +495,51 @@ struct Dequantized {
   const SourceTensor *tensor;
   seqc_dtype dtype;
 };
+
+/// The slice of `tensor` (the whole of a sharded parameter, in the file)
+/// that rank `rank` of `ranks` binds to `spec`: along the parameter's shard
+/// axis, `spec.shape[axis]` indices from rank * that. Along axis 0 (or
+/// where only unit dimensions precede the axis) the slice is one run of
+/// the tensor's bytes, bound in place like a whole tensor; along another,
+/// fillFromTensor gathers it. A block format's last axis divides only
+/// into whole blocks.
+seqc_status *sliceForRank(const SourceTensor &tensor, const ValueSpec &spec,
+                          int rank, int ranks, SourceTensor *out) {
+  int axis = spec.shardAxis;
+  int64_t count = spec.shape[axis];
+  AxisLayout layout =
+      axisLayout(tensor.shape, tensor.bytes, tensor.isBlockFormat(), axis);
+  if (count % layout.unit != 0)
+    return makeStatus(SEQC_STATUS_INVALID_FILE,
+                      "'%s': tensor %s is %s, whose last axis holds blocks "
+                      "of 32 values, but parameter '%s' is split along it "
+                      "over %d ranks into slices of %lld, not a whole "
+                      "number of blocks",
+                      tensor.file, tensor.describe().c_str(),
+                      tensor.dtypeName.c_str(), spec.name.c_str(), ranks,
+                      static_cast<long long>(count));
+  int64_t begin = count * rank;
+  SourceTensor slice = tensor;
+  slice.sliced = true;
+  slice.wholeData = tensor.data;
+  slice.wholeBytes = tensor.bytes;
+  slice.wholeShape = tensor.shape;
+  slice.shape.assign(spec.shape, spec.shape + spec.rank);
+  size_t run = static_cast<size_t>(count / layout.unit) * layout.unitBytes;
+  slice.bytes = static_cast<size_t>(layout.outer) * run;
+  if (layout.outer == 1) {
+    slice.data = tensor.data
+                     ? tensor.data + static_cast<size_t>(begin / layout.unit) *
+                                         layout.unitBytes
+                     : nullptr;
+    slice.rowOffset = axis == 0 ? begin : 0;
+  } else {
+    slice.gatherAxis = axis;
+    slice.gatherBegin = begin;
+  }
+  *out = std::move(slice);
+  return nullptr;
+}
 
 /// Binds `tensors` to the model's parameters (as `path` names the
 /// checkpoint), with the skipping rules of `options`, into `params`; the
@@ -437,8 +591,26 @@ seqc_status *bindTensors(const seqc_model *model, const char *path,
     Binding binding;
     SEQC_RETURN_IF_ERROR(chooseBinding(tensor, *spec, &binding));
     int rank = static_cast<int>(tensor.shape.size());
-    if (rank != spec->rank ||
-        !std::equal(tensor.shape.begin(), tensor.shape.end(), spec->shape)) {
+    // A sharded parameter (tensor parallelism): the file holds the whole
+    // tensor, `ranks` slices of the manifest's shape along the axis.
+    int ranks = model->manifest.tensorParallel;
+    std::vector<int64_t> whole(spec->shape, spec->shape + spec->rank);
+    if (spec->shardAxis >= 0)
+      whole[static_cast<size_t>(spec->shardAxis)] *= ranks;
+    if (spec->shardAxis >= 0 && tensor.shape != whole)
+      return makeStatus(
+          SEQC_STATUS_INVALID_FILE,
+          "'%s': tensor %s has shape %s%s in the file, but the model, split "
+          "over %d ranks (--tensor-parallel=%d), expects the whole tensor "
+          "%s: each rank binds a slice %s of it along axis %d",
+          file, tensor.describe().c_str(),
+          formatShape(tensor.shape.data(), rank).c_str(),
+          tensor.shapeNote.c_str(), ranks, ranks,
+          formatShape(whole.data(), spec->rank).c_str(),
+          spec->shapeText().c_str(), spec->shardAxis);
+    if (spec->shardAxis < 0 &&
+        (rank != spec->rank ||
+         !std::equal(tensor.shape.begin(), tensor.shape.end(), spec->shape))) {
       if (tensor.name != tensor.fileName)
         return makeStatus(SEQC_STATUS_INVALID_FILE,
                           "'%s': tensor %s has shape %s%s but the model "
@@ -455,7 +627,8 @@ seqc_status *bindTensors(const seqc_model *model, const char *path,
                         tensor.shapeNote.c_str(), spec->shapeText().c_str());
     }
     if (tensor.ropeHeads > 0) {
-      int64_t rows = rank ? spec->shape[0] : 1;
+      // The whole tensor's rows: a slice takes its rows in their order.
+      int64_t rows = rank ? tensor.shape[0] : 1;
       if (rank < 1 || rank > 2 || rows % tensor.ropeHeads != 0 ||
           (rows / tensor.ropeHeads) % 2 != 0)
         return makeStatus(SEQC_STATUS_INVALID_FILE,
@@ -464,8 +637,18 @@ seqc_status *bindTensors(const seqc_model *model, const char *path,
                           "conversion needs (check the file's "
                           "attention.head_count)",
                           file, tensor.describe().c_str(),
-                          spec->shapeText().c_str(),
+                          formatShape(tensor.shape.data(), rank).c_str(),
                           static_cast<long long>(tensor.ropeHeads));
+    }
+    // From here on `source` is what the parameter binds: the tensor, or
+    // this rank's slice of it.
+    SourceTensor slice;
+    const SourceTensor *source = &tensor;
+    if (spec->shardAxis >= 0) {
+      SEQC_RETURN_IF_ERROR(sliceForRank(tensor, *spec, model->parallelRank,
+                                        ranks, &slice));
+      source = &slice;
+      SEQC_RETURN_IF_ERROR(chooseBinding(slice, *spec, &binding));
     }
     int64_t numel;
     size_t bytes;
@@ -475,34 +658,34 @@ seqc_status *bindTensors(const seqc_model *model, const char *path,
                         "parameter '%s': shape %s is too large",
                         spec->name.c_str(), spec->shapeText().c_str());
     if (binding == Binding::InPlace) {
-      value.buffer.data = const_cast<uint8_t *>(tensor.data);
-      value.buffer.bytes = tensor.bytes;
-      value.buffer.owner = tensor.mapping;
+      value.buffer.data = const_cast<uint8_t *>(source->data);
+      value.buffer.bytes = source->bytes;
+      value.buffer.owner = source->mapping;
       value.inFileMapping = true;
     } else {
       // A copy on the heap, which the runtime can compute again from the
       // mapping, kept for that (docs/runtime.md, "Memory of the
       // parameters").
-      size_t size = binding == Binding::Copy ? tensor.bytes : bytes;
+      size_t size = binding == Binding::Copy ? source->bytes : bytes;
       SEQC_RETURN_IF_ERROR(annotate(allocateBuffer(size, &value.buffer),
                                     "parameter '%s'", spec->name.c_str()));
       auto *dest = static_cast<uint8_t *>(value.buffer.data);
-      fillFromTensor(tensor, binding, spec->dtype, numel, size, dest);
+      fillFromTensor(*source, binding, spec->dtype, numel, size, dest);
       if (binding == Binding::Convert && tensor.isBlockFormat() &&
           !isBlockDType(spec->dtype))
         dequantized->push_back({&tensor, spec->dtype});
-      SourceTensor source = tensor;
-      source.file = ""; // The checkpoint's path, gone after the load.
+      SourceTensor again = *source;
+      again.file = ""; // The checkpoint's path, gone after the load.
       seqc_dtype to = spec->dtype;
       value.recomputable = std::make_shared<RecomputableBytes>(
           dest, size,
-          [source = std::move(source), binding, to, numel, size](void *data) {
+          [source = std::move(again), binding, to, numel, size](void *data) {
             fillFromTensor(source, binding, to, numel, size,
                            static_cast<uint8_t *>(data));
           });
     }
     for (int d = 0; d < rank; ++d)
-      value.shape[d] = tensor.shape[static_cast<size_t>(d)];
+      value.shape[d] = spec->shape[d];
     value.bound = true;
   }
   std::vector<std::string> missing;
@@ -944,6 +1127,45 @@ seqc_status *saveGguf(const seqc_model *model, const char *path) {
   return writeGguf(path, metadata, tensors);
 }
 
+/// What seqc_model_random_weights binds to a parameter: initParam's values,
+/// or for a sharded parameter (`axis` >= 0) rank `rank`'s slice of those
+/// the whole tensor gets (`shape` is the slice's, `ranks` slices along the
+/// axis), so that N ranks hold between them what one process would. The
+/// whole tensor is drawn in f32 for a block format and the slice quantized:
+/// its blocks and rows are the whole tensor's (the manifest keeps a block
+/// format's slices whole blocks long), except int8's per-row scale on a
+/// slice of the last axis, which is the slice's.
+void initParamSlice(const std::string &name, seqc_dtype dtype,
+                    const std::vector<int64_t> &shape, int axis, int rank,
+                    int ranks, uint64_t seed, void *data) {
+  int dims = static_cast<int>(shape.size());
+  if (axis < 0) {
+    initParam(name, dtype, shape.data(), dims, seed, data);
+    return;
+  }
+  std::vector<int64_t> whole = shape;
+  whole[static_cast<size_t>(axis)] *= ranks;
+  int64_t wholeNumel = 0, numel = 0;
+  checkedNumel(whole.data(), dims, &wholeNumel);
+  checkedNumel(shape.data(), dims, &numel);
+  seqc_dtype drawn = isBlockDType(dtype) ? SEQC_DTYPE_F32 : dtype;
+  size_t elementSize = seqc_dtype_size(drawn);
+  std::vector<uint8_t> values(static_cast<size_t>(wholeNumel) * elementSize);
+  initParam(name, drawn, whole.data(), dims, seed, values.data());
+  AxisLayout layout = axisLayout(whole, values.size(), false, axis);
+  int64_t count = shape[static_cast<size_t>(axis)];
+  if (!isBlockDType(dtype)) {
+    gatherRuns(values.data(), layout.outer, layout.units, count * rank, count,
+               layout.unitBytes, static_cast<uint8_t *>(data));
+    return;
+  }
+  std::vector<float> slice(static_cast<size_t>(numel));
+  gatherRuns(values.data(), layout.outer, layout.units, count * rank, count,
+             layout.unitBytes, reinterpret_cast<uint8_t *>(slice.data()));
+  quantizeRows(dtype, slice.data(), data, slice.size(),
+               static_cast<size_t>(shape.back()));
+}
+
 } // namespace
 
 extern "C" seqc_status *seqc_model_load_weights(seqc_model *model,
@@ -1031,17 +1253,17 @@ extern "C" seqc_status *seqc_model_random_weights(seqc_model *model,
                         spec.name.c_str(), spec.shapeText().c_str());
     SEQC_RETURN_IF_ERROR(annotate(allocateBuffer(bytes, &params[i].buffer),
                                   "parameter '%s'", spec.name.c_str()));
-    initParam(spec.name, spec.dtype, spec.shape, spec.rank, seed,
-              params[i].buffer.data);
+    std::vector<int64_t> shape(spec.shape, spec.shape + spec.rank);
+    int rank = model->parallelRank, ranks = model->manifest.tensorParallel;
+    initParamSlice(spec.name, spec.dtype, shape, spec.shardAxis, rank, ranks,
+                   seed, params[i].buffer.data);
     // The same stream draws the same values again (docs/runtime.md,
     // "Memory of the parameters").
     params[i].recomputable = std::make_shared<RecomputableBytes>(
         params[i].buffer.data, bytes,
-        [name = spec.name, dtype = spec.dtype,
-         shape = std::vector<int64_t>(spec.shape, spec.shape + spec.rank),
-         seed](void *data) {
-          initParam(name, dtype, shape.data(), static_cast<int>(shape.size()),
-                    seed, data);
+        [name = spec.name, dtype = spec.dtype, shape = std::move(shape),
+         axis = spec.shardAxis, rank, ranks, seed](void *data) {
+          initParamSlice(name, dtype, shape, axis, rank, ranks, seed, data);
         });
     std::copy(spec.shape, spec.shape + spec.rank, params[i].shape);
     params[i].bound = true;
@@ -1097,6 +1319,15 @@ extern "C" seqc_status *seqc_model_save_weights(const seqc_model *model,
     return makeStatus(SEQC_STATUS_INVALID_ARGUMENT,
                       "seqc_model_save_weights: model and path must not be "
                       "NULL");
+  // Each rank holds slices of the sharded parameters; writing them would
+  // give a file no model reads whole.
+  if (model->manifest.tensorParallel > 1)
+    return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
+                      "cannot save the weights of model '%s' to '%s': it was "
+                      "compiled with --tensor-parallel=%d, and each rank "
+                      "holds only its slice of the sharded parameters",
+                      model->manifest.name.c_str(), path,
+                      model->manifest.tensorParallel);
   // The parameters computed again if they were dropped, while they are
   // written.
   ParamReaders readers(model);
