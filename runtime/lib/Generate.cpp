@@ -38,6 +38,7 @@
 
 #include "Json.h"
 #include "Model.h"
+#include "Parallel.h"
 #include "Sampler.h"
 
 #include <algorithm>
@@ -404,6 +405,9 @@ private:
     }
     int64_t vocab = logits.shape[2];
     scratch.resize(static_cast<size_t>(vocab));
+    // The chosen token of each row of the batch, then (tensor parallelism)
+    // rank 0's, so that every rank continues the same sequences.
+    std::vector<int32_t> tokens(static_cast<size_t>(b), 0);
     for (int64_t i = 0; i < b; ++i) {
       size_t r = batch[static_cast<size_t>(i)];
       Row &row = rows[r];
@@ -420,11 +424,20 @@ private:
         for (int64_t v = 0; v < vocab; ++v)
           scratch[static_cast<size_t>(v)] = static_cast<float>(loadAsDouble(
               logits.data, logits.dtype, first + static_cast<size_t>(v)));
-      int32_t token;
-      SEQC_RETURN_IF_ERROR(
-          annotate(samplers[r].next(scratch.data(), vocab, row.tokens.data(),
-                                    row.tokens.size(), &token),
-                   "row %zu", r));
+      SEQC_RETURN_IF_ERROR(annotate(
+          samplers[r].next(scratch.data(), vocab, row.tokens.data(),
+                           row.tokens.size(), &tokens[static_cast<size_t>(i)]),
+          "row %zu", r));
+    }
+    SEQC_RETURN_IF_ERROR(agree(tokens));
+    std::vector<int32_t> done(static_cast<size_t>(b), 0);
+    for (int64_t i = 0; i < b; ++i) {
+      size_t r = batch[static_cast<size_t>(i)];
+      Row &row = rows[r];
+      done[static_cast<size_t>(i)] = row.done;
+      if (row.done)
+        continue;
+      int32_t token = tokens[static_cast<size_t>(i)];
       row.tokens.push_back(token);
       ++row.generated;
       ++*chosen;
@@ -435,7 +448,35 @@ private:
         row.done = true;
       if (row.generated >= options.max_new_tokens)
         row.done = true;
+      done[static_cast<size_t>(i)] = row.done;
     }
+    // A callback may end a row on one rank alone (it runs on each).
+    SEQC_RETURN_IF_ERROR(agree(done));
+    for (int64_t i = 0; i < b; ++i)
+      rows[batch[static_cast<size_t>(i)]].done = done[static_cast<size_t>(i)];
+    return nullptr;
+  }
+
+  /// Under tensor parallelism, replaces `values` by rank 0's. Every rank
+  /// gets bitwise the same logits from the all-reduce and samples with the
+  /// same seed, so they agree already; the broadcast makes sure of it (a
+  /// callback's decision, a rank whose reduction summed in another order)
+  /// for a few bytes a step.
+  seqc_status *agree(std::vector<int32_t> &values) {
+    if (seqc_model_num_ranks(model) <= 1 || values.empty())
+      return nullptr;
+    parallel::Functions &mpi = parallel::functions();
+    if (!mpi.broadcastI32)
+      return makeStatus(SEQC_STATUS_UNAVAILABLE,
+                        "the model runs on %d ranks but the seqc MPI runtime "
+                        "is not linked in",
+                        static_cast<int>(seqc_model_num_ranks(model)));
+    if (int error = mpi.broadcastI32(values.data(),
+                                     static_cast<int>(values.size())))
+      return makeStatus(SEQC_STATUS_UNAVAILABLE,
+                        "broadcasting the chosen tokens from rank 0 failed "
+                        "with MPI error %d",
+                        error);
     return nullptr;
   }
 };

@@ -14,8 +14,15 @@
 // It uses only the public C API, so it doubles as an example of it. Every
 // user error ends in one "error: ..." line on stderr and exit status 1.
 //
+// A tensor-parallel model (seqc --tensor-parallel=N) runs as N processes
+// under mpirun; every rank computes the same outputs, and rank 0 alone
+// writes and prints them. An error on any rank is printed with its rank
+// ("rank 1: error: ...") and aborts the whole job (MPI_Abort), so that the
+// other ranks do not wait forever in the model's next collective.
+//
 //===----------------------------------------------------------------------===//
 
+#include "Parallel.h"
 #include "Support.h"
 #include "seqc_runtime.h"
 
@@ -45,6 +52,25 @@ struct ModelDeleter {
 };
 using ModelPtr = std::unique_ptr<seqc_model, ModelDeleter>;
 
+/// This process's rank and the job's rank count, once the model is loaded
+/// (seqc_model_rank): 0 and 1 for a model that is not tensor-parallel.
+int32_t gRank = 0;
+int32_t gRanks = 1;
+
+/// Whether this process writes the outputs and prints the results: all
+/// ranks have them, one prints them.
+bool isLeader() { return gRank == 0; }
+
+void noteRanks(const seqc_model *model) {
+  gRank = seqc_model_rank(model);
+  gRanks = seqc_model_num_ranks(model);
+}
+
+/// "rank 1: " on a rank of a tensor-parallel job, else "".
+std::string rankPrefix() {
+  return gRanks > 1 ? "rank " + std::to_string(gRank) + ": " : "";
+}
+
 void warning(const char *fmt, ...) SEQC_PRINTF(1, 2);
 void warning(const char *fmt, ...) {
   std::fputs("warning: ", stderr);
@@ -57,7 +83,7 @@ void warning(const char *fmt, ...) {
 
 int error(const char *fmt, ...) SEQC_PRINTF(1, 2);
 int error(const char *fmt, ...) {
-  std::fputs("error: ", stderr);
+  std::fputs((rankPrefix() + "error: ").c_str(), stderr);
   va_list args;
   va_start(args, fmt);
   std::vfprintf(stderr, fmt, args);
@@ -476,6 +502,8 @@ int setThreadCount(int32_t requested, int64_t fromEnvironment) {
 /// Says on stderr which tensor of --weights was skipped.
 void noteSkipped(void *, const char *name, const char *dtype, int32_t rank,
                  const int64_t *shape) {
+  if (!isLeader()) // Every rank skips the same tensors.
+    return;
   std::fprintf(stderr,
                "note: --weights: skipped '%s' (%s %s), not a "
                "parameter of the model\n",
@@ -540,7 +568,7 @@ int bindWeights(seqc_model *m, const ModelFlags &opts,
       return statusError(opts.ggufNames ? "--weights (with --gguf-names)"
                                         : "--weights",
                          status);
-    if (!notes.names.empty()) {
+    if (!notes.names.empty() && isLeader()) {
       std::string list;
       for (size_t i = 0; i < notes.names.size() && i < 3; ++i)
         list += (i ? ", '" : "'") + notes.names[i] + "'";
@@ -809,6 +837,7 @@ int runGenerate(const char *program, int argc, char **argv,
     return statusError("", status);
   ModelPtr model(raw);
   seqc_model *m = model.get();
+  noteRanks(m);
   if (int code = applyRunLimits(opts, environmentThreads))
     return code;
   if (int code = bindWeights(m, opts, nullptr))
@@ -842,8 +871,10 @@ int runGenerate(const char *program, int argc, char **argv,
   }
 
   // A single prompt streams its tokens; a batch prints its rows at the end.
+  // Every rank of a tensor-parallel job generates the same tokens (rank
+  // 0's: seqc_generate broadcasts them); rank 0 prints them.
   bool first = true;
-  if (batch == 1) {
+  if (batch == 1 && isLeader()) {
     opts.generate.callback = printToken;
     opts.generate.user_data = &first;
   }
@@ -860,6 +891,8 @@ int runGenerate(const char *program, int argc, char **argv,
     std::fflush(stdout);
     return statusError("generate", status);
   }
+  if (!isLeader())
+    return 0;
   if (batch == 1) {
     std::printf("\n");
   } else {
@@ -911,6 +944,7 @@ int runMain(int argc, char **argv) {
     return statusError("", status);
   ModelPtr model(raw);
   seqc_model *m = model.get();
+  noteRanks(m);
   if (opts.entry)
     if (seqc_status *status = seqc_model_select_entry(m, opts.entry))
       return statusError("--entry", status);
@@ -998,9 +1032,10 @@ int runMain(int argc, char **argv) {
     size_t n = times.size();
     double median =
         n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-    std::printf("bench: %zu runs after 1 warm-up: min %.3f ms, median %.3f "
-                "ms\n",
-                n, times.front(), median);
+    if (isLeader())
+      std::printf("bench: %zu runs after 1 warm-up: min %.3f ms, median "
+                  "%.3f ms\n",
+                  n, times.front(), median);
   } else {
     auto start = std::chrono::steady_clock::now();
     if (seqc_status *status = seqc_model_run(m))
@@ -1008,6 +1043,9 @@ int runMain(int argc, char **argv) {
     lastMs = millisecondsSince(start);
   }
 
+  // Every rank has the outputs; one writes them.
+  if (!isLeader())
+    return 0;
   for (const auto &output : opts.outputs) {
     seqc_tensor tensor;
     if (seqc_status *status =
@@ -1034,4 +1072,14 @@ int runMain(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) { return runMain(argc, argv); }
+int main(int argc, char **argv) {
+  int code = runMain(argc, argv);
+  // A rank that fails alone would leave the others in the model's next
+  // collective (or MPI_Finalize): end the whole job.
+  if (code != 0 && gRanks > 1) {
+    std::fflush(stdout);
+    if (seqc::parallel::functions().abort)
+      seqc::parallel::functions().abort(code);
+  }
+  return code;
+}
