@@ -1,0 +1,158 @@
+//===- ParallelCliTest.cpp - A tensor-parallel executable under mpirun ----===//
+//
+// Part of the seqc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs seqc_fake_parallel_cli (FakeParallelModel.c: y = w @ x split over 2
+// ranks, all-reduced with MPI) under mpirun: MPI initialized by the
+// runtime, each rank binding its columns of w from the whole tensor, the
+// output written once, the job size checked, errors printed with their
+// rank and ending the job. Built only where CMake found MPI and mpirun.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Safetensors.h"
+#include "TestUtil.h"
+
+#include <cstdlib>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+using namespace seqc;
+using namespace seqc::test;
+
+namespace {
+
+struct Result {
+  bool exited = false;
+  int exitCode = -1;
+  std::string out, err;
+};
+
+class ParallelCli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    // Open MPI's mpirun refuses to run as root (containers, CI) without
+    // these; --oversubscribe below lets 3 ranks start on fewer cores.
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    std::vector<float> w = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    weights = dir.file("w.safetensors");
+    ASSERT_TRUE(isOk(writeSafetensors(
+        weights.c_str(), {{"w", SEQC_DTYPE_F32, {3, 4}, w.data()}}, {})));
+    std::vector<float> xs = {1, -1, 0.5f, 2};
+    x = dir.file("x.npy");
+    seqc_tensor tensor = makeTensor(SEQC_DTYPE_F32, {4}, xs.data());
+    ASSERT_TRUE(isOk(seqc_npy_write(x.c_str(), &tensor)));
+  }
+
+  /// Runs the model with `args` on `ranks` processes (0: without mpirun),
+  /// bounded in time so that a hung job fails the test instead.
+  Result run(int ranks, const std::string &args) {
+    std::string command = "timeout 120 ";
+    if (ranks > 0)
+      command += std::string(SEQC_MPIEXEC) + " --oversubscribe -np " +
+                 std::to_string(ranks) + " ";
+    command += std::string(SEQC_FAKE_PARALLEL_CLI) + " " + args;
+    std::string outPath = dir.file("stdout"), errPath = dir.file("stderr");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::string shell = "/bin/sh", flag = "-c";
+    char *argv[] = {&shell[0], &flag[0], &command[0], nullptr};
+    pid_t pid;
+    Result result;
+    int rc = posix_spawn(&pid, shell.c_str(), &actions, nullptr, argv,
+                         environ);
+    posix_spawn_file_actions_destroy(&actions);
+    EXPECT_EQ(rc, 0);
+    if (rc != 0)
+      return result;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    result.exited = WIFEXITED(status);
+    result.exitCode = result.exited ? WEXITSTATUS(status) : -1;
+    result.out = readFile(outPath);
+    result.err = readFile(errPath);
+    return result;
+  }
+
+  static size_t count(const std::string &text, const std::string &part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos;
+         at = text.find(part, at + 1))
+      ++n;
+    return n;
+  }
+
+  TempDir dir;
+  std::string weights, x;
+};
+
+TEST_F(ParallelCli, RunsOnTwoRanksAndWritesOnce) {
+  std::string y = dir.file("y.npy");
+  Result r = run(2, "--weights " + weights + " --input x=" + x +
+                        " --output y=" + y);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  seqc_tensor tensor = {};
+  ASSERT_TRUE(isOk(seqc_npy_read(y.c_str(), &tensor)));
+  ASSERT_EQ(tensor.rank, 1);
+  ASSERT_EQ(tensor.shape[0], 3);
+  // w @ x, each rank having summed two columns.
+  const float *values = static_cast<const float *>(tensor.data);
+  EXPECT_EQ(values[0], 1 - 2 + 1.5f + 8);
+  EXPECT_EQ(values[1], 5 - 6 + 3.5f + 16);
+  EXPECT_EQ(values[2], 9 - 10 + 5.5f + 24);
+  std::free(tensor.data);
+
+  // Printed by rank 0 alone.
+  r = run(2, "--weights " + weights + " --input x=" + x);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(count(r.out, "y: f32 [3]"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "time: "), 1u) << r.out;
+}
+
+TEST_F(ParallelCli, NeedsTheRankCountItWasCompiledFor) {
+  Result r = run(3, "--weights " + weights + " --input x=" + x);
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("compiled for 2 ranks (--tensor-parallel=2) but runs "
+                       "on 3 processes; start it with mpirun -np 2"),
+            std::string::npos)
+      << r.err;
+  r = run(0, "--weights " + weights + " --input x=" + x);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("but runs on 1 process; start it with mpirun -np 2"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(ParallelCli, ErrorsNameTheRankAndEndTheJob) {
+  Result r = run(2, "--weights " + weights + " --input x=" +
+                        dir.file("missing.npy"));
+  EXPECT_TRUE(r.exited);
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.exitCode, 124) << "the job hung: " << r.err; // timeout's
+  EXPECT_NE(r.err.find("rank 1: error: --input x="), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("rank 0: error: --input x="), std::string::npos)
+      << r.err;
+  // A whole tensor of the wrong shape, as every rank sees it.
+  std::vector<float> small = {1, 2, 3, 4, 5, 6};
+  std::string bad = dir.file("bad.safetensors");
+  ASSERT_TRUE(isOk(writeSafetensors(
+      bad.c_str(), {{"w", SEQC_DTYPE_F32, {3, 2}, small.data()}}, {})));
+  r = run(2, "--weights " + bad + " --input x=" + x);
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.exitCode, 124) << "the job hung: " << r.err;
+  EXPECT_NE(r.err.find("expects the whole tensor [3, 4]"), std::string::npos)
+      << r.err;
+}
+
+} // namespace
