@@ -20,6 +20,7 @@ packages=(
   python3 python3-numpy
   python3-dev pybind11-dev python3-pytest
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev
+  libopenmpi-dev openmpi-bin
 )
 for arg in "$@"; do
   case "$arg" in
