@@ -31,6 +31,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
@@ -369,9 +370,46 @@ static llvm::Expected<std::string> findLinkerDriver() {
       "SEQC_CXX)");
 }
 
-llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
-                                 llvm::StringRef outputPath, bool sharedLibrary,
-                                 const LinkOptions &options) {
+/// The manifest's "tensor_parallel" (the ranks a model compiled with
+/// --tensor-parallel=N runs on), read from the `seqc_manifest` the module
+/// defines; 1 when it has none.
+static int64_t tensorParallelRanks(const llvm::Module &module) {
+  const llvm::GlobalVariable *global =
+      module.getGlobalVariable(kManifestSymbol);
+  const auto *text =
+      global && global->hasInitializer()
+          ? llvm::dyn_cast<llvm::ConstantDataSequential>(
+                global->getInitializer())
+          : nullptr;
+  if (!text || !text->isString())
+    return 1;
+  llvm::Expected<llvm::json::Value> manifest =
+      llvm::json::parse(text->getAsCString());
+  if (!manifest) {
+    llvm::consumeError(manifest.takeError());
+    return 1;
+  }
+  const llvm::json::Object *root = manifest->getAsObject();
+  std::optional<int64_t> ranks =
+      root ? root->getInteger("tensor_parallel") : std::nullopt;
+  return ranks.value_or(1);
+}
+
+/// The MPI C libraries a tensor-parallel model links, as CMake found them
+/// when seqc was built (runtime/CMakeLists.txt; "|"-separated), so that
+/// linking needs no mpicc. Empty when MPI was not found.
+#ifndef SEQC_MPI_LIBRARIES
+#define SEQC_MPI_LIBRARIES ""
+#endif
+
+/// linkModel, for a model that runs on `tensorParallel` MPI ranks: above 1
+/// it also links libseqc_runtime_mpi.a (which the runtime references
+/// weakly: -u pulls it out of the archive) and the MPI C library, which it
+/// and the model's own collectives call.
+static llvm::Error linkModelFor(llvm::StringRef objectPath,
+                                llvm::StringRef outputPath, bool sharedLibrary,
+                                const LinkOptions &options,
+                                int64_t tensorParallel) {
   // Check the libraries first: a missing runtime is the common mistake, and
   // the linker's own message would not say where seqc looked or why.
   auto library = [&](llvm::StringRef name) {
@@ -381,9 +419,25 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
   };
   std::string runtime = library("libseqc_runtime.a");
   std::string runtimeMain = library("libseqc_runtime_main.a");
-  for (const std::string &path :
-       sharedLibrary ? std::vector<std::string>{runtime}
-                     : std::vector<std::string>{runtimeMain, runtime}) {
+  std::string runtimeMPI = library("libseqc_runtime_mpi.a");
+  SmallVector<llvm::StringRef> mpiLibraries;
+  if (tensorParallel > 1) {
+    llvm::StringRef(SEQC_MPI_LIBRARIES)
+        .split(mpiLibraries, '|', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    if (mpiLibraries.empty())
+      return llvm::createStringError(
+          "the model was compiled with --tensor-parallel=" +
+          std::to_string(tensorParallel) +
+          ", which links MPI, but this seqc was built without it: install "
+          "Open MPI (Debian's libopenmpi-dev and openmpi-bin) and build seqc "
+          "again");
+  }
+  std::vector<std::string> required =
+      sharedLibrary ? std::vector<std::string>{runtime}
+                    : std::vector<std::string>{runtimeMain, runtime};
+  if (tensorParallel > 1)
+    required.push_back(runtimeMPI);
+  for (const std::string &path : required) {
     if (!llvm::sys::fs::exists(path))
       return llvm::createStringError(
           "cannot find the seqc runtime library '" + path +
@@ -411,6 +465,18 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
   else
     args.append(
         {"-o", outputPath.str(), objectPath.str(), runtimeMain, runtime});
+  if (tensorParallel > 1) {
+    // The runtime references libseqc_runtime_mpi.a's functions weakly,
+    // which extracts nothing from an archive: -u does. Then MPI itself,
+    // found again at run time where it was found at build time.
+    args.append({"-Wl,-u,seqc_parallel_init", runtimeMPI});
+    for (llvm::StringRef mpi : mpiLibraries) {
+      args.push_back(mpi.str());
+      llvm::StringRef dir = llvm::sys::path::parent_path(mpi);
+      if (!dir.empty())
+        args.push_back("-Wl,-rpath," + dir.str());
+    }
+  }
   args.append({"-fopenmp=libomp", "-lm", "--rtlib=compiler-rt"});
 
   SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
@@ -435,6 +501,13 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
         (errorMessage.empty() ? "" : ", " + errorMessage) + "): " + command);
   }
   return llvm::Error::success();
+}
+
+llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
+                                 llvm::StringRef outputPath, bool sharedLibrary,
+                                 const LinkOptions &options) {
+  return linkModelFor(objectPath, outputPath, sharedLibrary, options,
+                      /*tensorParallel=*/1);
 }
 
 //===----------------------------------------------------------------------===//
@@ -892,9 +965,9 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
       return reportError(options, "cannot write '" + objectPath +
                                       "': " + objectStream.error().message());
   }
-  if (llvm::Error error =
-          linkModel(objectPath, options.outputPath,
-                    emit == EmitKind::SharedLibrary, options.link))
+  if (llvm::Error error = linkModelFor(
+          objectPath, options.outputPath, emit == EmitKind::SharedLibrary,
+          options.link, tensorParallelRanks(*llvmModule)))
     return reportError(options, std::move(error));
   return success();
 }
