@@ -101,8 +101,10 @@ LogicalResult mlir::seq::lowerModule(ModuleOp module, EmitKind emit,
     return failure();
   if (emit == EmitKind::Manifest)
     buildSeqManifestPipeline(pm, options.pipeline);
-  else if (emit == EmitKind::Linalg)
+  else if (emit == EmitKind::Linalg) {
+    buildSeqPartitionPipeline(pm, options.pipeline);
     buildSeqToTensorPipeline(pm, options.pipeline);
+  }
   else
     buildSeqToLLVMPipeline(pm, options.pipeline);
   return pm.run(module);
@@ -631,7 +633,8 @@ static FailureOr<std::string> buildEntriesManifest(ArrayRef<ModuleOp> modules,
                              [](const auto &pair) {
                                const auto &[a, b] = pair;
                                return a.name == b.name && a.dtype == b.dtype &&
-                                      a.shape == b.shape;
+                                      a.shape == b.shape &&
+                                      a.shardAxis == b.shardAxis;
                              });
     if (!same)
       return emitError(ModuleOp(modules[i]).getLoc())
@@ -775,6 +778,21 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
          "one name per entry");
   if (failed(verifyCompileOptions(options)))
     return failure();
+  // A tensor-parallel model's entries are partitioned first: every kind
+  // from the seq IR on (and the manifest built from the entries' types)
+  // is the rank's program. The lowering pipelines then find them
+  // partitioned and leave them so.
+  if (options.pipeline.tensorParallel > 1) {
+    for (ModuleOp module : modules) {
+      MLIRContext &context = *module.getContext();
+      prepareContext(context);
+      PassManager pm(&context, ModuleOp::getOperationName());
+      pm.enableVerifier(true);
+      buildSeqPartitionPipeline(pm, options.pipeline);
+      if (failed(pm.run(module)))
+        return failure();
+    }
+  }
   bool several = modules.size() > 1;
   auto printEntryLine = [&](size_t i, llvm::StringRef comment) {
     if (several)

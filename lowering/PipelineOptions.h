@@ -49,6 +49,12 @@ struct SeqPipelineOptions {
   /// The device the tensor program runs on.
   SeqTarget target = SeqTarget::CPU;
 
+  /// The number of processes a tensor-parallel model is split over
+  /// (seq-tensor-parallel: attention by heads, MLPs column-then-row, an
+  /// MPI all-reduce after each row-parallel projection); 1 compiles the
+  /// model for one process.
+  int64_t tensorParallel = 1;
+
   /// At -O1 and above, run the outermost parallel loop of each op on all
   /// cores with OpenMP. Without it, parallel loops run sequentially.
   bool enableOpenMP = true;

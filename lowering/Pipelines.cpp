@@ -96,8 +96,16 @@ llvm::Error mlir::seq::verifyPipelineOptions(const SeqPipelineOptions &options) 
     return llvm::createStringError(
         "optimization level " + llvm::Twine(options.optLevel) +
         " is out of range (0 to " + llvm::Twine(kMaxOptLevel) + ")");
+  if (options.tensorParallel < 1)
+    return llvm::createStringError(
+        "--tensor-parallel=" + llvm::Twine(options.tensorParallel) +
+        " is not a process count (expected 1 or more)");
   if (options.target != SeqTarget::NVPTX)
     return llvm::Error::success();
+  if (options.tensorParallel > 1)
+    return llvm::createStringError(
+        "--tensor-parallel is not supported on the NVPTX target yet (its "
+        "collectives would go through NCCL: docs/distributed.md)");
   llvm::StringRef arch = options.gpuArch;
   unsigned version = 0;
   if (!arch.consume_front("sm_") || arch.getAsInteger(10, version) ||
@@ -117,6 +125,19 @@ llvm::Error mlir::seq::verifyPipelineOptions(const SeqPipelineOptions &options) 
 //===----------------------------------------------------------------------===//
 // Pipelines
 //===----------------------------------------------------------------------===//
+
+void mlir::seq::buildSeqPartitionPipeline(OpPassManager &pm,
+                                          const SeqPipelineOptions &options) {
+  if (options.tensorParallel <= 1)
+    return;
+  // The partitioning matches the primitive ops (projections, split_heads,
+  // attention), whatever composite op wrote them.
+  pm.addPass(seq::createSeqDecompose());
+  SeqTensorParallelOptions partition;
+  partition.ranks = options.tensorParallel;
+  partition.remarks = options.remarks;
+  pm.addPass(seq::createSeqTensorParallel(partition));
+}
 
 void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
                                          const SeqPipelineOptions &options) {
@@ -203,6 +224,7 @@ void mlir::seq::buildSeqPreparationPipeline(OpPassManager &pm,
 
 void mlir::seq::buildSeqManifestPipeline(OpPassManager &pm,
                                          const SeqPipelineOptions &options) {
+  buildSeqPartitionPipeline(pm, options);
   pm.addPass(createSeqBuildManifest({/*target=*/getManifestTarget(options)}));
   buildSeqToLinalgPipeline(pm, options);
   buildSeqPreparationPipeline(pm, options);
@@ -226,6 +248,7 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
                                        const SeqPipelineOptions &options) {
   const TargetInfoBase &target = getTargetInfo(options.target);
 
+  buildSeqPartitionPipeline(pm, options);
   // First, while the function type still has tensors with their element
   // types and dynamic dimensions.
   if (options.emitEntry)

@@ -37,12 +37,17 @@ struct SeqCommonPipelineOptions : public PassPipelineOptions<Derived> {
       llvm::cl::values(clEnumValN(SeqTarget::CPU, "cpu", "the host CPU"),
                        clEnumValN(SeqTarget::NVPTX, "nvptx",
                                   "NVIDIA GPUs (PTX kernels)"))};
+  detail::PassOptions::Option<int64_t> tensorParallel{
+      *this, "tensor-parallel",
+      llvm::cl::desc("Split the model over this many processes (MPI)"),
+      llvm::cl::init(SeqPipelineOptions().tensorParallel)};
 
   /// The options as the pipeline builders take them.
   SeqPipelineOptions toOptions() const {
     SeqPipelineOptions options;
     options.optLevel = optLevel;
     options.target = target;
+    options.tensorParallel = tensorParallel;
     return options;
   }
 };
@@ -152,11 +157,19 @@ struct SeqLowerToLLVMPipelineOptions
 
 /// Checks what the pipeline builders require of `options`: an optimization
 /// level from 0 to kMaxOptLevel and, for NVPTX, a GPU architecture sm_NN
-/// (NN >= 50) and a kernel format the target knows. The error names the
+/// (NN >= 50) and a kernel format the target knows; a tensor-parallel rank
+/// count of at least 1, on the CPU. The error names the
 /// option as seqc's flag (`--gpu-arch`), which seq-opt's pipeline options
 /// spell alike. seq-opt's pipelines and seq::verifyCompileOptions call it;
 /// the builders below assume it passed.
 llvm::Error verifyPipelineOptions(const SeqPipelineOptions &options);
+
+/// Stage 0 of buildSeqToLLVMPipeline, of buildSeqManifestPipeline and of
+/// `seqc --emit=linalg`: with `tensorParallel` above 1, seq-decompose then
+/// seq-tensor-parallel (the rank's program, before anything records the
+/// parameters' types); nothing otherwise.
+void buildSeqPartitionPipeline(OpPassManager &pm,
+                               const SeqPipelineOptions &options);
 
 /// Stage 2 and the conversion of stage 3 of buildSeqToLLVMPipeline: the
 /// seq-level stage (composite ops into primitive seq ops; at -O1 and above,
@@ -187,6 +200,7 @@ void buildSeqToTensorPipeline(OpPassManager &pm,
 
 /// The whole lowering of a module of `seq` ops to the LLVM dialect; `pm` must
 /// be anchored on builtin.module. Stages, in order:
+///   0. (tensorParallel > 1) buildSeqPartitionPipeline;
 ///   1. (emitEntry) record the model's manifest, mark its C interface;
 ///   2. the seq-level stage: seq-decompose; (-O1+) CSE and the target's
 ///      seq-to-seq transforms, while `seq` ops and `#seq.mask` still exist;

@@ -20,6 +20,51 @@ def SeqDecompose : Pass<"seq-decompose"> {
   let dependentDialects = ["::mlir::seq::SeqDialect"];
 }
 
+def SeqTensorParallel : Pass<"seq-tensor-parallel", "::mlir::ModuleOp"> {
+  let summary = "Partitions a model for Megatron-style tensor parallelism";
+  let description = [{
+    Rewrites the model function `@forward` (after `seq-decompose`) into the
+    program each of `ranks` processes runs, holding 1/`ranks` of the
+    weights of the blocks it partitions:
+
+    - attention by heads: the query, key and value projections (and their
+      biases) split by rows, each rank's `seq.split_heads`, `seq.rope`,
+      KV cache (`seq.cache_write` of a state argument, split along its head
+      axis) and `seq.attention` over its `heads / ranks` query heads and
+      `kv_heads / ranks` key/value heads (grouped-query attention keeps
+      each key/value head with its query heads), the output projection
+      split by columns;
+    - MLPs column-then-row: the projections feeding elementwise
+      activations and products (GELU, SiLU, SwiGLU's product) split by
+      rows, the projection reading them by columns.
+
+    Each row-parallel projection (split by columns) computes a partial sum
+    of the full output: a `shard.all_reduce` (sum) over the module's
+    one-dimensional `shard.grid @tensor_parallel` follows it, then its
+    bias, added once. Everything else (embeddings, norms, the LM head, and
+    any projection whose input or weight does not fit the patterns) is
+    replicated: every rank computes it in full, so every rank ends with
+    the same outputs. Split parameters and state take the slice's type and
+    the argument attribute `seq.shard_axis`; the module gets
+    `seq.tensor_parallel` (docs/abi.md: the manifest's "shard" and
+    "tensor_parallel", from which the runtime reads each rank's slice of
+    the checkpoint).
+
+    A rank count that does not divide the heads, the key/value heads or a
+    projection's width is an error naming both numbers. With `remarks`,
+    each partitioned block reports its split parameters and its
+    all-reduce, and the model function lists what stays replicated.
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", /*default=*/"2",
+           "The number of ranks (processes) of the tensor-parallel group">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per partitioned block and the replicated parameters">,
+  ];
+  let dependentDialects = ["::mlir::seq::SeqDialect",
+                           "::mlir::shard::ShardDialect"];
+}
+
 def SeqRaiseAttention : Pass<"seq-raise-attention"> {
   let summary = "Raises attention written as matrix products to seq.attention";
   let description = [{

@@ -70,6 +70,10 @@ void CPUTargetInfo::addTensorTransforms(
   // L1, which packing B fixes.
   if (options.optLevel >= 2)
     pm.addPass(createSeqCPUInterchangeContractions());
+  // A tensor-parallel model's all-reduces, as calls on buffers that
+  // bufferization then places (their MPI bodies come after it).
+  if (options.tensorParallel > 1)
+    pm.addPass(createSeqCPULowerCollectives());
 }
 
 TargetInfoBase::ConversionStrategy
@@ -97,6 +101,8 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
   // Fused kernels (the selective scan) distribute with scf.forall; on the
   // CPU that is a parallel loop like any other.
   pm.addPass(createForallToParallelLoopPass());
+  if (options.tensorParallel > 1)
+    pm.addPass(createSeqCPUDefineCollectives());
   pm.addPass(createSeqCPULowerStridedCopies());
   if (options.optLevel >= 1) {
     // Linears with weights in a block format (q8_0, q4_0, q4_1): a vector
@@ -201,6 +207,14 @@ void CPUTargetInfo::addLLVMConversion(OpPassManager &pm,
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.x86Vector = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  if (options.tensorParallel > 1) {
+    // The mpi dialect's own patterns: calls of the MPI C API with Open
+    // MPI's handles (seq-cpu-lower-collectives chose the implementation).
+    ConvertToLLVMPassOptions mpiToLLVM;
+    mpiToLLVM.filterDialects = {"mpi"};
+    pm.addPass(createConvertToLLVMPass(mpiToLLVM));
+    pm.addPass(createSeqCPUOpenMPIHandles());
+  }
   addMemRefToLLVMConversion(pm, options.runtimeAllocator);
   // At -O2 and above, exp, tanh, erf... become polynomials that vectorize
   // (-O0 keeps the libm calls, the reference).

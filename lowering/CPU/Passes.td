@@ -482,6 +482,74 @@ def SeqCPUOutlineKernels
 
 #endif // SEQC_LOWERING_CPU_PASSES_TD
 
+def SeqCPULowerCollectives
+    : Pass<"seq-cpu-lower-collectives", "::mlir::ModuleOp"> {
+  let summary = "Lowers the shard collectives of a tensor-parallel model to calls";
+  let description = [{
+    Rewrites each `shard.all_reduce` (sum, on a tensor, over the module's
+    one-dimensional `shard.grid`, as seq-tensor-parallel emits them) into a
+    call of a private function `@__seqc_all_reduce_<type>` from the
+    operand's buffer into a new one (out of place), declared without a
+    body and marked `seqc.all_reduce`; then erases the grids.
+    seq-cpu-define-collectives gives those functions their MPI bodies after
+    bufferization and deallocation, which do not know the effects of the
+    `mpi` ops on their buffers, but know a call's.
+
+    ```mlir
+    %s = shard.all_reduce %p on @tensor_parallel grid_axes = [0] reduction = sum
+        : tensor<?x?x64xf32> -> tensor<?x?x64xf32>
+    // becomes
+    %in = bufferization.to_buffer %p read_only : ... to memref<?x?x64xf32>
+    %out = memref.alloc(%d0, %d1) : memref<?x?x64xf32>
+    call @__seqc_all_reduce_f32(%in_flat, %out_flat) : (memref<?xf32>, memref<?xf32>) -> ()
+    %s = bufferization.to_tensor %out restrict writable : ...
+    ```
+
+    Why not upstream's `convert-shard-to-mpi` (LLVM 22): it sizes the
+    buffer of a tensor with dynamic dimensions by `memref.dim` at the index
+    `ShapedType::kDynamic` (the hidden states are `[?, ?, dim]`), reduces
+    in place with the same buffer as send and receive buffer (which MPI
+    forbids without `MPI_IN_PLACE`), and splits a new communicator
+    (`MPI_Comm_split`, itself a collective) at every all-reduce. Other
+    collectives, reductions and grids of more than one axis are errors:
+    seq-tensor-parallel does not emit them.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def SeqCPUDefineCollectives
+    : Pass<"seq-cpu-define-collectives", "::mlir::ModuleOp"> {
+  let summary = "Gives the collectives' functions their MPI bodies";
+  let description = [{
+    Defines each function seq-cpu-lower-collectives declared: an
+    `mpi.allreduce` (sum) from its first buffer into its second on
+    `MPI_COMM_WORLD`. The runtime checks that the world has exactly the
+    grid's processes (docs/distributed.md), so the world communicator is
+    the grid's. Marks the module for Open MPI's ABI (`dlti.map`
+    `"MPI:Implementation" = "OpenMPI"`), which the mpi dialect's conversion
+    to LLVM reads to name the library's handles (`ompi_mpi_comm_world`,
+    `ompi_mpi_float`, ...).
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::mpi::MPIDialect",
+                           "::mlir::DLTIDialect"];
+}
+
+def SeqCPUOpenMPIHandles
+    : Pass<"seq-cpu-open-mpi-handles", "::mlir::ModuleOp"> {
+  let summary = "Names Open MPI's reduction handles as its library does";
+  let description = [{
+    The mpi dialect's conversion to LLVM (LLVM 22) refers to Open MPI's
+    predefined reduction operations as `ompi_mpi_sum`, `ompi_mpi_max`, ...,
+    but Open MPI's library exports them as `ompi_mpi_op_sum`,
+    `ompi_mpi_op_max`, ... (`MPI_SUM` is `&ompi_mpi_op_sum` in its
+    `mpi.h`), so a model would not link. This pass renames those external
+    globals and their uses, after the conversion.
+  }];
+}
+
 def SeqCPUStaticSchedule : Pass<"seq-cpu-static-schedule", "::mlir::ModuleOp"> {
   let summary = "Splits worksharing loops among the threads in the generated "
                 "code";

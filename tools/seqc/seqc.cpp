@@ -200,6 +200,15 @@ static cl::opt<bool> foldLayers(
              "keeps them unrolled)"),
     cl::init(seq::SeqPipelineOptions().foldLayers), cl::cat(seqcCategory));
 
+static cl::opt<int64_t> tensorParallel(
+    "tensor-parallel",
+    cl::desc("Split the model over N processes run by mpirun (attention by "
+             "heads, MLPs column-then-row, an MPI all-reduce after each "
+             "pair; each rank holds 1/N of those weights; "
+             "docs/distributed.md). Default 1"),
+    cl::value_desc("N"), cl::init(seq::SeqPipelineOptions().tensorParallel),
+    cl::cat(seqcCategory));
+
 static cl::opt<std::string> runtimeDir(
     "runtime-dir",
     cl::desc("Directory of libseqc_runtime.a (default: $SEQC_RUNTIME_DIR, "
@@ -368,6 +377,7 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
                                          memoryPlanDims.end());
   options.pipeline.outlineKernels = outlineKernels;
   options.pipeline.foldLayers = foldLayers;
+  options.pipeline.tensorParallel = tensorParallel;
   // seqc's models always link the runtime, whose allocator reuses buffers.
   options.pipeline.runtimeAllocator = true;
   options.codegen.arch = march;

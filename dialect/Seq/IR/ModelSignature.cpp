@@ -254,6 +254,21 @@ FailureOr<ModelSignature> mlir::seq::readModelSignature(func::FuncOp model) {
           return emitArgError()
                  << "parameter '" << name.getValue()
                  << "' has a symbolic dimension; parameters are static";
+      if (Attribute shard = attrs.get(kShardAxisAttr)) {
+        auto axis = dyn_cast<IntegerAttr>(shard);
+        if (!axis || axis.getInt() < 0 ||
+            axis.getInt() >= int64_t(value->shape.size()))
+          return emitArgError()
+                 << "'" << kShardAxisAttr << "' of parameter '"
+                 << name.getValue() << "' must be an axis of its "
+                 << value->shape.size() << " dimensions";
+        if (!module->hasAttr(kTensorParallelAttr))
+          return emitArgError()
+                 << "parameter '" << name.getValue() << "' is sharded ('"
+                 << kShardAxisAttr << "') in a module without '"
+                 << kTensorParallelAttr << "'";
+        value->shardAxis = axis.getInt();
+      }
     }
     (input ? manifest.inputs : manifest.params).push_back(std::move(*value));
   }
@@ -301,6 +316,14 @@ FailureOr<ModelSignature> mlir::seq::readModelSignature(func::FuncOp model) {
       manifest.hyper.emplace_back(entry.getName().str(), value);
     }
   }
+  if (Attribute ranks = module->getAttr(kTensorParallelAttr)) {
+    auto count = dyn_cast<IntegerAttr>(ranks);
+    if (!count || count.getInt() < 2)
+      return module->emitError()
+             << "'" << kTensorParallelAttr
+             << "' must be an integer rank count of at least 2";
+    manifest.tensorParallel = count.getInt();
+  }
   return manifest;
 }
 
@@ -337,6 +360,8 @@ static llvm::json::Array toJSON(ArrayRef<TensorSpec> specs) {
     if (spec.range)
       object["range"] = llvm::json::Array{toJSON(spec.range->first),
                                           toJSON(spec.range->second)};
+    if (spec.shardAxis)
+      object["shard"] = llvm::json::Object{{"axis", *spec.shardAxis}};
     array.push_back(std::move(object));
   }
   return array;
@@ -387,6 +412,8 @@ static llvm::json::Object toManifestObject(const ModelSignature &signature,
                               {"hyper", std::move(hyper)}};
   if (target != "cpu")
     manifest["target"] = target.str();
+  if (signature.tensorParallel > 1)
+    manifest["tensor_parallel"] = signature.tensorParallel;
   if (!signature.state.empty())
     manifest["state"] = toStateJSON(signature);
   return manifest;

@@ -79,6 +79,16 @@ constexpr llvm::StringLiteral kDimsAttr = "seq.dims";
 /// [lo, hi], each an IntegerAttr or the name of a symbolic dimension.
 constexpr llvm::StringLiteral kRangeAttr = "seq.range";
 
+/// Module attribute of a model partitioned for tensor parallelism
+/// (seq-tensor-parallel): the number of ranks (IntegerAttr, at least 2).
+/// The manifest records it as "tensor_parallel".
+constexpr llvm::StringLiteral kTensorParallelAttr = "seq.tensor_parallel";
+/// Argument attribute of a parameter split across the ranks of a
+/// tensor-parallel model: the axis (IntegerAttr) along which each rank holds
+/// one contiguous slice; the argument's type is the slice's. The manifest
+/// records it as "shard": {"axis": A} (docs/abi.md).
+constexpr llvm::StringLiteral kShardAxisAttr = "seq.shard_axis";
+
 /// Module attribute naming the model function, set by seq-build-manifest and
 /// read by the passes after it (seq-emit-invoke, seq-hoist-preparation).
 constexpr llvm::StringLiteral kEntryAttrName = "seqc.entry";
@@ -115,6 +125,9 @@ struct TensorSpec {
   SmallVector<DimSpec> shape;
   /// Inputs only: the inclusive range of integer values.
   std::optional<std::pair<DimSpec, DimSpec>> range;
+  /// Parameters of a tensor-parallel model only: the axis each rank holds a
+  /// slice of (kShardAxisAttr); `shape` is then the slice's.
+  std::optional<int64_t> shardAxis;
 };
 
 /// What a call writes into a state buffer (kStateWriteAttr): the input
@@ -149,6 +162,9 @@ struct ModelSignature {
   /// Hyperparameters by name (sorted); values are integer, float, bool or
   /// string attributes.
   SmallVector<std::pair<std::string, Attribute>> hyper;
+  /// The number of ranks of a tensor-parallel model (kTensorParallelAttr);
+  /// 1 otherwise.
+  int64_t tensorParallel = 1;
 };
 
 /// Returns the model function of `module`: `@forward` in a module carrying
