@@ -2,6 +2,7 @@
 
 import glob
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -97,6 +98,19 @@ if os.path.exists(ptxas) and os.path.exists(
     config.available_features.add("cuda-toolkit")
     config.substitutions.append(("%ptxas", ptxas))
     config.environment["CUDA_HOME"] = cuda_home
+
+# `REQUIRES: mpi`: tensor-parallel models run under Open MPI's mpirun (the
+# default bootstrap installs openmpi-bin and libopenmpi-dev). `%mpirun` runs
+# N ranks on this machine whatever its cores (--oversubscribe), as root too
+# (Open MPI refuses root without these two variables), and never waits
+# forever on a job whose rank hangs.
+mpirun = shutil.which("mpirun")
+if mpirun:
+    config.available_features.add("mpi")
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    config.substitutions.append(
+        ("%mpirun", "timeout 300 " + mpirun + " --oversubscribe"))
 
 tool_dirs = [config.seqc_tools_dir, config.llvm_tools_dir]
 tools = [
