@@ -71,24 +71,40 @@ std::string rankPrefix() {
   return gRanks > 1 ? "rank " + std::to_string(gRank) + ": " : "";
 }
 
+/// Prints `line`, then the formatted message and a newline, to stderr in one
+/// write: stderr is unbuffered, and under mpirun the ranks' lines, written
+/// piecewise, would interleave ("rank 1: error: rank 0: error: ...").
+void printLine(std::string line, const char *fmt, va_list args)
+    SEQC_PRINTF(2, 0);
+void printLine(std::string line, const char *fmt, va_list args) {
+  va_list copy;
+  va_copy(copy, args);
+  int length = std::vsnprintf(nullptr, 0, fmt, copy);
+  va_end(copy);
+  if (length > 0) {
+    size_t start = line.size();
+    line.resize(start + static_cast<size_t>(length) + 1);
+    std::vsnprintf(&line[start], static_cast<size_t>(length) + 1, fmt, args);
+    line.resize(start + static_cast<size_t>(length));
+  }
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
 void warning(const char *fmt, ...) SEQC_PRINTF(1, 2);
 void warning(const char *fmt, ...) {
-  std::fputs("warning: ", stderr);
   va_list args;
   va_start(args, fmt);
-  std::vfprintf(stderr, fmt, args);
+  printLine("warning: ", fmt, args);
   va_end(args);
-  std::fputc('\n', stderr);
 }
 
 int error(const char *fmt, ...) SEQC_PRINTF(1, 2);
 int error(const char *fmt, ...) {
-  std::fputs((rankPrefix() + "error: ").c_str(), stderr);
   va_list args;
   va_start(args, fmt);
-  std::vfprintf(stderr, fmt, args);
+  printLine(rankPrefix() + "error: ", fmt, args);
   va_end(args);
-  std::fputc('\n', stderr);
   return 1;
 }
 
