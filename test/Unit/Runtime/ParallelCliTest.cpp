@@ -10,6 +10,11 @@
 // output written once, the job size checked, errors printed with their
 // rank and ending the job. Built only where CMake found MPI and mpirun.
 //
+// In the sanitized build (make test-sanitize) the executable carries ASan
+// and LSan: Open MPI's own allocations, which outlive MPI_Finalize, are
+// suppressed by test/lsan-mpi.supp, and a rank's stderr must then hold no
+// sanitizer report at all, whatever its exit status.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Safetensors.h"
@@ -40,6 +45,17 @@ protected:
     // these; --oversubscribe below lets 3 ranks start on fewer cores.
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    // For the sanitized build; nothing reads it in the ordinary one. Only
+    // the processes run here get it, not this test program. The complete
+    // stacks of fast_unwind_on_malloc=0 are what the suppressions match:
+    // LSan's default unwinder stops inside libmpi (no frame pointers).
+    static const std::string lsanOptions = [] {
+      const char *given = std::getenv("LSAN_OPTIONS");
+      std::string options = given && *given ? std::string(given) + ":" : "";
+      return options + "suppressions=\"" SEQC_LSAN_MPI_SUPPRESSIONS
+                       "\":fast_unwind_on_malloc=0:print_suppressions=0";
+    }();
+    setenv("LSAN_OPTIONS", lsanOptions.c_str(), 1);
     std::vector<float> w = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     weights = dir.file("w.safetensors");
     ASSERT_TRUE(isOk(writeSafetensors(
@@ -81,6 +97,11 @@ protected:
     result.exitCode = result.exited ? WEXITSTATUS(status) : -1;
     result.out = readFile(outPath);
     result.err = readFile(errPath);
+    // An expected failure must not hide a leak or an ASan/UBSan error (whose
+    // exit status is a failure too).
+    EXPECT_EQ(result.err.find("Sanitizer"), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find("runtime error:"), std::string::npos)
+        << result.err;
     return result;
   }
 
