@@ -387,6 +387,71 @@ struct SeqTensorParallelPass
     : public seq::impl::SeqTensorParallelBase<SeqTensorParallelPass> {
   using SeqTensorParallelBase::SeqTensorParallelBase;
 
+  /// Splits `linear`, whose result is returned by the model function
+  /// alone, by output features when its weight and bias are parameters
+  /// read by it alone: each rank computes its slice of the outputs, which
+  /// a shard.all_gather along the last axis assembles. Returns the remark,
+  /// or failure with `whyNot` set.
+  FailureOr<std::string> splitOutput(func::FuncOp model, LinearOp linear) {
+    auto fail = [&](const Twine &reason) -> FailureOr<std::string> {
+      whyNot = reason.str();
+      return failure();
+    };
+    if (!linear->hasOneUse() ||
+        !isa<func::ReturnOp>(*linear->getUsers().begin()))
+      return fail("not vocabulary-parallel: its result is not only a model "
+                  "output");
+    Value weight = linear.getWeight();
+    auto dequantize = weight.getDefiningOp<DequantizeOp>();
+    Value stored = dequantize ? dequantize.getBlocks() : weight;
+    auto weightArg = dyn_cast<BlockArgument>(stored);
+    auto biasArg = dyn_cast_if_present<BlockArgument>(linear.getBias());
+    if (!weightArg || paramName(model, weight).empty() ||
+        (linear.getBias() && !biasArg))
+      return fail("not vocabulary-parallel: its weight or bias is not a "
+                  "parameter");
+    if (!weightArg.hasOneUse() || (dequantize && !dequantize->hasOneUse()) ||
+        (biasArg && !biasArg.hasOneUse()))
+      return fail("not vocabulary-parallel: its weight is also read "
+                  "elsewhere (a tied embedding)");
+    auto type = cast<RankedTensorType>(linear.getType());
+    int64_t last = type.getRank() - 1;
+    if (type.isDynamicDim(last) || type.getDimSize(last) % ranks != 0)
+      return fail("not vocabulary-parallel: --tensor-parallel=" +
+                  Twine(int64_t(ranks)) + " does not divide its " +
+                  Twine(type.getDimSize(last)) + " outputs");
+
+    MLIRContext *context = model.getContext();
+    auto axisAttr = IntegerAttr::get(IntegerType::get(context, 64), 0);
+    for (BlockArgument arg : {weightArg, biasArg}) {
+      if (!arg)
+        continue;
+      arg.setType(splitType(arg.getType(), 0, ranks));
+      model.setArgAttr(arg.getArgNumber(), kShardAxisAttr, axisAttr);
+    }
+    if (dequantize)
+      dequantize.getResult().setType(
+          splitType(dequantize.getType(), 0, ranks));
+    linear.getResult().setType(splitType(type, last, ranks));
+    OpBuilder builder(model.getContext());
+    builder.setInsertionPointAfter(linear);
+    auto gathered = shard::AllGatherOp::create(
+        builder, linear.getLoc(), type, kGridName, ArrayRef<int16_t>{0},
+        linear.getResult(), APInt(64, last));
+    linear.getResult().replaceAllUsesExcept(gathered, gathered);
+
+    std::string remark;
+    llvm::raw_string_ostream os(remark);
+    os << "tensor-parallel over " << int64_t(ranks)
+       << " ranks: vocabulary-parallel projection '"
+       << paramName(model, weight) << "' (axis 0); all-gather of '" << type
+       << "', " << type.getDimSize(last) * (type.getElementTypeBitWidth() / 8)
+       << " bytes per token";
+    return remark;
+  }
+
+  std::string whyNot;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Partitioned already (seqc partitions the entries before lowering
@@ -418,6 +483,7 @@ struct SeqTensorParallelPass
     llvm::DenseSet<Operation *> grouped;
     GroupCollector collector(model, ranks);
     unsigned groups = 0;
+    SmallVector<std::pair<LinearOp, std::string>> replicated;
     for (LinearOp linear : llvm::reverse(linears)) {
       if (grouped.contains(linear))
         continue;
@@ -425,16 +491,30 @@ struct SeqTensorParallelPass
       if (collector.failedHard)
         return signalPassFailure();
       if (failed(group)) {
-        if (remarks && !paramName(model, linear.getWeight()).empty())
-          linear.emitRemark()
-              << "replicated on every rank: projection '"
-              << paramName(model, linear.getWeight())
-              << "' is not row-parallel (" << collector.why << ")";
+        replicated.push_back({linear, "it is not row-parallel: " +
+                                          collector.why});
         continue;
       }
       grouped.insert(group->ops.begin(), group->ops.end());
       partition(model, *group, ranks, remarks);
       ++groups;
+    }
+
+    // Projections whose result is a model output (the LM head's logits):
+    // split by rows (the vocabulary), their slices all-gathered.
+    unsigned gathers = 0;
+    for (auto &[linear, why] : replicated) {
+      FailureOr<std::string> split = splitOutput(model, linear);
+      if (failed(split)) {
+        if (remarks && !paramName(model, linear.getWeight()).empty())
+          linear.emitRemark() << "replicated on every rank: projection '"
+                              << paramName(model, linear.getWeight())
+                              << "' (" << why << "; " << whyNot << ")";
+        continue;
+      }
+      ++gathers;
+      if (remarks)
+        linear.emitRemark() << *split;
     }
 
     model.setType(FunctionType::get(context,
@@ -466,8 +546,9 @@ struct SeqTensorParallelPass
       }
       InFlightDiagnostic remark = model.emitRemark();
       remark << "tensor-parallel over " << int64_t(ranks) << " ranks: "
-             << groups
-             << " all-reduces per call; each rank holds " << splitBytes
+             << groups << " all-reduce" << (groups == 1 ? "" : "s")
+             << " and " << gathers << " all-gather"
+             << (gathers == 1 ? "" : "s") << " per call; each rank holds " << splitBytes
              << " bytes of split parameters and " << replicatedBytes
              << " bytes replicated";
       if (!replicated.empty())

@@ -490,7 +490,12 @@ def SeqCPULowerCollectives
     one-dimensional `shard.grid`, as seq-tensor-parallel emits them) into a
     call of a private function `@__seqc_all_reduce_<type>` from the
     operand's buffer into a new one (out of place), declared without a
-    body and marked `seqc.all_reduce`; then erases the grids.
+    body and marked `seqc.collective`; each `shard.all_gather` (the
+    vocabulary-parallel logits) into a call of `@__seqc_all_gather_<type>`
+    into a buffer `[ranks, ...]` of the ranks' slices in rank order, then
+    a `linalg.transpose` that moves the ranks' axis next to the gathered
+    one and a `tensor.collapse_shape` that merges them. Then it erases the
+    grids.
     seq-cpu-define-collectives gives those functions their MPI bodies after
     bufferization and deallocation, which do not know the effects of the
     `mpi` ops on their buffers, but know a call's.
@@ -516,7 +521,9 @@ def SeqCPULowerCollectives
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::func::FuncDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def SeqCPUDefineCollectives
@@ -525,14 +532,20 @@ def SeqCPUDefineCollectives
   let description = [{
     Defines each function seq-cpu-lower-collectives declared: an
     `mpi.allreduce` (sum) from its first buffer into its second on
-    `MPI_COMM_WORLD`. The runtime checks that the world has exactly the
+    `MPI_COMM_WORLD`; for an all-gather (LLVM 22's mpi dialect has no
+    allgather), the sum of buffers that hold each rank's slice at the
+    rank's offset and zeros elsewhere (`mpi.comm_rank`), which is the
+    gathered buffer exactly, at twice `MPI_Allgather`'s bytes. The runtime checks that the world has exactly the
     grid's processes (docs/distributed.md), so the world communicator is
     the grid's. Marks the module for Open MPI's ABI (`dlti.map`
     `"MPI:Implementation" = "OpenMPI"`), which the mpi dialect's conversion
     to LLVM reads to name the library's handles (`ompi_mpi_comm_world`,
     `ompi_mpi_float`, ...).
   }];
-  let dependentDialects = ["::mlir::func::FuncDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::mpi::MPIDialect",
                            "::mlir::DLTIDialect"];
 }

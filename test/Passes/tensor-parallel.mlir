@@ -4,8 +4,8 @@
 // cache and a SwiGLU MLP, then an LM head: attention split by heads
 // (4 query heads, 2 key/value heads -> 2 and 1 per rank), the MLP
 // column-then-row, one all-reduce after each pair, the bias of the row
-// projection added once after it; norms, the embedding and the head
-// replicated.
+// projection added once after it; the head split by vocabulary, its logits
+// all-gathered; norms and the embedding replicated.
 
 // CHECK: module attributes {seq.model = "m", seq.tensor_parallel = 2 : i64}
 // CHECK: shard.grid @tensor_parallel(shape = 2)
@@ -18,7 +18,7 @@
 //  CHECK-SAME: %[[WG:[^:]*]]: tensor<86x64xf32> {seq.param = "gate", seq.shard_axis = 0 : i64}
 //  CHECK-SAME: %[[WU:[^:]*]]: tensor<86x64xf32> {seq.param = "up", seq.shard_axis = 0 : i64}
 //  CHECK-SAME: %[[WD:[^:]*]]: tensor<64x86xf32> {seq.param = "down", seq.shard_axis = 1 : i64}
-//  CHECK-SAME: %[[HEAD:[^:]*]]: tensor<256x64xf32> {seq.param = "head"}
+//  CHECK-SAME: %[[HEAD:[^:]*]]: tensor<128x64xf32> {seq.param = "head", seq.shard_axis = 0 : i64}
 //  CHECK-SAME: %[[KC:[^:]*]]: tensor<?x1x128x16xf32> {seq.dims = ["b", 1, 128, 16], seq.shard_axis = 1 : i64, seq.state = "k_cache"
 //  CHECK-SAME: %[[VC:[^:]*]]: tensor<?x1x128x16xf32> {seq.dims = ["b", 1, 128, 16], seq.shard_axis = 1 : i64, seq.state = "v_cache"
 //       CHECK: seq.split_heads %{{.*}} {heads = 2 : i64} : tensor<?x1x32xf32> -> tensor<?x2x1x16xf32>
@@ -32,9 +32,11 @@
 //       CHECK: seq.mul {{.*}} : tensor<?x1x86xf32>, tensor<?x1x86xf32> -> tensor<?x1x86xf32>
 //       CHECK: %[[D:.*]] = seq.linear %{{.*}}, %[[WD]] : tensor<?x1x86xf32>, tensor<64x86xf32> -> tensor<?x1x64xf32>
 //       CHECK: shard.all_reduce %[[D]]
-//       CHECK: seq.linear %{{.*}}, %[[HEAD]] : tensor<?x1x64xf32>, tensor<256x64xf32> -> tensor<?x1x256xf32>
+//       CHECK: %[[L:.*]] = seq.linear %{{.*}}, %[[HEAD]] : tensor<?x1x64xf32>, tensor<128x64xf32> -> tensor<?x1x128xf32>
+//       CHECK: %[[G:.*]] = shard.all_gather %[[L]] on @tensor_parallel grid_axes = [0] gather_axis = 2 : tensor<?x1x128xf32> -> tensor<?x1x256xf32>
+//       CHECK: return %[[G]]
 module attributes {seq.model = "m"} {
-// expected-remark @below {{tensor-parallel over 2 ranks: 2 all-reduces per call; each rank holds 90624 bytes of split parameters and 131840 bytes replicated ('emb', 'ln1', 'bo', 'ln2', 'head')}}
+// expected-remark @below {{tensor-parallel over 2 ranks: 2 all-reduces and 1 all-gather per call; each rank holds 123392 bytes of split parameters and 66304 bytes replicated ('emb', 'ln1', 'bo', 'ln2')}}
 func.func @forward(%tokens: tensor<?x1xi32> {seq.dims = ["b", 1], seq.input = "tokens", seq.range = [0, 255]},
                    %pos: tensor<?xi32> {seq.dims = ["b"], seq.input = "pos", seq.range = [0, 127]},
                    %emb: tensor<256x64xf32> {seq.param = "emb"},
@@ -77,8 +79,24 @@ func.func @forward(%tokens: tensor<?x1xi32> {seq.dims = ["b", 1], seq.input = "t
   // expected-remark @below {{tensor-parallel over 2 ranks: row-parallel projection 'down' after 'gate' (axis 0), 'up' (axis 0); all-reduce (sum) of 'tensor<?x1x64xf32>', 256 bytes per token}}
   %d = seq.linear %gu, %down : tensor<?x1x172xf32>, tensor<64x172xf32> -> tensor<?x1x64xf32>
   %x2 = seq.add %x1, %d : tensor<?x1x64xf32>, tensor<?x1x64xf32> -> tensor<?x1x64xf32>
-  // expected-remark @below {{replicated on every rank: projection 'head' is not row-parallel (its input reaches 'seq.embedding', which does not split)}}
+  // expected-remark @below {{tensor-parallel over 2 ranks: vocabulary-parallel projection 'head' (axis 0); all-gather of 'tensor<?x1x256xf32>', 1024 bytes per token}}
   %logits = seq.linear %x2, %head : tensor<?x1x64xf32>, tensor<256x64xf32> -> tensor<?x1x256xf32>
   return %logits : tensor<?x1x256xf32>
+}
+}
+
+// -----
+
+// A head tied to the embedding stays replicated: the table is read whole
+// by the lookup.
+module attributes {seq.model = "m"} {
+// expected-remark @below {{tensor-parallel over 2 ranks: 0 all-reduces and 0 all-gathers per call; each rank holds 0 bytes of split parameters and 2048 bytes replicated ('emb')}}
+func.func @forward(%tokens: tensor<?x?xi32> {seq.dims = ["b", "n"], seq.input = "tokens", seq.range = [0, 63]},
+                   %emb: tensor<64x8xf32> {seq.param = "emb"})
+    -> (tensor<?x?x64xf32> {seq.dims = ["b", "n", 64], seq.output = "logits"}) {
+  %x = seq.embedding %emb, %tokens : tensor<64x8xf32>, tensor<?x?xi32> -> tensor<?x?x8xf32>
+  // expected-remark @below {{replicated on every rank: projection 'emb' (it is not row-parallel: its input reaches 'seq.embedding', which does not split; not vocabulary-parallel: its weight is also read elsewhere (a tied embedding))}}
+  %y = seq.linear %x, %emb : tensor<?x?x8xf32>, tensor<64x8xf32> -> tensor<?x?x64xf32>
+  return %y : tensor<?x?x64xf32>
 }
 }
