@@ -372,10 +372,25 @@ static llvm::Expected<std::string> findLinkerDriver() {
       "SEQC_CXX)");
 }
 
-/// The manifest's "tensor_parallel" (the ranks a model compiled with
-/// --tensor-parallel=N runs on), read from the `seqc_manifest` the module
-/// defines; 1 when it has none.
-static int64_t tensorParallelRanks(const llvm::Module &module) {
+/// How a model runs on MPI ranks, as its manifest says.
+struct Parallelism {
+  /// "tensor_parallel": the ranks a model compiled with --tensor-parallel=N
+  /// runs on; 1 when absent.
+  int64_t tensorParallel = 1;
+  /// "data_parallel": true (--data-parallel).
+  bool dataParallel = false;
+  /// Whether the model links MPI.
+  bool usesMPI() const { return tensorParallel > 1 || dataParallel; }
+  /// The flag that asked for MPI, for messages.
+  std::string flag() const {
+    return dataParallel ? std::string("--data-parallel")
+                        : "--tensor-parallel=" + std::to_string(tensorParallel);
+  }
+};
+
+/// The Parallelism of the `seqc_manifest` the module defines; none when it
+/// has no manifest.
+static Parallelism parallelismOf(const llvm::Module &module) {
   const llvm::GlobalVariable *global =
       module.getGlobalVariable(kManifestSymbol);
   const auto *text =
@@ -383,18 +398,21 @@ static int64_t tensorParallelRanks(const llvm::Module &module) {
           ? llvm::dyn_cast<llvm::ConstantDataSequential>(
                 global->getInitializer())
           : nullptr;
+  Parallelism parallelism;
   if (!text || !text->isString())
-    return 1;
+    return parallelism;
   llvm::Expected<llvm::json::Value> manifest =
       llvm::json::parse(text->getAsCString());
   if (!manifest) {
     llvm::consumeError(manifest.takeError());
-    return 1;
+    return parallelism;
   }
   const llvm::json::Object *root = manifest->getAsObject();
-  std::optional<int64_t> ranks =
-      root ? root->getInteger("tensor_parallel") : std::nullopt;
-  return ranks.value_or(1);
+  if (!root)
+    return parallelism;
+  parallelism.tensorParallel = root->getInteger("tensor_parallel").value_or(1);
+  parallelism.dataParallel = root->getBoolean("data_parallel").value_or(false);
+  return parallelism;
 }
 
 /// The MPI C libraries a tensor-parallel model links, as CMake found them
@@ -404,14 +422,16 @@ static int64_t tensorParallelRanks(const llvm::Module &module) {
 #define SEQC_MPI_LIBRARIES ""
 #endif
 
-/// linkModel, for a model that runs on `tensorParallel` MPI ranks: above 1
-/// it also links libseqc_runtime_mpi.a (which the runtime references
-/// weakly: -u pulls it out of the archive) and the MPI C library, which it
-/// and the model's own collectives call.
+/// linkModel, for a model that runs on MPI ranks as `parallelism` says:
+/// tensor-parallel (on more than one rank) or data-parallel, it also links
+/// libseqc_runtime_mpi.a (which the runtime references weakly: -u pulls it
+/// out of the archive) and the MPI C library, which it and the model's own
+/// collectives call.
 static llvm::Error linkModelFor(llvm::StringRef objectPath,
                                 llvm::StringRef outputPath, bool sharedLibrary,
                                 const LinkOptions &options,
-                                int64_t tensorParallel) {
+                                const Parallelism &parallelism) {
+  bool mpi = parallelism.usesMPI();
   // Check the libraries first: a missing runtime is the common mistake, and
   // the linker's own message would not say where seqc looked or why.
   auto library = [&](llvm::StringRef name) {
@@ -423,13 +443,12 @@ static llvm::Error linkModelFor(llvm::StringRef objectPath,
   std::string runtimeMain = library("libseqc_runtime_main.a");
   std::string runtimeMPI = library("libseqc_runtime_mpi.a");
   SmallVector<llvm::StringRef> mpiLibraries;
-  if (tensorParallel > 1) {
+  if (mpi) {
     llvm::StringRef(SEQC_MPI_LIBRARIES)
         .split(mpiLibraries, '|', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
     if (mpiLibraries.empty())
       return llvm::createStringError(
-          "the model was compiled with --tensor-parallel=" +
-          std::to_string(tensorParallel) +
+          "the model was compiled with " + parallelism.flag() +
           ", which links MPI, but this seqc was built without it: install "
           "Open MPI (Debian's libopenmpi-dev and openmpi-bin) and build seqc "
           "again");
@@ -437,7 +456,7 @@ static llvm::Error linkModelFor(llvm::StringRef objectPath,
   std::vector<std::string> required =
       sharedLibrary ? std::vector<std::string>{runtime}
                     : std::vector<std::string>{runtimeMain, runtime};
-  if (tensorParallel > 1)
+  if (mpi)
     required.push_back(runtimeMPI);
   for (const std::string &path : required) {
     if (!llvm::sys::fs::exists(path))
@@ -467,7 +486,7 @@ static llvm::Error linkModelFor(llvm::StringRef objectPath,
   else
     args.append(
         {"-o", outputPath.str(), objectPath.str(), runtimeMain, runtime});
-  if (tensorParallel > 1) {
+  if (mpi) {
     // The runtime references libseqc_runtime_mpi.a's functions weakly,
     // which extracts nothing from an archive: -u does. Then MPI itself,
     // found again at run time where it was found at build time.
@@ -509,7 +528,7 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
                                  llvm::StringRef outputPath, bool sharedLibrary,
                                  const LinkOptions &options) {
   return linkModelFor(objectPath, outputPath, sharedLibrary, options,
-                      /*tensorParallel=*/1);
+                      Parallelism());
 }
 
 //===----------------------------------------------------------------------===//
@@ -587,6 +606,16 @@ LogicalResult mlir::seq::verifyCompileOptions(const CompileOptions &options) {
     return reportError(options, "--emit=ptx and --gpu-interpret exclude each "
                                 "other: the interpreter runs the kernels on "
                                 "the host, without PTX");
+  if (options.dataParallel && options.pipeline.tensorParallel > 1)
+    return reportError(options,
+                       "--data-parallel and --tensor-parallel=" +
+                           llvm::Twine(options.pipeline.tensorParallel) +
+                           " cannot be combined yet: a model is either split "
+                           "by its batch (--data-parallel) or by its weights "
+                           "(--tensor-parallel)");
+  if (options.dataParallel && nvptx)
+    return reportError(options, "--data-parallel is not supported on the "
+                                "NVPTX target yet (it needs --target=cpu)");
   if (nvptx)
     return checkCUDAToolkit(options);
   return success();
@@ -793,6 +822,12 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
         return failure();
     }
   }
+  // A data-parallel model is the model itself, each rank running it on a
+  // block of the batch: the mark alone reaches the manifest (and so the
+  // link, which adds MPI).
+  if (options.dataParallel)
+    for (ModuleOp module : modules)
+      module->setAttr(kDataParallelAttr, UnitAttr::get(module.getContext()));
   bool several = modules.size() > 1;
   auto printEntryLine = [&](size_t i, llvm::StringRef comment) {
     if (several)
@@ -985,7 +1020,7 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
   }
   if (llvm::Error error = linkModelFor(
           objectPath, options.outputPath, emit == EmitKind::SharedLibrary,
-          options.link, tensorParallelRanks(*llvmModule)))
+          options.link, parallelismOf(*llvmModule)))
     return reportError(options, std::move(error));
   return success();
 }

@@ -101,6 +101,13 @@ struct CompileOptions {
   SeqPipelineOptions pipeline;
   CodegenOptions codegen;
   LinkOptions link;
+  /// `seqc --data-parallel`: the model runs as several MPI processes, each
+  /// on a block of the batch (docs/runtime.md, "Data parallelism"). No pass
+  /// changes the model: compileEntries marks its modules
+  /// (kDataParallelAttr), the manifest records "data_parallel": true, and
+  /// the model links MPI as a tensor-parallel one does. Excludes
+  /// pipeline.tensorParallel > 1 and the NVPTX target.
+  bool dataParallel = false;
   /// The executable or shared library to link (EmitKind::Executable and
   /// SharedLibrary); every other kind is written to a stream.
   std::string outputPath;

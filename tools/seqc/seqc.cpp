@@ -209,6 +209,15 @@ static cl::opt<int64_t> tensorParallel(
     cl::value_desc("N"), cl::init(seq::SeqPipelineOptions().tensorParallel),
     cl::cat(seqcCategory));
 
+static cl::opt<bool> dataParallel(
+    "data-parallel",
+    cl::desc("Run the model as several processes started by mpirun, each on "
+             "a contiguous block of the batch (the leading dimension its "
+             "inputs share), every rank holding all the weights; the "
+             "executable gathers the outputs on rank 0. The model itself is "
+             "unchanged (docs/runtime.md, \"Data parallelism\")"),
+    cl::init(false), cl::cat(seqcCategory));
+
 static cl::opt<std::string> runtimeDir(
     "runtime-dir",
     cl::desc("Directory of libseqc_runtime.a (default: $SEQC_RUNTIME_DIR, "
@@ -378,6 +387,7 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.pipeline.outlineKernels = outlineKernels;
   options.pipeline.foldLayers = foldLayers;
   options.pipeline.tensorParallel = tensorParallel;
+  options.dataParallel = dataParallel;
   // seqc's models always link the runtime, whose allocator reuses buffers.
   options.pipeline.runtimeAllocator = true;
   options.codegen.arch = march;

@@ -324,6 +324,12 @@ FailureOr<ModelSignature> mlir::seq::readModelSignature(func::FuncOp model) {
              << "' must be an integer rank count of at least 2";
     manifest.tensorParallel = count.getInt();
   }
+  if (Attribute dataParallel = module->getAttr(kDataParallelAttr)) {
+    if (!isa<UnitAttr>(dataParallel))
+      return module->emitError()
+             << "'" << kDataParallelAttr << "' must be a unit attribute";
+    manifest.dataParallel = true;
+  }
   return manifest;
 }
 
@@ -414,6 +420,8 @@ static llvm::json::Object toManifestObject(const ModelSignature &signature,
     manifest["target"] = target.str();
   if (signature.tensorParallel > 1)
     manifest["tensor_parallel"] = signature.tensorParallel;
+  if (signature.dataParallel)
+    manifest["data_parallel"] = true;
   if (!signature.state.empty())
     manifest["state"] = toStateJSON(signature);
   return manifest;

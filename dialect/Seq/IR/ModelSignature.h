@@ -83,6 +83,11 @@ constexpr llvm::StringLiteral kRangeAttr = "seq.range";
 /// (seq-tensor-parallel): the number of ranks (IntegerAttr, at least 2).
 /// The manifest records it as "tensor_parallel".
 constexpr llvm::StringLiteral kTensorParallelAttr = "seq.tensor_parallel";
+/// Module attribute of a model compiled for data parallelism (`seqc
+/// --data-parallel`; UnitAttr): the model itself is unchanged, each MPI rank
+/// runs it on a block of the batch. The manifest records it as
+/// "data_parallel": true.
+constexpr llvm::StringLiteral kDataParallelAttr = "seq.data_parallel";
 /// Argument attribute of a parameter split across the ranks of a
 /// tensor-parallel model: the axis (IntegerAttr) along which each rank holds
 /// one contiguous slice; the argument's type is the slice's. The manifest
@@ -165,6 +170,8 @@ struct ModelSignature {
   /// The number of ranks of a tensor-parallel model (kTensorParallelAttr);
   /// 1 otherwise.
   int64_t tensorParallel = 1;
+  /// Whether the model runs data-parallel (kDataParallelAttr).
+  bool dataParallel = false;
 };
 
 /// Returns the model function of `module`: `@forward` in a module carrying
