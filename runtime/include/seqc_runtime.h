@@ -226,6 +226,17 @@ const char *seqc_model_manifest(const seqc_model *model);
 int32_t seqc_model_rank(const seqc_model *model);
 int32_t seqc_model_num_ranks(const seqc_model *model);
 
+/// Data parallelism (a model compiled with `seqc --data-parallel`, manifest
+/// "data_parallel": true; docs/runtime.md, "Data parallelism"): 1 for such
+/// a model, else 0 (NULL too). Loading it initializes MPI as for tensor
+/// parallelism, on any number of processes; seqc_model_rank and
+/// seqc_model_num_ranks are the process's rank and the job's size. The
+/// model itself is unchanged and communicates nothing: each rank holds all
+/// the parameters and runs what it is given, and the host splits the batch
+/// (the model executable gives each rank a contiguous block of the rows
+/// and gathers the outputs on rank 0).
+int32_t seqc_model_data_parallel(const seqc_model *model);
+
 /// The three kinds of values in a manifest.
 typedef enum seqc_value_kind {
   SEQC_VALUE_INPUT = 0,

@@ -463,7 +463,9 @@ private:
   /// callback's decision, a rank whose reduction summed in another order)
   /// for a few bytes a step.
   seqc_status *agree(std::vector<int32_t> &values) {
-    if (seqc_model_num_ranks(model) <= 1 || values.empty())
+    // A data-parallel model's ranks generate for different prompts.
+    if (seqc_model_num_ranks(model) <= 1 || seqc_model_data_parallel(model) ||
+        values.empty())
       return nullptr;
     parallel::Functions &mpi = parallel::functions();
     if (!mpi.broadcastI32)

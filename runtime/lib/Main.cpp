@@ -20,6 +20,13 @@
 // ("rank 1: error: ...") and aborts the whole job (MPI_Abort), so that the
 // other ranks do not wait forever in the model's next collective.
 //
+// A data-parallel model (seqc --data-parallel) runs as any number of
+// processes under mpirun, each on a contiguous block of the batch: every
+// rank builds the whole inputs as one process would, keeps its block of
+// rows (the leading dimension the inputs share), runs the model on it, and
+// rank 0 gathers the outputs' rows in rank order and writes and prints
+// them; `generate` splits its prompts the same way.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Parallel.h"
@@ -53,9 +60,12 @@ struct ModelDeleter {
 using ModelPtr = std::unique_ptr<seqc_model, ModelDeleter>;
 
 /// This process's rank and the job's rank count, once the model is loaded
-/// (seqc_model_rank): 0 and 1 for a model that is not tensor-parallel.
+/// (seqc_model_rank): 0 and 1 for a model that runs on one process.
 int32_t gRank = 0;
 int32_t gRanks = 1;
+/// Whether the model is data-parallel (seqc_model_data_parallel): the
+/// ranks run different rows of the batch.
+bool gDataParallel = false;
 
 /// Whether this process writes the outputs and prints the results: all
 /// ranks have them, one prints them.
@@ -64,6 +74,7 @@ bool isLeader() { return gRank == 0; }
 void noteRanks(const seqc_model *model) {
   gRank = seqc_model_rank(model);
   gRanks = seqc_model_num_ranks(model);
+  gDataParallel = seqc_model_data_parallel(model) != 0;
 }
 
 /// "rank 1: " on a rank of a tensor-parallel job, else "".
@@ -612,6 +623,185 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 //===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+/// Whether this process is one rank of several of a data-parallel job: it
+/// runs a block of the batch, and rank 0 gathers the rows.
+bool splitsBatch() { return gDataParallel && gRanks > 1; }
+
+/// The rows of a batch of `batch` that each rank runs: contiguous blocks in
+/// rank order, the first batch % ranks ranks one row more than the others.
+std::vector<int64_t> rowsPerRank(int64_t batch, int ranks) {
+  std::vector<int64_t> rows(static_cast<size_t>(ranks), batch / ranks);
+  for (int64_t r = 0; r < batch % ranks; ++r)
+    ++rows[static_cast<size_t>(r)];
+  return rows;
+}
+
+/// The first row of rank `rank`'s block.
+int64_t firstRow(const std::vector<int64_t> &rows, int rank) {
+  int64_t first = 0;
+  for (int r = 0; r < rank; ++r)
+    first += rows[static_cast<size_t>(r)];
+  return first;
+}
+
+/// Gathers on rank 0, into `recv` (the whole batch, in rank order; read on
+/// rank 0 only), the rows each rank holds in `send`: rows[r] rows of
+/// `rowBytes` bytes on rank r. Every rank calls it alike. Returns 0, or
+/// the exit code after printing the error.
+int gatherRows(const std::string &what, const void *send, void *recv,
+               const std::vector<int64_t> &rows, int64_t rowBytes) {
+  parallel::Functions &mpi = parallel::functions();
+  if (!mpi.gatherRows)
+    return error("%s: the model runs on %d ranks but the seqc MPI runtime "
+                 "is not linked in",
+                 what.c_str(), static_cast<int>(gRanks));
+  if (rowBytes > INT32_MAX || rows.front() > INT32_MAX)
+    return error("%s: rows of %" PRId64 " bytes, %" PRId64 " of them on rank "
+                 "0, are too large to gather (at most 2^31 - 1 of each)",
+                 what.c_str(), rowBytes, rows.front());
+  if (int code = mpi.gatherRows(send, recv, rows.data(), rowBytes))
+    return error("%s: gathering the rows on rank 0 failed with MPI error %d",
+                 what.c_str(), code);
+  return 0;
+}
+
+/// The batch of a data-parallel model: the symbolic dimension that leads
+/// the shape of every input leading with one ("b" of tokens: i32[b, n]).
+/// It must lead wherever an input or an output has it. Returns 0 with
+/// *symbol set, or the exit code after printing the error.
+int findBatchSymbol(const seqc_model *m, std::string *symbol) {
+  std::string first;
+  for (const seqc_value_info &info : listValues(m, SEQC_VALUE_INPUT)) {
+    if (info.rank == 0 || info.shape[0] >= 0)
+      continue;
+    if (symbol->empty()) {
+      *symbol = info.dim_names[0];
+      first = info.name;
+    } else if (*symbol != info.dim_names[0]) {
+      return error("data parallelism: the inputs lead with different "
+                   "dimensions ('%s' of '%s', '%s' of '%s'): which is the "
+                   "batch to split across the ranks is ambiguous",
+                   symbol->c_str(), first.c_str(), info.dim_names[0],
+                   info.name);
+    }
+  }
+  if (symbol->empty())
+    return error("data parallelism: no input of model '%s' leads with a "
+                 "symbolic dimension, the batch to split across the ranks",
+                 seqc_model_name(m));
+  for (seqc_value_kind kind : {SEQC_VALUE_INPUT, SEQC_VALUE_OUTPUT})
+    for (const seqc_value_info &info : listValues(m, kind))
+      for (int d = 1; d < info.rank; ++d)
+        if (info.shape[d] < 0 && *symbol == info.dim_names[d])
+          return error("data parallelism: %s '%s' (%s) has the batch "
+                       "dimension '%s' at axis %d; it must lead, for the "
+                       "ranks to split the batch",
+                       kind == SEQC_VALUE_INPUT ? "input" : "output", info.name,
+                       describe(info).c_str(), symbol->c_str(), d);
+  return 0;
+}
+
+/// A copy of one bound input, or of rows of it.
+struct InputCopy {
+  std::string name;
+  seqc_tensor tensor;
+  std::vector<uint8_t> bytes;
+};
+
+/// Replaces the bound inputs, the whole batch of `symbol` as one process
+/// would run it, by this rank's block of their rows (every input leading
+/// with the batch; the others whole), and fixes `symbol` to the block's
+/// size. Sets *rows to every rank's row count. Returns 0, or the exit code
+/// after printing the error.
+int bindRankRows(seqc_model *m, const Options &opts, const std::string &symbol,
+                 std::vector<int64_t> *rows) {
+  int64_t batch = 0;
+  if (seqc_status *status = seqc_model_get_dim(m, symbol.c_str(), &batch))
+    return statusError("data parallelism: the batch '" + symbol + "'", status);
+  if (batch < gRanks)
+    return error("data parallelism: the batch (%s = %" PRId64 ") is smaller "
+                 "than the %d ranks, and each rank runs one row at least: "
+                 "run at most %" PRId64 " ranks or a larger batch",
+                 symbol.c_str(), batch, static_cast<int>(gRanks), batch);
+  *rows = rowsPerRank(batch, gRanks);
+  int64_t begin = firstRow(*rows, gRank);
+  int64_t count = (*rows)[static_cast<size_t>(gRank)];
+  std::vector<InputCopy> copies;
+  for (const seqc_value_info &info : listValues(m, SEQC_VALUE_INPUT)) {
+    InputCopy copy;
+    copy.name = info.name;
+    if (seqc_status *status = seqc_model_get_input(m, info.name, &copy.tensor))
+      return statusError("data parallelism: input '" + copy.name + "'", status);
+    size_t bytes = static_cast<size_t>(seqc_tensor_numel(&copy.tensor)) *
+                   seqc_dtype_size(copy.tensor.dtype);
+    const auto *data = static_cast<const uint8_t *>(copy.tensor.data);
+    if (info.rank > 0 && info.shape[0] < 0) { // The batch (findBatchSymbol).
+      size_t rowBytes = bytes / static_cast<size_t>(batch);
+      data += static_cast<size_t>(begin) * rowBytes;
+      bytes = static_cast<size_t>(count) * rowBytes;
+      copy.tensor.shape[0] = count;
+    }
+    copy.bytes.assign(data, data + bytes);
+    copies.push_back(std::move(copy));
+  }
+  seqc_model_reset_inputs(m);
+  for (const auto &dim : opts.dims)
+    if (dim.first != symbol)
+      if (seqc_status *status =
+              seqc_model_set_dim(m, dim.first.c_str(), dim.second))
+        return statusError("--dim " + dim.first, status);
+  if (seqc_status *status = seqc_model_set_dim(m, symbol.c_str(), count))
+    return statusError("data parallelism: the batch '" + symbol + "'", status);
+  for (InputCopy &copy : copies) {
+    copy.tensor.data = copy.bytes.data();
+    if (seqc_status *status =
+            seqc_model_set_input(m, copy.name.c_str(), &copy.tensor))
+      return statusError("data parallelism: rank " + std::to_string(gRank) +
+                             "'s rows of input '" + copy.name + "'",
+                         status);
+  }
+  return 0;
+}
+
+/// Output `name` as rank 0 writes it: for a data-parallel model on several
+/// ranks (`symbol` not empty) and an output leading with the batch, every
+/// rank's rows gathered in rank order (into *storage, on rank 0); else this
+/// rank's own output. Every rank calls it for the same outputs in the same
+/// order. Returns 0, or the exit code after printing the error.
+int collectOutput(const seqc_model *m, const std::string &context,
+                  const char *name, const std::string &symbol,
+                  const std::vector<int64_t> &rows,
+                  std::vector<uint8_t> *storage, seqc_tensor *out) {
+  if (seqc_status *status = seqc_model_get_output(m, name, out))
+    return statusError(context, status);
+  if (symbol.empty())
+    return 0;
+  bool batched = false;
+  for (const seqc_value_info &info : listValues(m, SEQC_VALUE_OUTPUT))
+    if (std::strcmp(info.name, name) == 0)
+      batched =
+          info.rank > 0 && info.shape[0] < 0 && symbol == info.dim_names[0];
+  if (!batched)
+    return 0; // Rank 0's.
+  int64_t rowNumel = 0;
+  checkedNumel(out->shape + 1, out->rank - 1, &rowNumel);
+  int64_t rowBytes =
+      rowNumel * static_cast<int64_t>(seqc_dtype_size(out->dtype));
+  int64_t batch = firstRow(rows, gRanks);
+  if (isLeader())
+    storage->resize(static_cast<size_t>(batch * rowBytes));
+  if (int code = gatherRows(context.empty() ? std::string(name) : context,
+                            out->data, storage->data(), rows, rowBytes))
+    return code;
+  out->shape[0] = batch;
+  out->data = storage->data();
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
 // The generate command
 //===----------------------------------------------------------------------===//
 
@@ -859,10 +1049,18 @@ int runGenerate(const char *program, int argc, char **argv,
   if (int code = bindWeights(m, opts, nullptr))
     return code;
 
-  int64_t batch = static_cast<int64_t>(opts.prompts.size());
+  // Data parallelism: each rank continues its block of the prompts (a rank
+  // may have none when there are fewer prompts than ranks), and rank 0
+  // gathers the rows.
+  int64_t total = static_cast<int64_t>(opts.prompts.size());
+  std::vector<int64_t> rows =
+      splitsBatch() ? rowsPerRank(total, gRanks) : std::vector<int64_t>{total};
+  int64_t begin = splitsBatch() ? firstRow(rows, gRank) : 0;
+  int64_t batch = rows[splitsBatch() ? static_cast<size_t>(gRank) : 0];
   std::vector<const int32_t *> prompts;
   std::vector<int64_t> lengths;
-  for (const std::vector<int32_t> &prompt : opts.prompts) {
+  for (int64_t r = begin; r < begin + batch; ++r) {
+    const std::vector<int32_t> &prompt = opts.prompts[static_cast<size_t>(r)];
     prompts.push_back(prompt.data());
     lengths.push_back(static_cast<int64_t>(prompt.size()));
   }
@@ -871,7 +1069,7 @@ int runGenerate(const char *program, int argc, char **argv,
   // A warm-up on each prompt's first token, so that the timings below
   // leave out what the first run alone does (preparing the weights, first
   // touching the buffers). Its errors are the timed call's to report.
-  bool warm = opts.generate.max_new_tokens > 0;
+  bool warm = opts.generate.max_new_tokens > 0 && batch > 0;
   for (int64_t length : lengths)
     warm &= length > 0;
   if (warm) {
@@ -890,7 +1088,7 @@ int runGenerate(const char *program, int argc, char **argv,
   // Every rank of a tensor-parallel job generates the same tokens (rank
   // 0's: seqc_generate broadcasts them); rank 0 prints them.
   bool first = true;
-  if (batch == 1 && isLeader()) {
+  if (total == 1 && isLeader()) {
     opts.generate.callback = printToken;
     opts.generate.user_data = &first;
   }
@@ -899,20 +1097,35 @@ int runGenerate(const char *program, int argc, char **argv,
   std::vector<int64_t> counts(static_cast<size_t>(batch));
   seqc_generate_stats stats = {};
   seqc_status *status =
-      seqc_generate(m, batch, prompts.data(), lengths.data(), &opts.generate,
-                    tokens.data(), counts.data(), &stats);
+      batch == 0
+          ? nullptr
+          : seqc_generate(m, batch, prompts.data(), lengths.data(),
+                          &opts.generate, tokens.data(), counts.data(), &stats);
   if (status) {
     if (!first) // End the streamed line before the error.
       std::printf("\n");
     std::fflush(stdout);
     return statusError("generate", status);
   }
+  if (splitsBatch()) {
+    std::vector<int32_t> allTokens(
+        isLeader() ? static_cast<size_t>(total * maxNew) : 0);
+    std::vector<int64_t> allCounts(isLeader() ? static_cast<size_t>(total) : 0);
+    if (int code = gatherRows("generate", tokens.data(), allTokens.data(), rows,
+                              maxNew * int64_t(sizeof(int32_t))))
+      return code;
+    if (int code = gatherRows("generate", counts.data(), allCounts.data(), rows,
+                              int64_t(sizeof(int64_t))))
+      return code;
+    tokens = std::move(allTokens);
+    counts = std::move(allCounts);
+  }
   if (!isLeader())
     return 0;
-  if (batch == 1) {
+  if (total == 1) {
     std::printf("\n");
   } else {
-    for (int64_t r = 0; r < batch; ++r) {
+    for (int64_t r = 0; r < total; ++r) {
       for (int64_t i = 0; i < counts[static_cast<size_t>(r)]; ++i)
         std::printf("%s%" PRId32, i ? " " : "",
                     tokens[static_cast<size_t>(r * maxNew + i)]);
@@ -1013,8 +1226,10 @@ int runMain(int argc, char **argv) {
   }
 
   if (opts.saveWeights) {
-    if (seqc_status *status = seqc_model_save_weights(m, opts.saveWeights))
-      return statusError("--save-weights", status);
+    // The ranks of a data-parallel job hold the same weights: one writes.
+    if (!(gDataParallel && !isLeader()))
+      if (seqc_status *status = seqc_model_save_weights(m, opts.saveWeights))
+        return statusError("--save-weights", status);
     if (opts.inputs.empty() && !opts.randomInputs)
       return 0;
   }
@@ -1030,6 +1245,16 @@ int runMain(int argc, char **argv) {
       return error("input '%s' (%s) is not given: pass --input %s=FILE.npy "
                    "or --random-inputs SEED",
                    info.name, describe(info).c_str(), info.name);
+  }
+  // Data parallelism: every rank has bound the whole batch, as one process
+  // would; each keeps its block of the rows.
+  std::string batchSymbol;
+  std::vector<int64_t> rows;
+  if (splitsBatch()) {
+    if (int code = findBatchSymbol(m, &batchSymbol))
+      return code;
+    if (int code = bindRankRows(m, opts, batchSymbol, &rows))
+      return code;
   }
 
   double lastMs = 0;
@@ -1048,7 +1273,12 @@ int runMain(int argc, char **argv) {
     size_t n = times.size();
     double median =
         n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-    if (isLeader())
+    if (isLeader() && splitsBatch())
+      std::printf("bench: %zu runs after 1 warm-up: min %.3f ms, median "
+                  "%.3f ms (rank 0: %" PRId64 " of %" PRId64 " rows)\n",
+                  n, times.front(), median, rows.front(),
+                  firstRow(rows, gRanks));
+    else if (isLeader())
       std::printf("bench: %zu runs after 1 warm-up: min %.3f ms, median "
                   "%.3f ms\n",
                   n, times.front(), median);
@@ -1059,28 +1289,31 @@ int runMain(int argc, char **argv) {
     lastMs = millisecondsSince(start);
   }
 
-  // Every rank has the outputs; one writes them.
+  // Every rank has the outputs (under data parallelism, its rows of them,
+  // which rank 0 gathers); one writes them.
+  std::vector<std::pair<std::string, std::string>> written = opts.outputs;
+  if (opts.outputs.empty())
+    for (const seqc_value_info &info : outputs)
+      written.emplace_back(info.name, std::string());
+  for (const auto &[name, path] : written) {
+    std::string context = path.empty() ? std::string() : "--output " + name;
+    std::vector<uint8_t> storage;
+    seqc_tensor tensor;
+    if (int code = collectOutput(m, context, name.c_str(), batchSymbol, rows,
+                                 &storage, &tensor))
+      return code;
+    if (!isLeader())
+      continue;
+    if (path.empty())
+      printSummary(name.c_str(), tensor);
+    else if (seqc_status *status =
+                 writeOutput(name.c_str(), path.c_str(), tensor))
+      return statusError(context, status);
+  }
   if (!isLeader())
     return 0;
-  for (const auto &output : opts.outputs) {
-    seqc_tensor tensor;
-    if (seqc_status *status =
-            seqc_model_get_output(m, output.first.c_str(), &tensor))
-      return statusError("--output " + output.first, status);
-    if (seqc_status *status =
-            writeOutput(output.first.c_str(), output.second.c_str(), tensor))
-      return statusError("--output " + output.first, status);
-  }
-  if (opts.outputs.empty()) {
-    for (const seqc_value_info &info : outputs) {
-      seqc_tensor tensor;
-      if (seqc_status *status = seqc_model_get_output(m, info.name, &tensor))
-        return statusError("", status);
-      printSummary(info.name, tensor);
-    }
-    if (opts.benchRuns == 0)
-      std::printf("time: %.3f ms\n", lastMs);
-  }
+  if (opts.outputs.empty() && opts.benchRuns == 0)
+    std::printf("time: %.3f ms\n", lastMs);
   if (std::fflush(stdout) != 0)
     return error("cannot write to standard output: %s", std::strerror(errno));
   return 0;

@@ -349,6 +349,19 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
                         kMaxTensorParallel);
     out->tensorParallel = static_cast<int>(ranks->integer);
   }
+  if (const JsonValue *data = root.find("data_parallel")) {
+    // Present only for `seqc --data-parallel`, which no tensor-parallel
+    // model is compiled with.
+    if (!data->isBool())
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: \"data_parallel\" must be true "
+                        "or false");
+    if (data->boolean && out->tensorParallel > 1)
+      return makeStatus(SEQC_STATUS_INVALID_MANIFEST,
+                        "invalid manifest: \"data_parallel\" and "
+                        "\"tensor_parallel\" cannot be combined");
+    out->dataParallel = data->boolean;
+  }
   static const char *const kSections[4] = {"inputs", "outputs", "params",
                                            "state"};
   for (int kind = 0; kind < 4; ++kind)
@@ -386,6 +399,7 @@ seqc_status *parseManifest(std::string_view text, Manifest *out) {
     entry.target = out->target;
     entry.abi = out->abi;
     entry.tensorParallel = out->tensorParallel;
+    entry.dataParallel = out->dataParallel;
     for (int kind : {SEQC_VALUE_PARAM, SEQC_VALUE_STATE}) {
       entry.values[kind] = out->values[kind];
       entry.indices[kind] = out->indices[kind];

@@ -83,6 +83,11 @@ struct Manifest {
   /// model was compiled to run on, each holding a slice of the sharded
   /// parameters (`seqc --tensor-parallel=N`, N >= 2); 1 when absent.
   int tensorParallel = 1;
+  /// The "data_parallel" field (`seqc --data-parallel`): the model runs as
+  /// any number of MPI processes, each on a block of the batch, every one
+  /// holding all the parameters; false when absent. Excludes
+  /// tensorParallel > 1.
+  bool dataParallel = false;
   /// The entries, indexed by seqc_value_kind, in manifest order.
   std::vector<ValueSpec> values[4];
   std::unordered_map<std::string, size_t> indices[4];

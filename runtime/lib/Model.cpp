@@ -254,27 +254,33 @@ seqc_status *seqc::checkTensor(const seqc_tensor *tensor, const char *what,
 
 /// A tensor-parallel model (manifest "tensor_parallel": N) runs as N MPI
 /// processes: initializes MPI through libseqc_runtime_mpi.a and takes this
-/// process's rank, after checking that the job has N processes.
+/// process's rank, after checking that the job has N processes. A
+/// data-parallel one (manifest "data_parallel") runs on any number of
+/// processes, one included.
 static seqc_status *joinParallelJob(seqc_model *model) {
   int expected = model->manifest.tensorParallel;
+  bool data = model->manifest.dataParallel;
+  std::string flag = data ? std::string("--data-parallel")
+                          : "--tensor-parallel=" + std::to_string(expected);
   const char *name = model->manifest.name.c_str();
   parallel::Functions &mpi = parallel::functions();
   if (!mpi.init)
     return makeStatus(SEQC_STATUS_UNAVAILABLE,
-                      "model '%s' was compiled with --tensor-parallel=%d and "
+                      "model '%s' was compiled with %s and "
                       "needs the seqc MPI runtime, which this program does "
                       "not link: link libseqc_runtime_mpi.a (with "
                       "-Wl,-u,seqc_parallel_init) and the MPI C library, as "
-                      "seqc does for a tensor-parallel model when it was "
+                      "seqc does for a %s model when it was "
                       "built with MPI (libopenmpi-dev)",
-                      name, expected);
+                      name, flag.c_str(),
+                      data ? "data-parallel" : "tensor-parallel");
   int rank = 0, size = 0;
   if (int error = mpi.init(&rank, &size))
     return makeStatus(SEQC_STATUS_UNAVAILABLE,
-                      "model '%s' (--tensor-parallel=%d): MPI initialization "
+                      "model '%s' (%s): MPI initialization "
                       "failed with error %d",
-                      name, expected, error);
-  if (size != expected)
+                      name, flag.c_str(), error);
+  if (!data && size != expected)
     return makeStatus(SEQC_STATUS_FAILED_PRECONDITION,
                       "model '%s' was compiled for %d ranks "
                       "(--tensor-parallel=%d) but runs on %d process%s; "
@@ -422,7 +428,7 @@ extern "C" seqc_status *seqc_model_load_prepared(const char *manifest,
   // at the first kernel.
   if (model->manifest.target == Target::NVPTX)
     SEQC_RETURN_IF_ERROR(gpu::initDriver());
-  if (model->manifest.tensorParallel > 1)
+  if (model->manifest.tensorParallel > 1 || model->manifest.dataParallel)
     SEQC_RETURN_IF_ERROR(joinParallelJob(model.get()));
   model->inputs.resize(model->manifest.values[SEQC_VALUE_INPUT].size());
   model->params.resize(model->manifest.values[SEQC_VALUE_PARAM].size());
@@ -547,6 +553,10 @@ extern "C" int32_t seqc_model_rank(const seqc_model *model) {
 
 extern "C" int32_t seqc_model_num_ranks(const seqc_model *model) {
   return model ? model->parallelSize : 1;
+}
+
+extern "C" int32_t seqc_model_data_parallel(const seqc_model *model) {
+  return model && model->manifest.dataParallel ? 1 : 0;
 }
 
 extern "C" const char *seqc_model_manifest(const seqc_model *model) {

@@ -220,7 +220,9 @@ struct seqc_model {
 
   /// Tensor parallelism (manifest "tensor_parallel"): this process's rank
   /// and the number of ranks, which select the slice of each sharded
-  /// parameter the weights bind (Weights.cpp). 0 and 1 for other models.
+  /// parameter the weights bind (Weights.cpp). Data parallelism (manifest
+  /// "data_parallel"): the rank and the job's size, any number of ranks,
+  /// each holding all the parameters. 0 and 1 for other models.
   int parallelRank = 0;
   int parallelSize = 1;
 

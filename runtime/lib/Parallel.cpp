@@ -22,7 +22,9 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <cstdlib>
+#include <vector>
 
 namespace {
 
@@ -66,4 +68,43 @@ extern "C" void seqc_parallel_abort(int code) {
 
 extern "C" int seqc_parallel_broadcast_i32(int32_t *data, int count) {
   return MPI_Bcast(data, count, MPI_INT32_T, 0, MPI_COMM_WORLD);
+}
+
+extern "C" int seqc_parallel_gather_rows(const void *send, void *recv,
+                                         const int64_t *rows_per_rank,
+                                         int64_t row_bytes) {
+  int rank = 0, size = 0;
+  if (int error = MPI_Comm_rank(MPI_COMM_WORLD, &rank))
+    return error;
+  if (int error = MPI_Comm_size(MPI_COMM_WORLD, &size))
+    return error;
+  if (row_bytes < 0 || row_bytes > INT_MAX)
+    return MPI_ERR_COUNT;
+  // One element per row, so that the counts and displacements, ints, count
+  // rows rather than bytes. A row of no bytes sends nothing.
+  if (row_bytes == 0)
+    return MPI_SUCCESS;
+  std::vector<int> counts(static_cast<size_t>(size));
+  std::vector<int> displacements(static_cast<size_t>(size));
+  int64_t offset = 0;
+  for (int r = 0; r < size; ++r) {
+    if (rows_per_rank[r] < 0 || rows_per_rank[r] > INT_MAX || offset > INT_MAX)
+      return MPI_ERR_COUNT;
+    counts[static_cast<size_t>(r)] = static_cast<int>(rows_per_rank[r]);
+    displacements[static_cast<size_t>(r)] = static_cast<int>(offset);
+    offset += rows_per_rank[r];
+  }
+  MPI_Datatype row;
+  if (int error =
+          MPI_Type_contiguous(static_cast<int>(row_bytes), MPI_BYTE, &row))
+    return error;
+  if (int error = MPI_Type_commit(&row)) {
+    MPI_Type_free(&row);
+    return error;
+  }
+  int error =
+      MPI_Gatherv(send, counts[static_cast<size_t>(rank)], row, recv,
+                  counts.data(), displacements.data(), row, 0, MPI_COMM_WORLD);
+  MPI_Type_free(&row);
+  return error;
 }

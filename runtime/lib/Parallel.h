@@ -10,10 +10,12 @@
 // code all-reduces through MPI itself (docs/abi.md, "Tensor parallelism").
 // The runtime's part: initialize MPI before the model runs, know the
 // process's rank, abort the whole job on an error, and agree on the tokens
-// generation chooses. Those calls live in libseqc_runtime_mpi.a
-// (Parallel.cpp), the one library that depends on MPI; the core runtime
-// references its functions weakly, so that a program without it (every
-// model for one process) links no MPI and finds them NULL.
+// generation chooses. A model compiled with `seqc --data-parallel` uses the
+// same calls, and the model executable gathers each rank's block of the
+// outputs' rows on rank 0 (seqc_parallel_gather_rows). Those calls live in
+// libseqc_runtime_mpi.a (Parallel.cpp), the one library that depends on MPI;
+// the core runtime references its functions weakly, so that a program without
+// it (every model for one process) links no MPI and finds them NULL.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +34,14 @@ void seqc_parallel_abort(int code);
 /// MPI_Bcast of `count` int32 from rank 0 to every rank. Returns 0, or an
 /// MPI error code.
 int seqc_parallel_broadcast_i32(int32_t *data, int count);
+/// MPI_Gatherv to rank 0 of rows of `row_bytes` bytes (data parallelism):
+/// each rank sends its `rows_per_rank[rank]` rows from `send`, and rank 0
+/// receives every rank's in rank order into `recv` (significant on rank 0
+/// only). Every rank passes the same `rows_per_rank` (one count per rank)
+/// and `row_bytes`, which must fit an int, as must each count. Returns 0,
+/// or an MPI error code.
+int seqc_parallel_gather_rows(const void *send, void *recv,
+                              const int64_t *rows_per_rank, int64_t row_bytes);
 }
 
 namespace seqc::parallel {
@@ -43,6 +53,8 @@ struct Functions {
   int (*init)(int *rank, int *size);
   void (*abort)(int code);
   int (*broadcastI32)(int32_t *data, int count);
+  int (*gatherRows)(const void *send, void *recv, const int64_t *rowsPerRank,
+                    int64_t rowBytes);
 };
 Functions &functions();
 
