@@ -294,6 +294,13 @@ private:
       if (!llvm::all_of(arg.getUsers(), inside))
         return reject("a parameter or state it splits is also read "
                       "elsewhere");
+    // A column-parallel projection reads its input whole: an input the
+    // group computes split would be read as if it were.
+    for (Operation *op : current->ops)
+      if (auto linear = dyn_cast<LinearOp>(op);
+          linear && current->splitValues.contains(linear.getInput()))
+        return reject("a projection it splits by rows reads a value it "
+                      "splits");
     return success();
   }
 

@@ -100,3 +100,27 @@ func.func @forward(%tokens: tensor<?x?xi32> {seq.dims = ["b", "n"], seq.input = 
   return %y : tensor<?x?x64xf32>
 }
 }
+
+// -----
+
+// The product of a projection and a projection of it: the second reads the
+// first's result whole, so the first cannot be split by rows for the
+// product; the pair stays replicated.
+module attributes {seq.model = "m"} {
+// expected-remark @below {{tensor-parallel over 2 ranks: 0 all-reduces and 0 all-gathers per call}}
+func.func @forward(%x: tensor<?x?x8xf32> {seq.dims = ["b", "n"], seq.input = "x"},
+                   %wa: tensor<8x8xf32> {seq.param = "wa"},
+                   %wb: tensor<8x8xf32> {seq.param = "wb"},
+                   %wc: tensor<8x8xf32> {seq.param = "wc"})
+    -> (tensor<?x?x8xf32> {seq.dims = ["b", "n", 8], seq.output = "y"}) {
+  // expected-remark @below {{replicated on every rank: projection 'wa'}}
+  %h = seq.linear %x, %wa : tensor<?x?x8xf32>, tensor<8x8xf32> -> tensor<?x?x8xf32>
+  // expected-remark @below {{replicated on every rank: projection 'wb'}}
+  %g = seq.linear %h, %wb : tensor<?x?x8xf32>, tensor<8x8xf32> -> tensor<?x?x8xf32>
+  %z = seq.mul %h, %g : tensor<?x?x8xf32>, tensor<?x?x8xf32> -> tensor<?x?x8xf32>
+  // expected-remark @below {{replicated on every rank: projection 'wc' (it is not row-parallel: a projection it splits by rows reads a value it splits; not vocabulary-parallel: its result is not only a model output)}}
+  %y = seq.linear %z, %wc : tensor<?x?x8xf32>, tensor<8x8xf32> -> tensor<?x?x8xf32>
+  %r = seq.add %y, %x : tensor<?x?x8xf32>, tensor<?x?x8xf32> -> tensor<?x?x8xf32>
+  return %r : tensor<?x?x8xf32>
+}
+}
