@@ -8,7 +8,9 @@
 // parameters' "shard"): the manifest's checks, joining the MPI job, and the
 // slice of each sharded parameter a rank binds, from a checkpoint (in
 // place, strided, converted, quantized, GGUF's RoPE order) and from
-// seqc_model_random_weights. No MPI here: the tests replace the MPI
+// seqc_model_random_weights. A model compiled with --data-parallel
+// (manifest "data_parallel"): the key, joining a job of any size, whole
+// weights on every rank. No MPI here: the tests replace the MPI
 // library's functions (Parallel.h) by a process that is rank r of n.
 //
 //===----------------------------------------------------------------------===//
@@ -241,6 +243,82 @@ TEST_F(Parallel, NeedsTheMPIRuntime) {
                          "libseqc_runtime_mpi.a"}));
   // A model for one process never asks for it.
   EXPECT_TRUE(isOk(tryLoad(manifestWith(param("w", "f32", "[2]"), ""))));
+}
+
+//===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+/// A data-parallel model (seqc --data-parallel): the same model on any
+/// number of ranks, each holding every parameter whole.
+std::string dataParallelManifest(const char *value = "true") {
+  return manifestWith(param("w", "f32", "[2, 4]"),
+                      std::string("\"data_parallel\": ") + value + ", ");
+}
+
+TEST_F(Parallel, ParsesDataParallelAndJoinsAJobOfAnySize) {
+  for (int size : {1, 2, 5}) {
+    asRank(size - 1, size);
+    ModelPtr model = load(dataParallelManifest());
+    ASSERT_TRUE(model) << size;
+    EXPECT_TRUE(model->manifest.dataParallel);
+    EXPECT_EQ(model->manifest.tensorParallel, 1);
+    EXPECT_EQ(seqc_model_data_parallel(model.get()), 1);
+    EXPECT_EQ(seqc_model_rank(model.get()), size - 1);
+    EXPECT_EQ(seqc_model_num_ranks(model.get()), size);
+  }
+  // false, or no key: a model for one process, which joins no job.
+  asRank(1, 2);
+  for (const std::string &manifest :
+       {dataParallelManifest("false"),
+        manifestWith(param("w", "f32", "[2, 4]"), "")}) {
+    ModelPtr plain = load(manifest);
+    ASSERT_TRUE(plain);
+    EXPECT_FALSE(plain->manifest.dataParallel);
+    EXPECT_EQ(seqc_model_data_parallel(plain.get()), 0);
+    EXPECT_EQ(seqc_model_rank(plain.get()), 0);
+    EXPECT_EQ(seqc_model_num_ranks(plain.get()), 1);
+  }
+  EXPECT_EQ(seqc_model_data_parallel(nullptr), 0);
+}
+
+TEST_F(Parallel, RejectsBadDataParallelManifests) {
+  for (const char *bad : {"1", "\"true\"", "null", "{}"})
+    EXPECT_TRUE(failsWith(tryLoad(dataParallelManifest(bad)),
+                          SEQC_STATUS_INVALID_MANIFEST,
+                          {"\"data_parallel\" must be true or false"}))
+        << bad;
+  EXPECT_TRUE(failsWith(
+      tryLoad(manifestWith(param("w", "f32", "[2, 4]", 0),
+                           "\"tensor_parallel\": 2, \"data_parallel\": "
+                           "true, ")),
+      SEQC_STATUS_INVALID_MANIFEST,
+      {"\"data_parallel\" and \"tensor_parallel\" cannot be combined"}));
+}
+
+TEST_F(Parallel, DataParallelNeedsTheMPIRuntime) {
+  parallel::functions().init = nullptr;
+  EXPECT_TRUE(
+      failsWith(tryLoad(dataParallelManifest()), SEQC_STATUS_UNAVAILABLE,
+                {"compiled with --data-parallel", "needs the seqc MPI runtime",
+                 "libseqc_runtime_mpi.a"}));
+  parallel::functions().init = fakeInit;
+  fakeInitError = 5;
+  EXPECT_TRUE(failsWith(
+      tryLoad(dataParallelManifest()), SEQC_STATUS_UNAVAILABLE,
+      {"(--data-parallel)", "MPI initialization failed with error 5"}));
+}
+
+TEST_F(Parallel, DataParallelRanksHoldTheWholeRandomWeights) {
+  asRank(0, 1);
+  ModelPtr plain = load(manifestWith(param("w", "f32", "[2, 4]"), ""));
+  ASSERT_TRUE(isOk(seqc_model_random_weights(plain.get(), 7)));
+  asRank(1, 3);
+  ModelPtr rank1 = load(dataParallelManifest());
+  ASSERT_TRUE(isOk(seqc_model_random_weights(rank1.get(), 7)));
+  std::vector<uint8_t> whole = paramBytes(plain.get(), "w");
+  EXPECT_EQ(whole.size(), 8 * sizeof(float));
+  EXPECT_EQ(paramBytes(rank1.get(), "w"), whole);
 }
 
 //===----------------------------------------------------------------------===//
