@@ -329,24 +329,29 @@ StringRef paramName(func::FuncOp model, Value value) {
   return name ? name.getValue() : "";
 }
 
+/// Gives argument `arg` of `model` the type of its slice along `axis` and
+/// the attribute that tells the manifest (and a state's declared shape).
+void splitArgument(func::FuncOp model, BlockArgument arg, int64_t axis,
+                   int64_t ranks) {
+  MLIRContext *context = model.getContext();
+  arg.setType(splitType(arg.getType(), axis, ranks));
+  model.setArgAttr(arg.getArgNumber(), kShardAxisAttr,
+                   IntegerAttr::get(IntegerType::get(context, 64), axis));
+  if (auto dims =
+          model.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), kDimsAttr)) {
+    SmallVector<Attribute> updated(dims.getValue());
+    if (auto size = dyn_cast<IntegerAttr>(updated[axis]))
+      updated[axis] = IntegerAttr::get(size.getType(), size.getInt() / ranks);
+    model.setArgAttr(arg.getArgNumber(), kDimsAttr,
+                     ArrayAttr::get(context, updated));
+  }
+}
+
 /// Rewrites `group` into the rank's program.
 void partition(func::FuncOp model, Group &group, int64_t ranks,
                bool remarks) {
-  MLIRContext *context = model.getContext();
-  for (auto &[arg, axis] : group.splitArgs) {
-    arg.setType(splitType(arg.getType(), axis, ranks));
-    model.setArgAttr(arg.getArgNumber(), kShardAxisAttr,
-                     IntegerAttr::get(IntegerType::get(context, 64), axis));
-    // The declared shape of a state buffer names the split size too.
-    if (auto dims = model.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
-                                                      kDimsAttr)) {
-      SmallVector<Attribute> updated(dims.getValue());
-      if (auto size = dyn_cast<IntegerAttr>(updated[axis]))
-        updated[axis] = IntegerAttr::get(size.getType(), size.getInt() / ranks);
-      model.setArgAttr(arg.getArgNumber(), kDimsAttr,
-                       ArrayAttr::get(context, updated));
-    }
-  }
+  for (auto &[arg, axis] : group.splitArgs)
+    splitArgument(model, arg, axis, ranks);
   for (auto &[value, axis] : group.splitValues)
     value.setType(splitType(value.getType(), axis, ranks));
   for (Operation *op : group.ops)
@@ -428,14 +433,9 @@ struct SeqTensorParallelPass
                   Twine(int64_t(ranks)) + " does not divide its " +
                   Twine(type.getDimSize(last)) + " outputs");
 
-    MLIRContext *context = model.getContext();
-    auto axisAttr = IntegerAttr::get(IntegerType::get(context, 64), 0);
-    for (BlockArgument arg : {weightArg, biasArg}) {
-      if (!arg)
-        continue;
-      arg.setType(splitType(arg.getType(), 0, ranks));
-      model.setArgAttr(arg.getArgNumber(), kShardAxisAttr, axisAttr);
-    }
+    for (BlockArgument arg : {weightArg, biasArg})
+      if (arg)
+        splitArgument(model, arg, /*axis=*/0, ranks);
     if (dequantize)
       dequantize.getResult().setType(
           splitType(dequantize.getType(), 0, ranks));
