@@ -17,12 +17,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -35,11 +31,7 @@ using namespace seqc::test;
 
 namespace {
 
-struct Result {
-  bool exited = false;
-  int exitCode = -1;
-  std::string out, err;
-};
+using Result = ProcessResult;
 
 class Cli : public ::testing::Test {
 protected:
@@ -49,40 +41,14 @@ protected:
   /// that finish() reads; -1 if it cannot be spawned.
   pid_t start(const std::vector<std::string> &args,
               const char *executable = SEQC_FAKE_MODEL_CLI) {
-    std::string outPath = dir.file("stdout"), errPath = dir.file("stderr");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<char *> argv;
-    std::string program = executable;
-    argv.push_back(&program[0]);
-    std::vector<std::string> copies = args;
-    for (std::string &arg : copies)
-      argv.push_back(&arg[0]);
-    argv.push_back(nullptr);
-    pid_t pid;
-    int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(),
-                         environ);
-    posix_spawn_file_actions_destroy(&actions);
-    EXPECT_EQ(rc, 0) << "cannot spawn " << program;
-    return rc == 0 ? pid : -1;
+    std::vector<std::string> argv = {executable};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return spawnProcess(argv, dir.file("stdout"), dir.file("stderr"));
   }
 
   /// Waits for a process of start().
   Result finish(pid_t pid) {
-    Result result;
-    if (pid < 0)
-      return result;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    result.exited = WIFEXITED(status);
-    result.exitCode = result.exited ? WEXITSTATUS(status) : -1;
-    result.out = readFile(dir.file("stdout"));
-    result.err = readFile(dir.file("stderr"));
-    return result;
+    return waitProcess(pid, dir.file("stdout"), dir.file("stderr"));
   }
 
   Result run(const std::vector<std::string> &args,

@@ -22,21 +22,13 @@
 
 #include <cstdlib>
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
-extern char **environ;
 
 using namespace seqc;
 using namespace seqc::test;
 
 namespace {
 
-struct Result {
-  bool exited = false;
-  int exitCode = -1;
-  std::string out, err;
-};
+using Result = ProcessResult;
 
 class ParallelCli : public ::testing::Test {
 protected:
@@ -75,28 +67,9 @@ protected:
                  std::to_string(ranks) + " ";
     command += std::string(SEQC_FAKE_PARALLEL_CLI) + " " + args;
     std::string outPath = dir.file("stdout"), errPath = dir.file("stderr");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::string shell = "/bin/sh", flag = "-c";
-    char *argv[] = {&shell[0], &flag[0], &command[0], nullptr};
-    pid_t pid;
-    Result result;
-    int rc = posix_spawn(&pid, shell.c_str(), &actions, nullptr, argv,
-                         environ);
-    posix_spawn_file_actions_destroy(&actions);
-    EXPECT_EQ(rc, 0);
-    if (rc != 0)
-      return result;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    result.exited = WIFEXITED(status);
-    result.exitCode = result.exited ? WEXITSTATUS(status) : -1;
-    result.out = readFile(outPath);
-    result.err = readFile(errPath);
+    Result result = waitProcess(
+        spawnProcess({"/bin/sh", "-c", command}, outPath, errPath), outPath,
+        errPath);
     // An expected failure must not hide a leak or an ASan/UBSan error (whose
     // exit status is a failure too).
     EXPECT_EQ(result.err.find("Sanitizer"), std::string::npos) << result.err;

@@ -15,8 +15,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <fstream>
 #include <ftw.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h> // environ (_GNU_SOURCE)
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,6 +67,53 @@ inline std::string readFile(const std::string &path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+/// How a process of spawnProcess ended, and what it wrote.
+struct ProcessResult {
+  bool exited = false;
+  int exitCode = -1;
+  std::string out, err;
+};
+
+/// Starts `argv` (argv[0] the program's path) in this environment, its
+/// stdout and stderr going to `outPath` and `errPath`; -1 (and a test
+/// failure) if it cannot be spawned.
+inline pid_t spawnProcess(std::vector<std::string> argv,
+                          const std::string &outPath,
+                          const std::string &errPath) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char *> pointers;
+  for (std::string &arg : argv)
+    pointers.push_back(&arg[0]);
+  pointers.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr,
+                       pointers.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  EXPECT_EQ(rc, 0) << "cannot spawn " << argv[0];
+  return rc == 0 ? pid : -1;
+}
+
+/// Waits for `pid` (from spawnProcess; -1 gives a result that did not
+/// exit) and reads what it wrote.
+inline ProcessResult waitProcess(pid_t pid, const std::string &outPath,
+                                 const std::string &errPath) {
+  ProcessResult result;
+  if (pid < 0)
+    return result;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exited = WIFEXITED(status);
+  result.exitCode = result.exited ? WEXITSTATUS(status) : -1;
+  result.out = readFile(outPath);
+  result.err = readFile(errPath);
+  return result;
 }
 
 /// The raw bytes of a safetensors file with the given header and data;
