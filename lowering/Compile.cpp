@@ -31,7 +31,6 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
@@ -372,7 +371,8 @@ static llvm::Expected<std::string> findLinkerDriver() {
       "SEQC_CXX)");
 }
 
-/// How a model runs on MPI ranks, as its manifest says.
+/// How a model runs on MPI ranks (what its manifest says as
+/// "tensor_parallel" and "data_parallel").
 struct Parallelism {
   /// "tensor_parallel": the ranks a model compiled with --tensor-parallel=N
   /// runs on; 1 when absent.
@@ -387,33 +387,6 @@ struct Parallelism {
                         : "--tensor-parallel=" + std::to_string(tensorParallel);
   }
 };
-
-/// The Parallelism of the `seqc_manifest` the module defines; none when it
-/// has no manifest.
-static Parallelism parallelismOf(const llvm::Module &module) {
-  const llvm::GlobalVariable *global =
-      module.getGlobalVariable(kManifestSymbol);
-  const auto *text =
-      global && global->hasInitializer()
-          ? llvm::dyn_cast<llvm::ConstantDataSequential>(
-                global->getInitializer())
-          : nullptr;
-  Parallelism parallelism;
-  if (!text || !text->isString())
-    return parallelism;
-  llvm::Expected<llvm::json::Value> manifest =
-      llvm::json::parse(text->getAsCString());
-  if (!manifest) {
-    llvm::consumeError(manifest.takeError());
-    return parallelism;
-  }
-  const llvm::json::Object *root = manifest->getAsObject();
-  if (!root)
-    return parallelism;
-  parallelism.tensorParallel = root->getInteger("tensor_parallel").value_or(1);
-  parallelism.dataParallel = root->getBoolean("data_parallel").value_or(false);
-  return parallelism;
-}
 
 /// The MPI C libraries a tensor-parallel model links, as CMake found them
 /// when seqc was built (runtime/CMakeLists.txt; "|"-separated), so that
@@ -1018,9 +991,12 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
       return reportError(options, "cannot write '" + objectPath +
                                       "': " + objectStream.error().message());
   }
-  if (llvm::Error error = linkModelFor(
-          objectPath, options.outputPath, emit == EmitKind::SharedLibrary,
-          options.link, parallelismOf(*llvmModule)))
+  Parallelism parallelism;
+  parallelism.tensorParallel = options.pipeline.tensorParallel;
+  parallelism.dataParallel = options.dataParallel;
+  if (llvm::Error error = linkModelFor(objectPath, options.outputPath,
+                                       emit == EmitKind::SharedLibrary,
+                                       options.link, parallelism))
     return reportError(options, std::move(error));
   return success();
 }
