@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/IR/ModelSignature.h"
+#include "dialect/Seq/IR/Quantization.h"
 #include "dialect/Seq/IR/SeqOps.h"
 #include "passes/Passes.h"
 
@@ -54,12 +55,6 @@ namespace {
 
 /// The grid every collective of a tensor-parallel model runs on.
 constexpr llvm::StringLiteral kGridName = "tensor_parallel";
-
-/// The block formats whose blocks run along a weight's input features, so
-/// that a split by columns is a split of whole blocks (Quantization.h).
-bool isBlockFormat(StringRef format) {
-  return format == "q8_0" || format == "q4_0" || format == "q4_1";
-}
 
 /// One row-parallel projection and what feeds it split.
 struct Group {
@@ -148,7 +143,11 @@ private:
         dequantize ? paramArgument(dequantize.getBlocks()) : BlockArgument();
     if (!blocks)
       return reject("its weight is not a parameter");
-    if (axis == 1 && !isBlockFormat(dequantize.getFormat()))
+    // A split by columns must be one of whole blocks along the input
+    // features: not int8's one block per row.
+    std::optional<WeightFormatInfo> format =
+        getWeightFormat(dequantize.getFormat());
+    if (axis == 1 && (!format || format->isPerRow()))
       return reject("its weight's format '" + dequantize.getFormat() +
                     "' is not split along its input features");
     if (failed(splitArg(blocks, axis, user,
