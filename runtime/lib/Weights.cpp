@@ -429,17 +429,23 @@ AxisLayout axisLayout(const std::vector<int64_t> &shape, size_t bytes,
   return layout;
 }
 
+/// Copies the bytes of a strided slice (`gatherAxis` >= 0), in the file's
+/// format, into `dest` (`tensor.bytes`).
+void copySlice(const SourceTensor &tensor, uint8_t *dest) {
+  AxisLayout layout = axisLayout(tensor.wholeShape, tensor.wholeBytes,
+                                 tensor.isBlockFormat(), tensor.gatherAxis);
+  gatherRuns(tensor.wholeData, layout.outer, layout.units,
+             tensor.gatherBegin / layout.unit,
+             tensor.shape[static_cast<size_t>(tensor.gatherAxis)] / layout.unit,
+             layout.unitBytes, dest);
+}
+
 /// The bytes of a strided slice (`gatherAxis` >= 0) in the file's format,
 /// as a tensor of the slice's shape that owns them.
 SourceTensor gatherSlice(const SourceTensor &tensor,
                          std::vector<uint8_t> *storage) {
-  AxisLayout layout = axisLayout(tensor.wholeShape, tensor.wholeBytes,
-                                 tensor.isBlockFormat(), tensor.gatherAxis);
   storage->resize(tensor.bytes);
-  gatherRuns(tensor.wholeData, layout.outer, layout.units,
-             tensor.gatherBegin / layout.unit,
-             tensor.shape[static_cast<size_t>(tensor.gatherAxis)] / layout.unit,
-             layout.unitBytes, storage->data());
+  copySlice(tensor, storage->data());
   SourceTensor gathered = tensor;
   gathered.sliced = false;
   gathered.gatherAxis = -1;
@@ -460,13 +466,7 @@ void fillFromTensor(const SourceTensor &tensor, Binding binding, seqc_dtype to,
     // that is all), then converted or quantized as a tensor of its own.
     std::vector<uint8_t> storage;
     if (binding == Binding::Copy) {
-      AxisLayout layout = axisLayout(tensor.wholeShape, tensor.wholeBytes,
-                                     tensor.isBlockFormat(), tensor.gatherAxis);
-      gatherRuns(tensor.wholeData, layout.outer, layout.units,
-                 tensor.gatherBegin / layout.unit,
-                 tensor.shape[static_cast<size_t>(tensor.gatherAxis)] /
-                     layout.unit,
-                 layout.unitBytes, dest);
+      copySlice(tensor, dest);
     } else {
       fillFromTensor(gatherSlice(tensor, &storage), binding, to, numel, bytes,
                      dest);
