@@ -5,7 +5,7 @@
 # "Compile time against depth").
 #
 #   bench/compile-depth.sh [--seqc PATH] [--depths "1 12 48"] [--opt N]
-#                          [--functions DEPTH] [--out DIR]
+#                          [--functions DEPTH] [--out DIR] [--jobs N]
 #
 # --seqc       the compiler (default build/bin/seqc of this tree)
 # --depths     the depths to compile (default "1 12 48"; 96 takes minutes)
@@ -13,6 +13,8 @@
 # --functions  also print the LLVM IR line counts of the largest functions of
 #              the model at this depth (`--emit=llvm-ir`, after LLVM's -O)
 # --out        where the libraries and IR go (default a temporary directory)
+# --jobs       seqc's --jobs: entries compiled at once (default seqc's own,
+#              one per core; 1 compiles gpt's three entries one at a time)
 #
 # Each depth is compiled once by `seqc -O<opt> -o gpt_d<depth>.so` under
 # /usr/bin/time -v: wall and CPU (user + system) seconds, the compiler's
@@ -26,6 +28,7 @@ depths="1 12 48"
 opt=3
 functions=
 out=
+jobs=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --seqc) seqc=$2; shift 2 ;;
@@ -33,7 +36,8 @@ while [[ $# -gt 0 ]]; do
     --opt) opt=$2; shift 2 ;;
     --functions) functions=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --jobs) jobs=(--jobs="$2"); shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "compile-depth.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -47,15 +51,15 @@ model=$root/examples/gpt.seq
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 echo "host: $(hostname), $cpu, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "seqc: $seqc, -O$opt, examples/gpt.seq ${width[*]}"
+echo "seqc: $seqc, -O$opt ${jobs[*]}, examples/gpt.seq ${width[*]}"
 echo
 echo "| depth | wall | CPU (user + sys) | peak memory | library |"
 echo "|---|---|---|---|---|"
 for depth in $depths; do
   lib=$out/gpt_d$depth.so
   log=$out/gpt_d$depth.time
-  /usr/bin/time -v "$seqc" -O"$opt" "${width[@]}" -D depth="$depth" \
-    "$model" -o "$lib" 2> "$log"
+  /usr/bin/time -v "$seqc" -O"$opt" "${jobs[@]}" "${width[@]}" \
+    -D depth="$depth" "$model" -o "$lib" 2> "$log"
   awk -v depth="$depth" -v bytes="$(stat -c %s "$lib")" '
     /Elapsed \(wall clock\)/ {
       n = split($NF, t, ":"); wall = 0

@@ -35,12 +35,16 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/thread.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
+
+#include <atomic>
 
 using namespace mlir;
 using namespace mlir::seq;
@@ -83,15 +87,11 @@ static void prepareContext(MLIRContext &context) {
   context.appendDialectRegistry(registry);
 }
 
-LogicalResult mlir::seq::lowerModule(ModuleOp module, EmitKind emit,
-                                     const CompileOptions &options) {
-  if (emit == EmitKind::Seq || emit == EmitKind::Header ||
-      (emit == EmitKind::Manifest && options.pipeline.optLevel < 2))
-    return success();
-  MLIRContext &context = *module.getContext();
-  prepareContext(context);
-
-  PassManager pm(&context, ModuleOp::getOperationName());
+/// Runs the pipelines lowerModule names on `module`, whose context is
+/// prepared.
+static LogicalResult runLoweringPipelines(ModuleOp module, EmitKind emit,
+                                          const CompileOptions &options) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
   // The IR must verify after every pass: Debian's MLIR is built without
   // assertions, so a broken invariant would otherwise surface as a crash in
   // a later pass.
@@ -107,6 +107,107 @@ LogicalResult mlir::seq::lowerModule(ModuleOp module, EmitKind emit,
   else
     buildSeqToLLVMPipeline(pm, options.pipeline);
   return pm.run(module);
+}
+
+/// Whether lowerModule has anything to do for `emit`.
+static bool lowers(EmitKind emit, const CompileOptions &options) {
+  return !(emit == EmitKind::Seq || emit == EmitKind::Header ||
+           (emit == EmitKind::Manifest && options.pipeline.optLevel < 2));
+}
+
+LogicalResult mlir::seq::lowerModule(ModuleOp module, EmitKind emit,
+                                     const CompileOptions &options) {
+  if (!lowers(emit, options))
+    return success();
+  prepareContext(*module.getContext());
+  return runLoweringPipelines(module, emit, options);
+}
+
+namespace {
+/// The index of the entry lowerEntries is lowering on this thread, -1 on
+/// threads that lower none.
+thread_local int loweringEntry = -1;
+} // namespace
+
+/// lowerModule on every module, up to `options.jobs` of them at a time (0:
+/// as many as the host has cores), each followed by `then` (its index) on
+/// the same thread when given. With `announce`, each entry's
+/// diagnostics follow a remark naming it. The entries share the context
+/// but nothing else, so each is lowered exactly as it would be alone; the
+/// diagnostics of the entries lowered together are held back and given to
+/// the context's handlers afterwards, entry by entry in order, up to the
+/// first entry that failed: what the user reads (and seqc's
+/// --verify-diagnostics checks) is what lowering them one after the other
+/// reports.
+static LogicalResult
+lowerEntries(ArrayRef<ModuleOp> modules, ArrayRef<std::string> names,
+             EmitKind emit, const CompileOptions &options, bool announce,
+             llvm::function_ref<LogicalResult(size_t)> then = nullptr) {
+  auto announceEntry = [&](size_t i) {
+    if (announce)
+      emitRemark(ModuleOp(modules[i]).getLoc())
+          << "entry '" << names[i] << "': the remarks up to the next entry "
+          << "are this entry's";
+  };
+  MLIRContext &context = *ModuleOp(modules.front()).getContext();
+  unsigned jobs = options.jobs
+                      ? options.jobs
+                      : llvm::hardware_concurrency().compute_thread_count();
+  jobs = std::min<size_t>(jobs, modules.size());
+  // Without the context's locks (--mlir-disable-threading), one at a time.
+  if (jobs <= 1 || !lowers(emit, options) ||
+      !context.isMultithreadingEnabled()) {
+    for (size_t i = 0; i < modules.size(); ++i) {
+      announceEntry(i);
+      if (failed(lowerModule(modules[i], emit, options)) ||
+          (then && failed(then(i))))
+        return failure();
+    }
+    return success();
+  }
+
+  // Every dialect loaded before the threads start: a pass manager loads
+  // the dialects its passes depend on, and loading one is not thread-safe.
+  prepareContext(context);
+  context.loadAllAvailableDialects();
+  std::vector<std::vector<Diagnostic>> held(modules.size());
+  std::vector<char> lowered(modules.size(), 0);
+  DiagnosticEngine &engine = context.getDiagEngine();
+  // Registered last, so consulted first (the engine calls one handler at a
+  // time). Pass managers order the diagnostics of their own worker threads
+  // and re-emit them on the thread that runs the pipeline.
+  DiagnosticEngine::HandlerID holder =
+      engine.registerHandler([&](Diagnostic &diag) -> LogicalResult {
+        if (loweringEntry < 0)
+          return failure();
+        held[loweringEntry].push_back(std::move(diag));
+        return success();
+      });
+  std::atomic<size_t> next{0};
+  auto lowerSome = [&] {
+    for (size_t i = next++; i < modules.size(); i = next++) {
+      loweringEntry = static_cast<int>(i);
+      lowered[i] = succeeded(runLoweringPipelines(modules[i], emit, options)) &&
+                   (!then || succeeded(then(i)));
+      loweringEntry = -1;
+    }
+  };
+  std::vector<llvm::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t)
+    threads.emplace_back(lowerSome);
+  lowerSome();
+  for (llvm::thread &thread : threads)
+    thread.join();
+  engine.eraseHandler(holder);
+
+  for (size_t i = 0; i < modules.size(); ++i) {
+    announceEntry(i);
+    for (Diagnostic &diag : held[i])
+      engine.emit(std::move(diag));
+    if (!lowered[i])
+      return failure();
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -217,10 +318,22 @@ mlir::seq::translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmContext,
   return llvmModule;
 }
 
+/// translateForMachine in a prepared context (which entries lowered on
+/// several threads share).
+static FailureOr<std::unique_ptr<llvm::Module>>
+translatePrepared(ModuleOp module, llvm::LLVMContext &llvmContext,
+                  llvm::TargetMachine &machine);
+
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::seq::translateForMachine(ModuleOp module, llvm::LLVMContext &llvmContext,
                                llvm::TargetMachine &machine) {
   prepareContext(*module.getContext());
+  return translatePrepared(module, llvmContext, machine);
+}
+
+static FailureOr<std::unique_ptr<llvm::Module>>
+translatePrepared(ModuleOp module, llvm::LLVMContext &llvmContext,
+                  llvm::TargetMachine &machine) {
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "seqc_model");
   if (!llvmModule)
@@ -400,7 +513,7 @@ struct Parallelism {
 /// libseqc_runtime_mpi.a (which the runtime references weakly: -u pulls it
 /// out of the archive) and the MPI C library, which it and the model's own
 /// collectives call.
-static llvm::Error linkModelFor(llvm::StringRef objectPath,
+static llvm::Error linkModelFor(ArrayRef<std::string> objectPaths,
                                 llvm::StringRef outputPath, bool sharedLibrary,
                                 const LinkOptions &options,
                                 const Parallelism &parallelism) {
@@ -453,12 +566,15 @@ static llvm::Error linkModelFor(llvm::StringRef objectPath,
   // (__truncsfbf2: f32 to bf16 without AVX512_BF16); libgcc before GCC 13
   // has none of them.
   SmallVector<std::string> args = {*driver, "-fuse-ld=lld"};
-  if (sharedLibrary)
-    args.append({"-shared", "-o", outputPath.str(), objectPath.str(),
-                 "-Wl,--whole-archive", runtime, "-Wl,--no-whole-archive"});
-  else
-    args.append(
-        {"-o", outputPath.str(), objectPath.str(), runtimeMain, runtime});
+  if (sharedLibrary) {
+    args.append({"-shared", "-o", outputPath.str()});
+    args.append(objectPaths.begin(), objectPaths.end());
+    args.append({"-Wl,--whole-archive", runtime, "-Wl,--no-whole-archive"});
+  } else {
+    args.append({"-o", outputPath.str()});
+    args.append(objectPaths.begin(), objectPaths.end());
+    args.append({runtimeMain, runtime});
+  }
   if (mpi) {
     // The runtime references libseqc_runtime_mpi.a's functions weakly,
     // which extracts nothing from an archive: -u does. Then MPI itself,
@@ -500,7 +616,7 @@ static llvm::Error linkModelFor(llvm::StringRef objectPath,
 llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
                                  llvm::StringRef outputPath, bool sharedLibrary,
                                  const LinkOptions &options) {
-  return linkModelFor(objectPath, outputPath, sharedLibrary, options,
+  return linkModelFor({objectPath.str()}, outputPath, sharedLibrary, options,
                       Parallelism());
 }
 
@@ -667,108 +783,176 @@ static SmallVector<int64_t> preparedOnlyParams(ArrayRef<ModuleOp> modules) {
   return common;
 }
 
-/// Links the entries' LLVM modules into the first: entry i > 0's public
-/// functions get the suffix `_<name>`, its other definitions become
-/// internal, the first module's manifest becomes `manifest`, and
-/// `seqc_entries` lists every entry's name and functions.
-static LogicalResult linkEntries(
-    MutableArrayRef<std::unique_ptr<llvm::Module>> llvmModules,
-    ArrayRef<std::string> names, llvm::StringRef manifest,
-    const CompileOptions &options) {
-  llvm::Module &linked = *llvmModules.front();
-  llvm::LLVMContext &llvmContext = linked.getContext();
-  // Each entry's description of its prepared block (seq-emit-invoke):
-  // entries whose descriptions are equal, every value with a key, prepare
-  // the same values at the same places, so the table gives them the first
-  // one's seqc_prepare and seqc_release, and the runtime, seeing one
-  // function, prepares the block once for them all (docs/abi.md, "Sharing
-  // prepared values"). Constants are unique in a context: equal tables are
-  // one pointer.
-  std::vector<llvm::Constant *> tables(llvmModules.size(), nullptr);
-  for (size_t i = 0; i < llvmModules.size(); ++i) {
-    llvm::GlobalVariable *table = llvmModules[i]->getGlobalVariable(
-        kPreparedTableSymbol, /*AllowInternal=*/true);
-    auto *values = table && table->hasInitializer()
-                       ? llvm::dyn_cast<llvm::ConstantDataArray>(
-                             table->getInitializer())
-                       : nullptr;
-    if (!values || values->getNumElements() == 0)
-      continue;
+/// What an entry's LLVM module brings to the model's table of entries
+/// (addEntriesTable).
+struct EntryLinkInfo {
+  /// Its description of its prepared block (seq-emit-invoke) when every
+  /// value in it has a key, else empty.
+  std::vector<uint64_t> preparedTable;
+  /// The alignment of its manifest.
+  llvm::MaybeAlign manifestAlign;
+};
+
+/// Readies entry `index` of a model with several for linking with the
+/// others: entry i > 0's public functions get the suffix `_<name>` and its
+/// other definitions become internal; every entry's manifest is removed
+/// (addEntriesTable adds the model's). Checks that the entry defines its
+/// three functions.
+static FailureOr<EntryLinkInfo> prepareEntryForLink(llvm::Module &entry,
+                                                    size_t index,
+                                                    llvm::StringRef name,
+                                                    const CompileOptions &options) {
+  EntryLinkInfo info;
+  llvm::GlobalVariable *table =
+      entry.getGlobalVariable(kPreparedTableSymbol, /*AllowInternal=*/true);
+  auto *values = table && table->hasInitializer()
+                     ? llvm::dyn_cast<llvm::ConstantDataArray>(
+                           table->getInitializer())
+                     : nullptr;
+  if (values && values->getNumElements() > 0) {
     uint64_t count = values->getElementAsInteger(0);
     bool keyed = values->getNumElements() == 1 + 3 * count;
     for (uint64_t k = 1 + 2 * count; keyed && k < 1 + 3 * count; ++k)
       keyed = values->getElementAsInteger(k) != 0;
-    if (keyed)
-      tables[i] = values;
+    for (uint64_t k = 0; keyed && k < values->getNumElements(); ++k)
+      info.preparedTable.push_back(values->getElementAsInteger(k));
   }
-  for (size_t i = 1; i < llvmModules.size(); ++i) {
-    llvm::Module &entry = *llvmModules[i];
-    if (llvm::GlobalVariable *other = entry.getGlobalVariable(kManifestSymbol))
-      other->eraseFromParent();
+  llvm::GlobalVariable *manifest = entry.getGlobalVariable(kManifestSymbol);
+  if (!manifest || !manifest->use_empty())
+    return reportError(options, "entry '" + name +
+                                    "' defines no manifest the model's can "
+                                    "replace");
+  info.manifestAlign = manifest->getAlign();
+  manifest->eraseFromParent();
+  if (index > 0) {
     for (llvm::GlobalValue &value : entry.global_values()) {
       if (value.isDeclaration() || value.hasLocalLinkage())
         continue;
-      std::string name = value.getName().str();
-      if (name == kInvokeSymbol || name == kPrepareSymbol ||
-          name == kReleaseSymbol)
-        value.setName(name + "_" + names[i]);
+      std::string symbol = value.getName().str();
+      if (symbol == kInvokeSymbol || symbol == kPrepareSymbol ||
+          symbol == kReleaseSymbol)
+        value.setName(symbol + "_" + name.str());
       else
         value.setLinkage(llvm::GlobalValue::InternalLinkage);
     }
-    if (llvm::Linker::linkModules(linked, std::move(llvmModules[i])))
-      return reportError(options, "cannot link the code of entry '" +
-                                      names[i] + "' into the model");
   }
-  // The manifest of every entry, where the first one's was.
-  llvm::GlobalVariable *old = linked.getGlobalVariable(kManifestSymbol);
-  if (!old)
-    return reportError(options, "the model defines no manifest");
+  std::string suffix = index == 0 ? "" : "_" + name.str();
+  for (llvm::StringRef symbol :
+       {kInvokeSymbol, kPrepareSymbol, kReleaseSymbol})
+    if (!entry.getFunction((symbol + suffix).str()))
+      return reportError(options, "entry '" + name + "' defines no " +
+                                      symbol + suffix);
+  return info;
+}
+
+/// Adds the model's manifest and `seqc_entries` to `module` (the linked
+/// entries, or a module of its own): {name, invoke, prepare, release} per
+/// entry, then nulls. Entries whose descriptions of their prepared blocks
+/// are equal (every value with a key) prepare the same values at the same
+/// places, so the table gives them the first one's seqc_prepare and
+/// seqc_release, and the runtime, seeing one function, prepares the block
+/// once for them all (docs/abi.md, "Sharing prepared values").
+static void addEntriesTable(llvm::Module &module, ArrayRef<std::string> names,
+                            ArrayRef<EntryLinkInfo> infos,
+                            llvm::StringRef manifest) {
+  llvm::LLVMContext &llvmContext = module.getContext();
   llvm::Constant *text =
       llvm::ConstantDataArray::getString(llvmContext, manifest);
   auto *global = new llvm::GlobalVariable(
-      linked, text->getType(), /*isConstant=*/true,
-      llvm::GlobalValue::ExternalLinkage, text, "", old);
-  global->setAlignment(old->getAlign());
-  global->takeName(old);
-  old->eraseFromParent();
+      module, text->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::ExternalLinkage, text, kManifestSymbol);
+  global->setAlignment(infos.front().manifestAlign);
 
-  // seqc_entries: {name, invoke, prepare, release} per entry, then nulls.
   auto *pointer = llvm::PointerType::getUnqual(llvmContext);
   auto *rowType = llvm::StructType::get(llvmContext,
                                         {pointer, pointer, pointer, pointer});
+  auto *functionType =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(llvmContext), false);
   std::vector<llvm::Constant *> rows;
   for (auto [i, name] : llvm::enumerate(names)) {
     std::string suffix = i == 0 ? "" : "_" + name;
     size_t same = i;
     for (size_t j = 0; j < i && same == i; ++j)
-      if (tables[i] && tables[j] == tables[i])
+      if (!infos[i].preparedTable.empty() &&
+          infos[j].preparedTable == infos[i].preparedTable)
         same = j;
-    std::string prepareSuffix =
-        same == 0 ? "" : "_" + names[same];
+    std::string prepareSuffix = same == 0 ? "" : "_" + names[same];
     std::vector<llvm::Constant *> fields;
     llvm::Constant *nameText =
         llvm::ConstantDataArray::getString(llvmContext, name);
     fields.push_back(new llvm::GlobalVariable(
-        linked, nameText->getType(), /*isConstant=*/true,
+        module, nameText->getType(), /*isConstant=*/true,
         llvm::GlobalValue::PrivateLinkage, nameText, "seqc_entry_name"));
+    // The entries' functions, or declarations of them when they are
+    // compiled to objects of their own.
     for (llvm::StringRef symbol :
          {kInvokeSymbol, kPrepareSymbol, kReleaseSymbol}) {
-      std::string functionName =
+      std::string function =
           symbol.str() + (symbol == kInvokeSymbol ? suffix : prepareSuffix);
-      llvm::Function *function = linked.getFunction(functionName);
-      if (!function)
-        return reportError(options, "entry '" + name + "' defines no " +
-                                        functionName);
-      fields.push_back(function);
+      fields.push_back(llvm::cast<llvm::Constant>(
+          module.getOrInsertFunction(function, functionType).getCallee()));
     }
     rows.push_back(llvm::ConstantStruct::get(rowType, fields));
   }
   rows.push_back(llvm::Constant::getNullValue(rowType));
   auto *tableType = llvm::ArrayType::get(rowType, rows.size());
-  new llvm::GlobalVariable(linked, tableType, /*isConstant=*/true,
+  new llvm::GlobalVariable(module, tableType, /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage,
                            llvm::ConstantArray::get(tableType, rows),
                            kEntriesSymbol);
+}
+
+/// Links the entries' LLVM modules into the first (prepareEntryForLink on
+/// each), with the model's manifest and table of entries.
+static LogicalResult linkEntries(
+    MutableArrayRef<std::unique_ptr<llvm::Module>> llvmModules,
+    ArrayRef<std::string> names, llvm::StringRef manifest,
+    const CompileOptions &options) {
+  llvm::Module &linked = *llvmModules.front();
+  std::vector<EntryLinkInfo> infos;
+  for (size_t i = 0; i < llvmModules.size(); ++i) {
+    FailureOr<EntryLinkInfo> info =
+        prepareEntryForLink(*llvmModules[i], i, names[i], options);
+    if (failed(info))
+      return failure();
+    infos.push_back(std::move(*info));
+    if (i > 0 && llvm::Linker::linkModules(linked, std::move(llvmModules[i])))
+      return reportError(options, "cannot link the code of entry '" +
+                                      names[i] + "' into the model");
+  }
+  addEntriesTable(linked, names, infos, manifest);
+  return success();
+}
+
+/// Writes `objects` to temporary files, links them into the executable or
+/// shared library options.outputPath (linkModelFor), then removes them
+/// whatever happens.
+static LogicalResult linkObjects(ArrayRef<ArrayRef<char>> objects,
+                                 bool sharedLibrary,
+                                 const CompileOptions &options,
+                                 const Parallelism &parallelism) {
+  std::vector<std::string> paths;
+  std::vector<std::unique_ptr<llvm::FileRemover>> removers;
+  for (ArrayRef<char> object : objects) {
+    llvm::SmallString<128> path;
+    int fd;
+    if (std::error_code error =
+            llvm::sys::fs::createTemporaryFile("seqc-model", "o", fd, path))
+      return reportError(options, "cannot create a temporary object file: " +
+                                      error.message());
+    removers.push_back(std::make_unique<llvm::FileRemover>(path));
+    paths.push_back(std::string(path));
+    llvm::raw_fd_ostream stream(fd, /*shouldClose=*/true);
+    stream.write(object.data(), object.size());
+    stream.close();
+    if (stream.has_error())
+      return reportError(options, "cannot write '" + path +
+                                      "': " + stream.error().message());
+  }
+  if (llvm::Error error = linkModelFor(paths, options.outputPath,
+                                       sharedLibrary, options.link,
+                                       parallelism))
+    return reportError(options, std::move(error));
   return success();
 }
 
@@ -870,9 +1054,9 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
       return failure();
     CompileOptions analysis = lowering;
     analysis.pipeline.remarks = false;
-    for (ModuleOp module : modules)
-      if (failed(lowerModule(module, emit, analysis)))
-        return failure();
+    if (failed(lowerEntries(modules, names, emit, analysis,
+                            /*announce=*/false)))
+      return failure();
     std::string marked =
         markPreparedOnlyParams(*manifest, preparedOnlyParams(modules));
     if (marked.empty())
@@ -892,16 +1076,49 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
       return failure();
     manifest = std::move(*built);
   }
-  for (auto [i, module] : llvm::enumerate(modules)) {
-    // Each entry is compiled for its own shapes: its remarks follow its
-    // name.
-    if (several && options.pipeline.remarks)
-      emitRemark(ModuleOp(module).getLoc())
-          << "entry '" << names[i] << "': the remarks up to the next entry "
-          << "are this entry's";
-    if (failed(lowerModule(module, emit, lowering)))
+  // A model with several entries linked into a binary: each entry becomes
+  // an object of its own on the thread that lowered it (translation, LLVM's
+  // optimization and code generation in an LLVM context and with a target
+  // machine of its own), and one more object holds the model's manifest
+  // and table of entries. The objects do not depend on the number of
+  // threads.
+  bool entryObjects = several && linking;
+  std::vector<SmallVector<char, 0>> objects(modules.size());
+  std::vector<EntryLinkInfo> infos(modules.size());
+  auto compileEntryObject = [&](size_t i) -> LogicalResult {
+    ModuleOp module = modules[i];
+    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> entryMachine =
+        createTargetMachine(options.codegen, options.pipeline.optLevel);
+    if (!entryMachine)
+      return reportError(options, entryMachine.takeError());
+    llvm::LLVMContext entryContext;
+    FailureOr<std::unique_ptr<llvm::Module>> translated =
+        translatePrepared(module, entryContext, **entryMachine);
+    if (failed(translated))
       return failure();
-  }
+    FailureOr<EntryLinkInfo> info =
+        prepareEntryForLink(**translated, i, names[i], options);
+    if (failed(info) ||
+        failed(optimizeModule(**translated, **entryMachine,
+                              options.pipeline.optLevel, module.getLoc())))
+      return failure();
+    infos[i] = std::move(*info);
+    llvm::raw_svector_ostream stream(objects[i]);
+    if (llvm::Error error = emitMachineCode(**translated, **entryMachine,
+                                            /*assembly=*/false, stream))
+      return reportError(options, std::move(error));
+    return success();
+  };
+
+  // Each entry is compiled for its own shapes: its remarks follow its
+  // name.
+  if (failed(lowerEntries(
+          modules, names, emit, lowering,
+          /*announce=*/several && options.pipeline.remarks,
+          entryObjects ? llvm::function_ref<LogicalResult(size_t)>(
+                             compileEntryObject)
+                       : nullptr)))
+    return failure();
   if (emit == EmitKind::MemoryPlan) {
     for (auto [i, module] : llvm::enumerate(modules)) {
       printEntryLine(i, "#");
@@ -930,6 +1147,31 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
       ModuleOp(module).print(os);
     }
     return success();
+  }
+
+  Parallelism parallelism;
+  parallelism.tensorParallel = options.pipeline.tensorParallel;
+  parallelism.dataParallel = options.dataParallel;
+  if (entryObjects) {
+    // Each entry's manifest marks the parameters its own function leaves to
+    // the preparation (seq-emit-invoke); the model's, those of every entry.
+    manifest = markPreparedOnlyParams(manifest, preparedOnlyParams(modules));
+    if (manifest.empty())
+      return reportError(options, "cannot mark the parameters only the "
+                                  "preparation reads in the manifest");
+    llvm::LLVMContext tableContext;
+    llvm::Module table("seqc_entries", tableContext);
+    table.setTargetTriple(machine->getTargetTriple());
+    table.setDataLayout(machine->createDataLayout());
+    addEntriesTable(table, names, infos, manifest);
+    objects.emplace_back();
+    llvm::raw_svector_ostream stream(objects.back());
+    if (llvm::Error error =
+            emitMachineCode(table, *machine, /*assembly=*/false, stream))
+      return reportError(options, std::move(error));
+    SmallVector<ArrayRef<char>> contents(objects.begin(), objects.end());
+    return linkObjects(contents, emit == EmitKind::SharedLibrary, options,
+                       parallelism);
   }
 
   llvm::LLVMContext llvmContext;
@@ -972,31 +1214,12 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
     return success();
   }
 
-  // Executables and shared libraries: an object in a temporary file, linked
-  // into the output, then removed whatever happens.
-  llvm::SmallString<128> objectPath;
-  int fd;
-  if (std::error_code error =
-          llvm::sys::fs::createTemporaryFile("seqc-model", "o", fd, objectPath))
-    return reportError(options, "cannot create a temporary object file: " +
-                                    error.message());
-  llvm::FileRemover removeObject(objectPath);
-  {
-    llvm::raw_fd_ostream objectStream(fd, /*shouldClose=*/true);
-    if (llvm::Error error = emitMachineCode(*llvmModule, *machine,
-                                            /*assembly=*/false, objectStream))
-      return reportError(options, std::move(error));
-    objectStream.close();
-    if (objectStream.has_error())
-      return reportError(options, "cannot write '" + objectPath +
-                                      "': " + objectStream.error().message());
-  }
-  Parallelism parallelism;
-  parallelism.tensorParallel = options.pipeline.tensorParallel;
-  parallelism.dataParallel = options.dataParallel;
-  if (llvm::Error error = linkModelFor(objectPath, options.outputPath,
-                                       emit == EmitKind::SharedLibrary,
-                                       options.link, parallelism))
+  // Executables and shared libraries: one object.
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream stream(object);
+  if (llvm::Error error =
+          emitMachineCode(*llvmModule, *machine, /*assembly=*/false, stream))
     return reportError(options, std::move(error));
-  return success();
+  return linkObjects({ArrayRef<char>(object)},
+                     emit == EmitKind::SharedLibrary, options, parallelism);
 }

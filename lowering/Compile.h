@@ -108,6 +108,10 @@ struct CompileOptions {
   /// the model links MPI as a tensor-parallel one does. Excludes
   /// pipeline.tensorParallel > 1 and the NVPTX target.
   bool dataParallel = false;
+  /// How many entries of a model are lowered at once (compileEntries), each
+  /// on its own thread; 0: as many as the host has cores. The result does
+  /// not depend on it.
+  unsigned jobs = 0;
   /// The executable or shared library to link (EmitKind::Executable and
   /// SharedLibrary); every other kind is written to a stream.
   std::string outputPath;

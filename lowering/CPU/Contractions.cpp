@@ -278,28 +278,38 @@ static bool touchesAny(Operation *op, const SmallPtrSet<Value, 4> &views) {
 
 /// Whether the contents of `root` are never read after `op`: the next op
 /// that touches it (or a reshape of it) frees it or overwrites it without
-/// reading it (bufferization reuses dead buffers), or nothing does.
+/// reading it (bufferization reuses dead buffers), or nothing does. The next
+/// op is found from the uses of the views, not by walking the ops after
+/// `op`: a function holds every layer's contractions, and most buffers are
+/// not touched again for a long way (or ever).
 static bool isDeadAfter(Value root, Operation *op) {
   SmallPtrSet<Value, 4> views = viewsOf(root);
-  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
-    if (isReshape(next) || isa<memref::DimOp>(next) || !touchesAny(next, views))
-      continue;
-    if (isa<memref::DeallocOp>(next))
-      return true;
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
-    if (!linalgOp)
-      return false;
-    for (OpOperand &operand : next->getOpOperands()) {
-      if (!views.contains(operand.get()))
+  Block *block = op->getBlock();
+  Operation *next = nullptr;
+  for (Value view : views) {
+    for (Operation *user : view.getUsers()) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor || ancestor == op || !op->isBeforeInBlock(ancestor) ||
+          isReshape(ancestor) || isa<memref::DimOp>(ancestor))
         continue;
-      if (!linalgOp.isDpsInit(&operand) ||
-          linalgOp.payloadUsesValueFromOperand(&operand))
-        return false;
+      if (!next || ancestor->isBeforeInBlock(next))
+        next = ancestor;
     }
-    // Every element is written before anything reads it.
-    return linalgOp.getNumReductionLoops() == 0;
   }
-  return true;
+  if (!next || isa<memref::DeallocOp>(next))
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
+  if (!linalgOp)
+    return false;
+  for (OpOperand &operand : next->getOpOperands()) {
+    if (!views.contains(operand.get()))
+      continue;
+    if (!linalgOp.isDpsInit(&operand) ||
+        linalgOp.payloadUsesValueFromOperand(&operand))
+      return false;
+  }
+  // Every element is written before anything reads it.
+  return linalgOp.getNumReductionLoops() == 0;
 }
 
 LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b, ContractionMatch &c,

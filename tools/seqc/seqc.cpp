@@ -294,6 +294,14 @@ static LogicalResult printParams(const seq::ModelSignature &signature,
 }
 
 /// Runs the stages up to the one `--emit` asks for, printing its result.
+static cl::opt<unsigned> jobs(
+    "jobs",
+    cl::desc("Entries of a model lowered at once, each on its own thread "
+             "(default 0: as many as the host has cores; the output does not "
+             "depend on it). --mlir-timing and --mlir-print-ir-* lower one "
+             "at a time"),
+    cl::value_desc("n"), cl::init(0), cl::cat(seqcCategory));
+
 static LogicalResult compile(llvm::SourceMgr &sourceMgr, MLIRContext &context,
                              const seq::FrontendOptions &options,
                              const seq::CompileOptions &compileOptions,
@@ -397,6 +405,15 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
       runtimeDir, seq::getDefaultRuntimeDir(
                       argv0, reinterpret_cast<void *>(&getCompileOptions)));
   options.link.verbose = verbose;
+  options.jobs = jobs;
+  // The pass managers' reports of several entries would interleave.
+  for (StringRef name :
+       {"mlir-print-ir-after-all", "mlir-print-ir-before-all",
+        "mlir-print-ir-after-failure", "mlir-print-ir-after-change",
+        "mlir-print-ir-after", "mlir-print-ir-before", "mlir-timing"})
+    if (cl::Option *option = cl::getRegisteredOptions().lookup(name))
+      if (option->getNumOccurrences())
+        options.jobs = 1;
   options.configurePassManager = [](PassManager &pm) -> LogicalResult {
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
