@@ -126,10 +126,11 @@ def SeqTileAttention : Pass<"seq-tile-attention"> {
     states, at most `split-units` rows of d_v per query.
 
     f16 and bf16 attention is tiled in f32, Q, K and V converted to f32
-    copies once per call; with `bf16-in-place` (the CPU), bf16 Q, K and V
-    are read in place by the tiles instead (`seq.online_attention` on bf16
-    operands with the scale applied to the f32 scores), whose products
-    widen or pair them in registers and accumulate in f32.
+    copies once per call; with `narrow-in-place` (the CPU), bf16 and f16 Q,
+    K and V are read in place by the tiles instead (`seq.online_attention`
+    on bf16 or f16 operands with the scale applied to the f32 scores),
+    whose products widen (or, bf16, pair) them in registers and accumulate
+    in f32.
 
     It does not fire on a score bias tensor (the reference lowering, which
     materializes the scores, applies), other element types or dynamic head
@@ -146,9 +147,10 @@ def SeqTileAttention : Pass<"seq-tile-attention"> {
            "split (0 or 1: never)">,
     Option<"splitMinKeys", "split-min-keys", "int64_t", /*default=*/"512",
            "Fewest keys per chunk of the split">,
-    Option<"bf16InPlace", "bf16-in-place", "bool", /*default=*/"false",
-           "Read bf16 Q, K and V in place in the tiles (the scale applied "
-           "to the f32 scores), instead of converting them to f32 copies">,
+    Option<"narrowInPlace", "narrow-in-place", "bool", /*default=*/"false",
+           "Read bf16 and f16 Q, K and V in place in the tiles (the scale "
+           "applied to the f32 scores), instead of converting them to f32 "
+           "copies">,
     Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
            "The target multiplies bf16 pairs (vdpbf16ps): for the remark of "
            "bf16 attention read in place">,

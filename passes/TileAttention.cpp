@@ -187,7 +187,7 @@ struct TileOptions {
   int64_t splitUnits;
   int64_t splitMinKeys;
   bool remarks;
-  bool bf16InPlace = false;
+  bool narrowInPlace = false;
   bool bf16Dot = false;
   bool packKeys = false;
 };
@@ -289,11 +289,11 @@ private:
   const TileOptions &options;
 
   // Per op. `scores` is the scale the tiles apply to their f32 scores when
-  // Q is read in place (bf16), else null (Q scaled once before the loops).
+  // Q is read in place (bf16 or f16), else null (Q scaled once before the loops).
   Value qs, k, v, lengths, alibi, positions, queryOffsets;
   // The packed key tiles while the plain form is built with them, else null.
   Value kPacked;
-  // f32 Q and K (not bf16 read in place): what packKeys applies to.
+  // f32 Q and K (not bf16 or f16 read in place): what packKeys applies to.
   bool f32Keys = false;
   // The packed keys' tensor, made before any test of n_q, at the level of
   // the op: an allocation inside a branch would neither get a place in the
@@ -861,11 +861,20 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   d = qType.getDimSize(3);
   dv = op.getValue().getType().getDimSize(3);
   mask = op.getMaskAttr();
-  // The tiles compute in f32: f16 inputs (and bf16 ones without
-  // `bf16-in-place`) converted here; with it, bf16 Q, K and V are read in
-  // place by the tiles' products.
+  // The tiles compute in f32: without `narrow-in-place`, bf16 and f16
+  // inputs are converted here; with it, they are read in place by the
+  // tiles' products. f16 only for one tile of queries known at compile
+  // time (decode): with several query tiles, each would widen every key
+  // tile again, and the f32 copy with its keys packed once per call was
+  // faster (Zen 5, 1024 queries and keys: 0.93x in place), while a decode
+  // step spends 40 times longer converting the cache than attending to it.
   Type f32 = b.getF32Type();
-  const bool inPlace = options.bf16InPlace && qType.getElementType().isBF16();
+  Type elementType = qType.getElementType();
+  const bool oneQueryTile = !qType.isDynamicDim(2) &&
+                            qType.getDimSize(2) <= options.queryBlock;
+  const bool inPlace = options.narrowInPlace &&
+                       (elementType.isBF16() ||
+                        (elementType.isF16() && oneQueryTile));
   k = inPlace ? op.getKey() : tb.convert(op.getKey(), f32);
   v = inPlace ? op.getValue() : tb.convert(op.getValue(), f32);
   Value query = inPlace ? op.getQuery() : tb.convert(op.getQuery(), f32);
@@ -890,7 +899,7 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   qBlocks = tb.ceilDiv(nq, tb.idx(options.queryBlock));
 
   // The scale folded into Q once, instead of into every tile of scores; a
-  // bf16 Q read in place stays as it is (a scaled copy would round to bf16
+  // bf16 or f16 Q read in place stays as it is (a scaled copy would round
   // again), and the tiles scale their f32 scores.
   scores = FloatAttr();
   if (inPlace) {
@@ -1033,16 +1042,21 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
            << " (query x key) tiles, the (batch, head, query tile) units in "
               "parallel, ";
     if (inPlace)
-      remark << "bf16 Q, K and V read in place (no f32 copy), Q K^T "
-             << (options.bf16Dot
+      remark << (elementType.isBF16() ? "bf16" : "f16")
+             << " Q, K and V read in place (no f32 copy), Q K^T "
+             << (options.bf16Dot && elementType.isBF16()
                      ? "in bf16 pairs by vdpbf16ps"
                      : "with Q and K widened to f32 in registers")
              << ", P kept in f32 times V widened in registers, f32 "
                 "accumulators, the scale applied to the f32 scores";
     else if (!qType.getElementType().isF32())
-      remark << (qType.getElementType().isF16() ? "f16" : "bf16")
+      remark << (elementType.isBF16() ? "bf16" : "f16")
              << " Q, K and V converted to f32 copies once per call, the "
-                "scale folded into Q";
+                "scale folded into Q"
+             << (options.narrowInPlace && elementType.isF16()
+                     ? " (f16 is read in place for one query tile of a "
+                       "static size only)"
+                     : "");
     else
       remark << "the scale folded into Q";
     if (!positionless()) {
@@ -1096,7 +1110,7 @@ struct SeqTileAttentionPass
     }
     TileOptions options{queryBlock, keyBlock, splitUnits,
                         std::max<int64_t>(splitMinKeys, 1), remarks,
-                        bf16InPlace, bf16Dot, packKeys};
+                        narrowInPlace, bf16Dot, packKeys};
     LLVM_DEBUG(llvm::dbgs()
                << "[" DEBUG_TYPE "] query-block " << options.queryBlock
                << ", key-block " << options.keyBlock << ", split-units "
@@ -1108,7 +1122,7 @@ struct SeqTileAttentionPass
     for (AttentionOp op : ops)
       (void)tileAttention(rewriter, op, options.queryBlock, options.keyBlock,
                           options.splitUnits, options.splitMinKeys,
-                          options.remarks, options.bf16InPlace,
+                          options.remarks, options.narrowInPlace,
                           options.bf16Dot, options.packKeys);
   }
 };
@@ -1119,10 +1133,10 @@ LogicalResult mlir::seq::tileAttention(RewriterBase &rewriter, AttentionOp op,
                                        int64_t queryBlock, int64_t keyBlock,
                                        int64_t splitUnits,
                                        int64_t splitMinKeys, bool remarks,
-                                       bool bf16InPlace, bool bf16Dot,
+                                       bool narrowInPlace, bool bf16Dot,
                                        bool packKeys) {
   TileOptions options{queryBlock, keyBlock,    splitUnits, splitMinKeys,
-                      remarks,    bf16InPlace, bf16Dot,    packKeys};
+                      remarks,    narrowInPlace, bf16Dot,    packKeys};
   AttentionTiler tiler(op, options);
   std::string why = tiler.whyNot();
   if (!why.empty()) {

@@ -34,9 +34,10 @@ void CPUTargetInfo::addSeqTransforms(OpPassManager &pm,
   tile.keyBlock = 64;
   tile.splitUnits = 8;
   tile.splitMinKeys = 512;
-  // bf16 Q, K and V read in place: the contraction kernels widen or pair
-  // bf16 operands (vdpbf16ps with bf16-dot) and accumulate in f32.
-  tile.bf16InPlace = true;
+  // bf16 and f16 Q, K and V read in place: the contraction kernels widen
+  // them (F16C for f16) or pair bf16 operands (vdpbf16ps with bf16-dot)
+  // and accumulate in f32.
+  tile.narrowInPlace = true;
   tile.bf16Dot = options.bf16Dot;
   // f32 keys packed once per call into the [d, 64] tiles that Q K^T reads
   // as its right operand, instead of a transposed copy per tile pair.

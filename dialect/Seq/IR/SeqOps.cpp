@@ -850,7 +850,7 @@ double AttentionOp::getEffectiveScale() {
 
 LogicalResult OnlineAttentionOp::verify() {
   ShapeBinder binder(*this);
-  // Q, K and V are f32 or bf16 (read in place), the state f32.
+  // Q, K and V are f32, bf16 or f16 (read in place), the state f32.
   if (failed(binder.bind("'query'", getQuery().getType(), {"r", "d"},
                          nullptr, /*sameElementType=*/false)) ||
       failed(binder.bind("'key'", getKey().getType(),

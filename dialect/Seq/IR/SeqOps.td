@@ -595,12 +595,12 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
     `pq: [r]` and keys `pk: [c]` as floats (slices of one table, so that
     the bias is float arithmetic only).
 
-    `query`, `key` and `value` are f32, or bf16 read in place (the tiling
-    of bf16 attention on the CPU): the products widen or pair them and
-    accumulate in f32, and the softmax state is f32. `scale`, when present,
-    multiplies the scores in f32 before the bias and the mask (`s = scale
-    query key^T`), for a query that is not scaled beforehand (a bf16 query
-    read in place).
+    `query`, `key` and `value` are f32, or bf16 or f16 read in place (the
+    tiling of bf16 and f16 attention on the CPU): the products widen (or
+    pair) them and accumulate in f32, and the softmax state is f32.
+    `scale`, when present, multiplies the scores in f32 before the bias and
+    the mask (`s = scale query key^T`), for a query that is not scaled
+    beforehand (a bf16 or f16 query read in place).
 
     With `key_transposed`, `key` is `[d, c]`: the tile's slice of keys
     packed once per call by `seq-tile-attention` (on the CPU), so that
@@ -617,9 +617,9 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
           tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32, BF16]>:$query,
-                       RankedTensorOf<[F32, BF16]>:$key,
-                       RankedTensorOf<[F32, BF16]>:$value,
+  let arguments = (ins RankedTensorOf<[F32, BF16, F16]>:$query,
+                       RankedTensorOf<[F32, BF16, F16]>:$key,
+                       RankedTensorOf<[F32, BF16, F16]>:$value,
                        RankedTensorOf<[F32]>:$acc,
                        RankedTensorOf<[F32]>:$max,
                        RankedTensorOf<[F32]>:$sum,

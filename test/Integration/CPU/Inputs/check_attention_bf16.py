@@ -1,5 +1,5 @@
-"""check_attention_bf16.py [--tol=T] EXE DIMS...: runs EXE (attention_bf16.seq
-compiled) on random inputs for each DIMS (b=..,n=..,nq=..,nk=..) and checks
+"""check_attention_bf16.py [--tol=T] [--one-query] EXE DIMS...: runs EXE
+(attention_bf16.seq compiled, or attention_f16.seq with --one-query) on random inputs for each DIMS (b=..,n=..,nq=..,nk=..) and checks
 its bf16 attention outputs (full, causal, queries against a cache) against
 the same attention in float64 NumPy on the bf16 values the model read (its
 outputs qo, ko, ...; the CLI widens bf16 outputs to f32, exactly). Each
@@ -15,9 +15,15 @@ import numpy as np
 
 tol = next((float(a[6:]) for a in sys.argv[1:] if a.startswith("--tol=")),
            2.0 ** -8 + 2e-4)
-args = [a for a in sys.argv[1:] if not a.startswith("--tol=")]
+# --one-query: the model (attention_f16.seq) also has y1, one query q1o
+# against the cache.
+one_query = "--one-query" in sys.argv[1:]
+args = [a for a in sys.argv[1:]
+        if not a.startswith("--tol=") and a != "--one-query"]
 exe = args[0]
 outputs = ["y", "yc", "yd", "qo", "ko", "vo", "qdo", "kdo", "vdo"]
+if one_query:
+    outputs += ["y1", "q1o"]
 
 
 def attention(q, k, v, causal):
@@ -48,6 +54,8 @@ for dims in args[1:]:
         "yc": attention(o["qo"], o["ko"], o["vo"], True),
         "yd": attention(o["qdo"], o["kdo"], o["vdo"], False),
     }
+    if one_query:
+        expected["y1"] = attention(o["q1o"], o["kdo"], o["vdo"], False)
     report = []
     bad = False
     for name, want in expected.items():

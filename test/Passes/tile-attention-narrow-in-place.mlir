@@ -1,10 +1,10 @@
-// RUN: seq-opt %s --split-input-file --seq-tile-attention="bf16-in-place" --canonicalize --cse | FileCheck %s
-// RUN: seq-opt %s --split-input-file --seq-tile-attention="bf16-in-place bf16-dot remarks" -o /dev/null 2>&1 \
+// RUN: seq-opt %s --split-input-file --seq-tile-attention="narrow-in-place" --canonicalize --cse | FileCheck %s
+// RUN: seq-opt %s --split-input-file --seq-tile-attention="narrow-in-place bf16-dot remarks" -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REMARK
-// RUN: seq-opt %s --split-input-file --seq-tile-attention="bf16-in-place remarks" -o /dev/null 2>&1 \
+// RUN: seq-opt %s --split-input-file --seq-tile-attention="narrow-in-place remarks" -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=WIDEN
 
-// With bf16-in-place (the CPU), bf16 Q, K and V are read in place by the
+// With narrow-in-place (the CPU), bf16 Q, K and V are read in place by the
 // tiles: no conversion before the loops, Q not scaled (no seq.mul), the
 // tiles' seq.online_attention on bf16 slices with the scale (1/sqrt(48)) on
 // their f32 scores; only the output is narrowed. Grouped-query heads, the
@@ -43,8 +43,9 @@ func.func @decode(%q: tensor<?x4x1x64xbf16>, %k: tensor<?x2x?x64xbf16>) -> tenso
 
 // -----
 
-// f16 keeps the f32 copies (and without bf16-in-place, bf16 too:
-// tile-attention.mlir).
+// f16 with several query tiles (or a dynamic number of queries) keeps the
+// f32 copies, whose keys are packed once per call (and without
+// narrow-in-place, bf16 too: tile-attention.mlir).
 func.func @f16(%q: tensor<1x2x?x4xf16>) -> tensor<1x2x?x4xf16> {
   %a = seq.attention %q, %q, %q
       : tensor<1x2x?x4xf16>, tensor<1x2x?x4xf16>, tensor<1x2x?x4xf16> -> tensor<1x2x?x4xf16>
@@ -54,4 +55,18 @@ func.func @f16(%q: tensor<1x2x?x4xf16>) -> tensor<1x2x?x4xf16> {
 //       CHECK:   arith.extf %{{.*}} : f16 to f32
 //       CHECK:   seq.mul
 //       CHECK:     seq.online_attention {{.*}} : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>
-// REMARK: remark: attention tiled: {{.*}} units in parallel, f16 Q, K and V converted to f32 copies once per call, the scale folded into Q;
+// REMARK: remark: attention tiled: {{.*}} units in parallel, f16 Q, K and V converted to f32 copies once per call, the scale folded into Q (f16 is read in place for one query tile of a static size only);
+
+// -----
+
+// f16 with one tile of queries of a static size (a decode step against a
+// cache): read in place, the scale on the f32 scores.
+func.func @f16_decode(%q: tensor<1x2x1x4xf16>, %kv: tensor<1x2x?x4xf16>) -> tensor<1x2x1x4xf16> {
+  %a = seq.attention %q, %kv, %kv
+      : tensor<1x2x1x4xf16>, tensor<1x2x?x4xf16>, tensor<1x2x?x4xf16> -> tensor<1x2x1x4xf16>
+  return %a : tensor<1x2x1x4xf16>
+}
+// CHECK-LABEL: func.func @f16_decode(
+//   CHECK-NOT:   arith.extf
+//       CHECK:     seq.online_attention {{.*}} {scale = 5.000000e-01 : f32} : tensor<{{.*}}xf16>, tensor<?x4xf16>, tensor<?x4xf16>
+// REMARK: remark: attention tiled: {{.*}} f16 Q, K and V read in place (no f32 copy), Q K^T with Q and K widened to f32 in registers,
