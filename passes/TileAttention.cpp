@@ -289,7 +289,8 @@ private:
   const TileOptions &options;
 
   // Per op. `scores` is the scale the tiles apply to their f32 scores when
-  // Q is read in place (bf16 or f16), else null (Q scaled once before the loops).
+  // Q is read in place (bf16 or f16), else null (Q scaled once before the
+  // loops).
   Value qs, k, v, lengths, alibi, positions, queryOffsets;
   // The packed key tiles while the plain form is built with them, else null.
   Value kPacked;
