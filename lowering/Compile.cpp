@@ -798,10 +798,9 @@ struct EntryLinkInfo {
 /// other definitions become internal; every entry's manifest is removed
 /// (addEntriesTable adds the model's). Checks that the entry defines its
 /// three functions.
-static FailureOr<EntryLinkInfo> prepareEntryForLink(llvm::Module &entry,
-                                                    size_t index,
-                                                    llvm::StringRef name,
-                                                    const CompileOptions &options) {
+static FailureOr<EntryLinkInfo>
+prepareEntryForLink(llvm::Module &entry, size_t index, llvm::StringRef name,
+                    const CompileOptions &options) {
   EntryLinkInfo info;
   llvm::GlobalVariable *table =
       entry.getGlobalVariable(kPreparedTableSymbol, /*AllowInternal=*/true);
