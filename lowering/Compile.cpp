@@ -1148,16 +1148,18 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
     return success();
   }
 
-  Parallelism parallelism;
-  parallelism.tensorParallel = options.pipeline.tensorParallel;
-  parallelism.dataParallel = options.dataParallel;
-  if (entryObjects) {
+  if (several) {
     // Each entry's manifest marks the parameters its own function leaves to
     // the preparation (seq-emit-invoke); the model's, those of every entry.
     manifest = markPreparedOnlyParams(manifest, preparedOnlyParams(modules));
     if (manifest.empty())
       return reportError(options, "cannot mark the parameters only the "
                                   "preparation reads in the manifest");
+  }
+  Parallelism parallelism;
+  parallelism.tensorParallel = options.pipeline.tensorParallel;
+  parallelism.dataParallel = options.dataParallel;
+  if (entryObjects) {
     llvm::LLVMContext tableContext;
     llvm::Module table("seqc_entries", tableContext);
     table.setTargetTriple(machine->getTargetTriple());
@@ -1182,16 +1184,8 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
       return failure();
     llvmModules.push_back(std::move(*translated));
   }
-  if (several) {
-    // Each entry's manifest marks the parameters its own function leaves to
-    // the preparation (seq-emit-invoke); the model's, those of every entry.
-    manifest = markPreparedOnlyParams(manifest, preparedOnlyParams(modules));
-    if (manifest.empty())
-      return reportError(options, "cannot mark the parameters only the "
-                                  "preparation reads in the manifest");
-    if (failed(linkEntries(llvmModules, names, manifest, options)))
-      return failure();
-  }
+  if (several && failed(linkEntries(llvmModules, names, manifest, options)))
+    return failure();
   std::unique_ptr<llvm::Module> llvmModule = std::move(llvmModules.front());
   if (failed(optimizeModule(*llvmModule, *machine, options.pipeline.optLevel,
                             ModuleOp(modules.front()).getLoc())))
