@@ -53,6 +53,9 @@ void CPUTargetInfo::addParameterLayouts(
   pack.vectorBits = options.vectorBits;
   pack.vectorRegisters = options.vectorRegisters;
   pack.bf16Dot = options.bf16Dot;
+  // q4_0 blocks in column panels for the int8-activation kernel.
+  pack.vnniBits = options.vnniBits;
+  pack.int8Activations = options.int8Activations;
   pack.remarks = options.remarks;
   pm.addPass(createSeqCPUPackWeights(pack));
 }

@@ -206,6 +206,27 @@ inline int64_t panelWidth(int64_t vectorBits, int64_t vectorRegisters) {
          std::max<int64_t>(1, vectorBits / 32);
 }
 
+/// The attribute convert-seq-to-linalg puts on the generic of a Linear whose
+/// weight is stored in a block format, the format's name
+/// (lowering/SeqToLinalg/Patterns.h, kQuantizedAttr).
+constexpr llvm::StringLiteral kQuantizedAttr = "seq.quantized";
+
+/// The attribute seq-cpu-pack-weights puts on a q4_0 contraction (a generic
+/// carrying `seq.quantized`) whose blocks it packed into column panels for
+/// the VNNI kernel of seq-cpu-vectorize-quantized: the panel's width.
+constexpr llvm::StringLiteral kQuantizedPanelAttr = "seq.quantized_panel";
+
+/// The width of vpdpbusd the int8-activation kernels use: 512 bits where
+/// the target has AVX512_VNNI and 512-bit vectors, else 256.
+inline int64_t vnniKernelBits(int64_t vnniBits, int64_t vectorBits) {
+  return vnniBits >= 512 && vectorBits >= 512 ? 512 : 256;
+}
+
+/// The columns of a q4_0 panel: one i32 lane of that vpdpbusd each.
+inline int64_t quantizedPanelWidth(int64_t vnniBits, int64_t vectorBits) {
+  return vnniKernelBits(vnniBits, vectorBits) / 32;
+}
+
 /// Matches `d floordiv W` (kind FloorDiv) or `d mod W` (kind Mod) with W a
 /// positive constant; sets `dim` and returns W.
 inline std::optional<int64_t> matchDimByConstant(AffineExpr e,

@@ -21,6 +21,7 @@
 #include "lowering/CPU/Passes.h"
 
 #include "dialect/Seq/IR/ModelSignature.h"
+#include "dialect/Seq/IR/Quantization.h"
 #include "dialect/Seq/Support/Debug.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,8 +51,15 @@ struct SeqCPUPackWeightsPass
   /// returns failure when the contraction is not one the kernels take.
   LogicalResult pack(linalg::LinalgOp op, OpOperand &weight, int64_t width);
 
+  /// Rewrites the q4_0 or q8_0 contraction `op` (a generic carrying
+  /// `seq.quantized`) to read its blocks, a parameter, from column panels
+  /// of `width` columns, or returns failure when it is not one the VNNI
+  /// kernel takes.
+  LogicalResult packQuantized(linalg::GenericOp op, int64_t width);
+
   /// One packed copy per parameter and layout (1: W is [n, k]; 2: in k
-  /// pairs), built at the top of the model function.
+  /// pairs; 4: q4_0 or q8_0 panels), built at the top of the model
+  /// function.
   DenseMap<std::pair<Value, unsigned>, Value> packs;
 };
 
@@ -115,7 +123,168 @@ Value buildPack(OpBuilder &b, Location loc, Value weight, bool nFirst,
   return generic.getResult(0);
 }
 
+/// The signed byte `v` + 128 as an unsigned byte (its sign bit flipped), or
+/// back.
+Value flipSign(OpBuilder &b, Location loc, Value v) {
+  return arith::XOrIOp::create(
+      b, loc, v,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(v.getType(), -128)));
+}
+
+/// The q4_0 or q8_0 blocks `blocks` [n, kb, bytes] (bytes = 18 or 34) in
+/// panels of `width` columns, P [ceil(n / w), kb, bytes w] (Passes.td): per
+/// panel and block, the w columns' f16 scales, then for each group of 4
+/// value bytes the w columns' groups (q8_0's values + 128, as unsigned
+/// bytes); zeros past n.
+Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
+                         int64_t width) {
+  auto type = cast<RankedTensorType>(blocks.getType());
+  int64_t n = type.getDimSize(0), numBlocks = type.getDimSize(1);
+  int64_t blockBytes = type.getDimSize(2);
+  bool eightBits = blockBytes == 34;
+  auto packedType = RankedTensorType::get(
+      {(n + width - 1) / width, numBlocks, blockBytes * width},
+      type.getElementType());
+  Value empty = tensor::EmptyOp::create(b, loc, packedType.getShape(),
+                                        type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(3);
+  SmallVector<utils::IteratorType> parallel(3, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, packedType, ValueRange(), ValueRange{empty},
+      ArrayRef<AffineMap>{identity}, parallel,
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        auto index = [&](int64_t dim) {
+          return linalg::IndexOp::create(nb, nloc, dim).getResult();
+        };
+        auto constant = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(nb, nloc, v).getResult();
+        };
+        auto div = [&](Value x, int64_t d) {
+          return arith::DivUIOp::create(nb, nloc, x, constant(d)).getResult();
+        };
+        auto rem = [&](Value x, int64_t d) {
+          return arith::RemUIOp::create(nb, nloc, x, constant(d)).getResult();
+        };
+        auto add = [&](Value x, Value y) {
+          return arith::AddIOp::create(nb, nloc, x, y).getResult();
+        };
+        auto mul = [&](Value x, int64_t v) {
+          return arith::MulIOp::create(nb, nloc, x, constant(v)).getResult();
+        };
+        auto select = [&](Value c, Value x, Value y) {
+          return arith::SelectOp::create(nb, nloc, c, x, y).getResult();
+        };
+        Value byte = index(2);
+        Value isScale = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::ult, byte, constant(2 * width));
+        // A scale byte: column byte / 2, byte s = byte mod 2 of its block.
+        // A value byte, r = byte - 2 w: group q = r / 4w, column
+        // (r mod 4w) / 4, byte 2 + 4 q + r mod 4 of its block.
+        Value r = select(isScale, constant(0),
+                         arith::SubIOp::create(nb, nloc, byte,
+                                               constant(2 * width)));
+        Value column =
+            select(isScale, div(byte, 2), div(rem(r, 4 * width), 4));
+        Value source = select(
+            isScale, rem(byte, 2),
+            add(constant(2), add(mul(div(r, 4 * width), 4), rem(r, 4))));
+        Value row = add(mul(index(0), width), column);
+        Value inside = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::ult, row, constant(n));
+        Value clamped = arith::MinUIOp::create(nb, nloc, row, constant(n - 1));
+        Value element = tensor::ExtractOp::create(
+            nb, nloc, blocks, ValueRange{clamped, index(1), source});
+        if (eightBits)
+          element = select(isScale, element, flipSign(nb, nloc, element));
+        Value zero = arith::ConstantOp::create(
+            nb, nloc, nb.getZeroAttr(type.getElementType()));
+        linalg::YieldOp::create(nb, nloc,
+                                select(inside, element, zero));
+      });
+  return generic.getResult(0);
+}
+
 } // namespace
+
+LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
+                                                   int64_t width) {
+  auto notPacked = [&](StringRef why) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] blocks not packed: "
+                            << why << ": " << op.getLoc() << "\n");
+    return failure();
+  };
+  // convert-seq-to-linalg's q4_0 or q8_0 generic (buildQuantizedLinear):
+  // loops (r, n, kb, j), inputs x [r, kb, j] and the blocks three times
+  // (the value byte, the scale's two bytes), output [r, n].
+  StringRef format = op->getAttrOfType<StringAttr>(seq::cpu::kQuantizedAttr)
+                         .getValue();
+  int64_t blockBytes = seq::getWeightFormat(format)->blockBytes;
+  if (op.getNumDpsInputs() != 4 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 4)
+    return notPacked("not convert-seq-to-linalg's generic");
+  Value blocks = op.getDpsInputs()[1];
+  auto type = dyn_cast<RankedTensorType>(blocks.getType());
+  if (!llvm::all_of(ArrayRef<Value>(op.getDpsInputs()).drop_front(),
+                    [&](Value v) { return v == blocks; }) ||
+      !type || type.getRank() != 3 || type.getDimSize(2) != blockBytes ||
+      !type.hasStaticShape())
+    return notPacked("the blocks are not one static [n, k / 32, bytes] "
+                     "tensor");
+  if (type.getDimSize(0) < width)
+    return notPacked("fewer columns than one panel");
+
+  OpBuilder b(op);
+  Value &packed = packs[{blocks, 4u}];
+  if (!packed) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(cast<BlockArgument>(blocks).getOwner());
+    packed = buildQuantizedPack(b, blocks.getLoc(), blocks, width);
+  }
+  MLIRContext *ctx = op.getContext();
+  AffineExpr n = getAffineDimExpr(1, ctx), kb = getAffineDimExpr(2, ctx),
+             j = getAffineDimExpr(3, ctx);
+  auto map = [&](AffineExpr byte) {
+    return AffineMap::get(4, 0, {n.floorDiv(width), kb, byte}, ctx);
+  };
+  AffineExpr c = n % width;
+  // Weight j of the block is in byte j (q8_0) or j mod 16 (q4_0's nibbles)
+  // of the values, in group (byte / 4).
+  AffineExpr valueByte = blockBytes == 34 ? j : j % 16;
+  SmallVector<AffineMap> maps = {
+      op.getIndexingMapsArray()[0],
+      map(2 * width + 4 * width * valueByte.floorDiv(4) + 4 * c + j % 4),
+      map(2 * c), map(2 * c + 1), op.getIndexingMapsArray()[4]};
+  Value x = op.getDpsInputs()[0];
+  auto generic = linalg::GenericOp::create(
+      b, op.getLoc(), op->getResultTypes(), ValueRange{x, packed, packed, packed},
+      op.getDpsInits(), maps, op.getIteratorTypesArray());
+  IRMapping mapping;
+  op->getRegion(0).cloneInto(&generic.getRegion(), mapping);
+  if (blockBytes == 34) {
+    // The body reads q8_0's signed value: flip the stored byte back.
+    Block &body = generic.getRegion().front();
+    BlockArgument value = body.getArgument(1);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&body);
+    Value original = flipSign(b, op.getLoc(), value);
+    value.replaceAllUsesExcept(original, original.getDefiningOp());
+  }
+  generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  generic->setAttr(seq::cpu::kQuantizedPanelAttr, b.getI64IntegerAttr(width));
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << format << " blocks (argument "
+                          << cast<BlockArgument>(blocks).getArgNumber()
+                          << ", " << type << ") read from "
+                          << packed.getType() << ": " << op.getLoc() << "\n");
+  op->replaceAllUsesWith(generic->getResults());
+  op->erase();
+  if (remarks)
+    generic.emitRemark() << format << " blocks (a parameter) packed into "
+                         << cast<RankedTensorType>(packed.getType())
+                         << " panels of " << width
+                         << " columns for the int8-activation kernel "
+                            "(vpdpbusd, one i32 lane per column)";
+  return success();
+}
 
 LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
                                           OpOperand &weight, int64_t width) {
@@ -238,9 +407,19 @@ void SeqCPUPackWeightsPass::runOnOperation() {
            arg.getArgNumber() < params->second;
   };
   SmallVector<std::pair<linalg::LinalgOp, unsigned>> candidates;
+  SmallVector<linalg::GenericOp> quantized;
+  bool packPanels = int8Activations && vnniBits >= 256;
   model.walk([&](linalg::LinalgOp op) {
     if (!op.hasPureTensorSemantics())
       return;
+    if (auto format = op->getAttrOfType<StringAttr>(seq::cpu::kQuantizedAttr)) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (packPanels && generic &&
+          (format.getValue() == "q4_0" || format.getValue() == "q8_0") &&
+          op.getNumDpsInputs() > 1 && isParam(op.getDpsInputs()[1]))
+        quantized.push_back(generic);
+      return;
+    }
     for (OpOperand *input : op.getDpsInputOperands())
       if (isParam(input->get()) &&
           cast<RankedTensorType>(input->get().getType()).getRank() == 2) {
@@ -250,4 +429,8 @@ void SeqCPUPackWeightsPass::runOnOperation() {
   });
   for (auto [op, operand] : candidates)
     (void)pack(op, op->getOpOperand(operand), width);
+  int64_t quantizedWidth =
+      seq::cpu::quantizedPanelWidth(vnniBits, vectorBits);
+  for (linalg::GenericOp op : quantized)
+    (void)packQuantized(op, quantizedWidth);
 }

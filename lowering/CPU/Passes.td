@@ -263,6 +263,28 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
     word holds one column's two consecutive reduction elements, the
     operand layout of `vdpbf16ps`, and a vector of 32 bf16 is 16 columns of
     one k pair.
+
+    With `int8-activations` on a target with VNNI (`vnni-bits`), the blocks
+    B [n, k / 32, b] of a q4_0 (b = 18) or q8_0 (b = 34) Linear whose
+    weight is a parameter (the generic carrying `seq.quantized`, at least
+    w columns) are packed into panels of w = 16 columns (8 with 256-bit
+    vpdpbusd), one panel's block in b w bytes:
+
+    ```
+    P[p, kb, 2 c + s]                 = B[p w + c, kb, s]          scales
+    P[p, kb, 2 w + 4 w q + 4 c + t]   = B[p w + c, kb, 2 + 4 q + t] values
+    ```
+
+    (c < w, s < 2, t < 4, q < 4 for q4_0's nibble bytes, q < 8 for q8_0's
+    values, which are stored + 128 (the sign bit flipped); 0 past n): the w
+    f16 scales side by side, then for each group q of 4 value bytes of the
+    blocks, the w columns' groups, so that one vector load holds 4 bytes of
+    every column, the unsigned operand layout of `vpdpbusd` with one i32
+    lane per column. The generic reads P through the matching maps and
+    keeps its body (q8_0's flips the byte back first: its scalar loops
+    compute the same values), and gets `seq.quantized_panel = w`, which
+    `seq-cpu-vectorize-quantized` recognizes. The panel's bytes are a
+    permutation of the blocks': 4.5 or 8.5 bits per weight as before.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
@@ -272,6 +294,13 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
     Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
            "Pack bf16 weights of bf16 contractions in k-pair panels for "
            "vdpbf16ps (AVX512_BF16)">,
+    Option<"vnniBits", "vnni-bits", "int64_t", /*default=*/"0",
+           "The widest vectors of the target's VNNI vpdpbusd (512, 256, or "
+           "0: none)">,
+    Option<"int8Activations", "int8-activations", "bool",
+           /*default=*/"false",
+           "Pack q4_0 blocks into column panels for the int8-activation "
+           "kernel (with VNNI)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at every contraction whose weight is packed">
   ];
@@ -389,7 +418,14 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
     x is quantized per block of 32 to int8 with an f16 scale once per row,
     and the blocks are multiplied with vpdpbusd (one block per 256 bits,
     two per 512), each block's integer dot product converted and FMAed
-    into f32 accumulators times the product of the two scales. With
+    into f32 accumulators times the product of the two scales. Blocks that
+    `seq-cpu-pack-weights` packed into panels (`seq.quantized_panel`) get
+    the panel kernel: x quantized with signed q and each block's
+    correction (-8 or -128 times its sum of q), per block and (row, panel)
+    an i32 accumulator of w columns taking 8 vpdpbusd of the panel's
+    unsigned values times 4 broadcast activations, converted and FMAed
+    into an f32 accumulator of w columns times the panel's scales and the
+    row's; C is updated w columns at a time. With
     `remarks`, each such op says what it became, or why it kept the scalar
     loops, or why it kept f32 activations when int8 ones were asked for.
   }];

@@ -85,16 +85,16 @@ using namespace mlir::seq;
 
 namespace {
 
-/// The attribute convert-seq-to-linalg puts on the generic
-/// (lowering/SeqToLinalg/Patterns.h, kQuantizedAttr).
-constexpr llvm::StringLiteral kQuantizedAttr = "seq.quantized";
-
 /// A quantized `x @ W^T` on buffers: x [rows, in / 32, 32] f32, the blocks
 /// [out, in / 32, bytes] i8, C [rows, out] f32.
 struct QuantizedMatch {
   linalg::GenericOp op;
   WeightFormatInfo format;
   Value x, blocks, c;
+  /// q4_0 or q8_0 blocks packed by seq-cpu-pack-weights into panels of
+  /// this many columns (kQuantizedPanelAttr; `blocks` is then [panels,
+  /// k / 32, bytes * panel], bytes = 18 or 34), or 0.
+  int64_t panel = 0;
 };
 
 struct QuantizedTiling {
@@ -110,6 +110,9 @@ struct QuantizedTiling {
   /// two).
   bool int8Activations = false;
   int64_t vnniBits = 256;
+  /// Panels of columns per register tile (panelTile): mr rows x pv
+  /// panels, or one row x pv panels; pc panels per parallel block.
+  int64_t pv = 1, pc = 1;
 };
 
 /// Whether `format`'s blocks can be multiplied with int8 activations: the
@@ -123,7 +126,7 @@ bool takesInt8Activations(const WeightFormatInfo &format) {
 /// is not.
 FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
                                          int64_t lanes, std::string &reason) {
-  auto name = op->getAttrOfType<StringAttr>(kQuantizedAttr);
+  auto name = op->getAttrOfType<StringAttr>(cpu::kQuantizedAttr);
   if (!name)
     return failure();
   std::optional<WeightFormatInfo> format = getWeightFormat(name.getValue());
@@ -151,6 +154,16 @@ FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
     reason = "x or the blocks are not contiguous along the reduction";
     return failure();
   }
+  if (auto panel = op->getAttrOfType<IntegerAttr>(cpu::kQuantizedPanelAttr)) {
+    m.panel = panel.getInt();
+    if (!takesInt8Activations(*format) ||
+        blocksType.getDimSize(2) != format->blockBytes * m.panel ||
+        !cpu::hasUnitInnerStride(m.c)) {
+      reason = "panels whose blocks or output are not in the packed layout";
+      return failure();
+    }
+    return m;
+  }
   // Vectors of weights must not straddle a block, nor q4's two halves
   // (int8's block is the row: its kernel takes any length).
   if (!format->isPerRow() && (lanes > format->blockElements / 2 ||
@@ -177,6 +190,10 @@ public:
       rowLength = sub(memref::DimOp::create(b, loc, m.blocks, 2),
                       idx(m.format.valuesOffset));
     Value zero = idx(0);
+    if (m.panel) {
+      emitPanels(rows, cols);
+      return;
+    }
     if (t.int8Activations)
       quantizeActivations(rows);
     scf::ParallelOp::create(
@@ -483,8 +500,12 @@ private:
   /// scale d = amax / 127 rounded to f16 (stored widened, in `dx`
   /// [rows, blocks]), and q = round-half-even(x * (127 / amax)) (0 where
   /// amax is 0) in [-127, 127], stored as the unsigned byte q + 128 in `xq`
-  /// [rows, blocks * 32]: vpdpbusd's unsigned operand.
-  void quantizeActivations(Value rows) {
+  /// [rows, blocks * 32]: vpdpbusd's unsigned operand. With `forPanels`
+  /// (panelTile), q is stored as it is, the signed operand, and the
+  /// correction for the panels' unsigned values in `xs` [rows, blocks]
+  /// (i32): -8 times each block's sum of q for q4_0 (whose value is the
+  /// nibble - 8), -128 times it for q8_0 (stored as value + 128).
+  void quantizeActivations(Value rows, bool forPanels = false) {
     Type i8 = b.getIntegerType(8), f32 = b.getF32Type();
     int64_t block = m.format.blockElements;
     Value length = arith::MulIOp::create(b, loc, numBlocks, idx(block));
@@ -493,6 +514,10 @@ private:
                                  ValueRange{rows, length});
     dx = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, f32),
                                  ValueRange{rows, numBlocks});
+    if (forPanels)
+      xs = memref::AllocOp::create(
+          b, loc, MemRefType::get({dyn, dyn}, b.getI32Type()),
+          ValueRange{rows, numBlocks});
     Value zero = idx(0), one = idx(1);
     scf::ParallelOp::create(
         b, loc, ValueRange{zero}, ValueRange{rows}, ValueRange{one},
@@ -530,11 +555,22 @@ private:
               b, loc, v, vector::BroadcastOp::create(b, loc, floats, inverse));
           Value q = arith::FPToSIOp::create(
               b, loc, words, math::RoundEvenOp::create(b, loc, scaled));
-          Value biased = arith::AddIOp::create(
-              b, loc, arith::TruncIOp::create(b, loc, bytes, q),
-              intSplat(bytes, -128));
+          Value stored = arith::TruncIOp::create(b, loc, bytes, q);
+          if (forPanels) {
+            Value sum = vector::ReductionOp::create(
+                b, loc, vector::CombiningKind::ADD, q);
+            Value correction = arith::MulIOp::create(
+                b, loc, sum,
+                arith::ConstantOp::create(
+                    b, loc, b.getI32IntegerAttr(-unsignedOffset())));
+            memref::StoreOp::create(b, loc, correction, xs,
+                                    ValueRange{row, kb});
+          } else {
+            stored = arith::AddIOp::create(b, loc, stored,
+                                           intSplat(bytes, -128));
+          }
           vector::StoreOp::create(
-              b, loc, biased, xq,
+              b, loc, stored, xq,
               ValueRange{row, arith::MulIOp::create(b, loc, kb, idx(block))});
         });
   }
@@ -705,13 +741,226 @@ private:
     }
   }
 
+
+  //===--------------------------------------------------------------------===//
+  // Panels (int8 activations, VNNI)
+  //===--------------------------------------------------------------------===//
+
+  /// What the panels' unsigned values exceed the format's by: q4_0's nibble
+  /// is its value + 8, q8_0's stored byte its value + 128.
+  int64_t unsignedOffset() const { return m.format.bits == 4 ? 8 : 128; }
+
+  /// The kernel of q4_0 or q8_0 blocks packed into panels of w = m.panel
+  /// columns (seq-cpu-pack-weights): x quantized per block with signed q,
+  /// then an scf.parallel over blocks of mc rows x pc panels, register
+  /// tiles of mr rows x pv panels (one row x pv panels for the rows left
+  /// over).
+  void emitPanels(Value rows, Value cols) {
+    quantizeActivations(rows, /*forPanels=*/true);
+    Value zero = idx(0);
+    Value panels = memref::DimOp::create(b, loc, m.blocks, 0);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero, zero}, ValueRange{rows, panels},
+        ValueRange{idx(t.mc), idx(t.pc)},
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          Value mEnd = min(add(ivs[0], idx(t.mc)), rows);
+          Value pEnd = min(add(ivs[1], idx(t.pc)), panels);
+          Value mFull = fullEnd(ivs[0], mEnd, t.mr);
+          auto rowsOf = [&](int64_t mr) {
+            return [&, mr](Value m1) {
+              Value pFull = fullEnd(ivs[1], pEnd, t.pv);
+              loop(ivs[1], pFull, t.pv,
+                   [&](Value p1) { panelTile(mr, t.pv, m1, p1, cols); });
+              loop(pFull, pEnd, 1,
+                   [&](Value p1) { panelTile(mr, 1, m1, p1, cols); });
+            };
+          };
+          loop(ivs[0], mFull, t.mr, rowsOf(t.mr));
+          loop(mFull, mEnd, 1, rowsOf(1));
+        });
+    for (Value buffer : {xq, dx, xs})
+      memref::DeallocOp::create(b, loc, buffer);
+  }
+
+  /// The i32 at bytes k .. k + 3 of row `row` of xq (4 quantized
+  /// activations) in every lane of a vector of `bytes`: vpdpbusd's signed
+  /// operand, which LLVM takes as a broadcast from memory.
+  Value broadcastFour(VectorType bytes, Value row, Value k) {
+    Type i32 = b.getI32Type();
+    Value four = vector::LoadOp::create(
+        b, loc, VectorType::get({4}, b.getIntegerType(8)), xq,
+        ValueRange{row, k});
+    Value word = vector::ExtractOp::create(
+        b, loc,
+        vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), four),
+        ArrayRef<int64_t>{0});
+    Value words = vector::BroadcastOp::create(
+        b, loc, VectorType::get({bytes.getNumElements() / 4}, i32), word);
+    return vector::BitCastOp::create(b, loc, bytes, words);
+  }
+
+  /// A register tile of panels: rows m1 .. m1 + mr, panels p1 .. p1 + pv
+  /// (columns w p1 .. w (p1 + pv)). Per block of 32 and (row, panel), an
+  /// i32 accumulator of w lanes, one per column, starts at the row's
+  /// correction (-8 or -128 times sum(q)) and takes 8 vpdpbusd: for each
+  /// group of 4 value bytes, the panel's vector of those 4 bytes of its w
+  /// columns (q8_0: weights 4g .. 4g + 3 of the block, + 128; q4_0: split
+  /// into the low nibbles, weights 4g .. 4g + 3, and the high ones,
+  /// 16 + 4g .., both + 8), unsigned, times the row's 4 activations at the
+  /// same positions, broadcast. That is the block's exact sum of q * w for
+  /// w columns at once; converted, it is FMAed into an f32 accumulator of w
+  /// columns times the panel's w scales (one vcvtph2ps) times the row's. A
+  /// single row splits its 8 vpdpbusd into two chains to hide their
+  /// latency. The values are loaded (and unpacked) once per tile and used
+  /// by its mr rows; no horizontal sum is needed, and C is read and
+  /// written a vector of w columns at a time (masked in the last, partial
+  /// panel).
+  void panelTile(int64_t mr, int64_t pv, Value m1, Value p1, Value cols) {
+    int64_t w = m.panel;
+    Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), f32 = b.getF32Type();
+    VectorType bytes = VectorType::get({4 * w}, i8);
+    VectorType words = VectorType::get({w}, i32);
+    VectorType floats = VectorType::get({w}, f32);
+    SmallVector<Value> rowAt = consecutive(m1, mr);
+    SmallVector<Value> panelAt = consecutive(p1, pv);
+    bool split = mr == 1;
+    Value zeros =
+        arith::ConstantOp::create(b, loc, floats, b.getZeroAttr(floats));
+    SmallVector<Value> init(mr * pv, zeros);
+    auto forOp = scf::ForOp::create(b, loc, idx(0), numBlocks, idx(1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(forOp.getBody());
+      Value kb = forOp.getInductionVar();
+      Value k0 = arith::MulIOp::create(b, loc, kb, idx(32));
+      Value zeroWords =
+          arith::ConstantOp::create(b, loc, words, b.getZeroAttr(words));
+      // The same block of the next tile's panels, a cache line at a time,
+      // as the other tiles prefetch their next tile's rows (prefetch).
+      Value lastPanel = sub(memref::DimOp::create(b, loc, m.blocks, 0), idx(1));
+      for (int64_t v = 0; v < pv; ++v) {
+        Value next = min(add(panelAt[v], idx(pv)), lastPanel);
+        for (int64_t line = 0; line < m.format.blockBytes * w; line += 64)
+          memref::PrefetchOp::create(b, loc, m.blocks,
+                                     ValueRange{next, kb, idx(line)},
+                                     /*isWrite=*/false, /*localityHint=*/3,
+                                     /*isDataCache=*/true);
+      }
+      SmallVector<Value> acc, acc2;
+      for (int64_t i = 0; i < mr; ++i) {
+        Value start = vector::BroadcastOp::create(
+            b, loc, words,
+            memref::LoadOp::create(b, loc, xs, ValueRange{rowAt[i], kb}));
+        for (int64_t v = 0; v < pv; ++v) {
+          acc.push_back(start);
+          if (split)
+            acc2.push_back(zeroWords);
+        }
+      }
+      // (values, their first weight in the block) of group g of panel v.
+      auto groupValues = [&](int64_t g, int64_t v) {
+        Value packed = vector::LoadOp::create(
+            b, loc, bytes, m.blocks,
+            ValueRange{panelAt[v], kb, idx(2 * w + 4 * w * g)});
+        SmallVector<std::pair<Value, int64_t>, 2> parts;
+        if (m.format.bits == 8) {
+          parts.push_back({packed, 4 * g});
+          return parts;
+        }
+        parts.push_back(
+            {arith::AndIOp::create(b, loc, packed, intSplat(bytes, 15)), 4 * g});
+        parts.push_back({arith::AndIOp::create(
+                             b, loc,
+                             arith::ShRUIOp::create(b, loc, packed,
+                                                    intSplat(bytes, 4)),
+                             intSplat(bytes, 15)),
+                         16 + 4 * g});
+        return parts;
+      };
+      int64_t groups = m.format.bits == 8 ? 8 : 4;
+      int64_t product = 0;
+      for (int64_t g = 0; g < groups; ++g) {
+        SmallVector<SmallVector<std::pair<Value, int64_t>, 2>> values;
+        for (int64_t v = 0; v < pv; ++v)
+          values.push_back(groupValues(g, v));
+        for (size_t part = 0; part < values.front().size(); ++part, ++product) {
+          int64_t first = values.front()[part].second;
+          for (int64_t i = 0; i < mr; ++i) {
+            Value xs4 = broadcastFour(bytes, rowAt[i], add(k0, idx(first)));
+            for (int64_t v = 0; v < pv; ++v) {
+              Value &a = split && product % 2 ? acc2[i * pv + v]
+                                              : acc[i * pv + v];
+              a = dpbusd(a, values[v][part].first, xs4);
+            }
+          }
+        }
+      }
+      SmallVector<Value> scales;
+      for (int64_t v = 0; v < pv; ++v) {
+        Value raw = vector::LoadOp::create(b, loc, VectorType::get({2 * w}, i8),
+                                           m.blocks,
+                                           ValueRange{panelAt[v], kb, idx(0)});
+        Value halves = vector::BitCastOp::create(
+            b, loc, VectorType::get({w}, b.getF16Type()), raw);
+        scales.push_back(arith::ExtFOp::create(b, loc, floats, halves));
+      }
+      SmallVector<Value> sums(forOp.getRegionIterArgs());
+      for (int64_t i = 0; i < mr; ++i) {
+        Value d = vector::BroadcastOp::create(
+            b, loc, floats,
+            memref::LoadOp::create(b, loc, dx, ValueRange{rowAt[i], kb}));
+        for (int64_t v = 0; v < pv; ++v) {
+          Value dot = acc[i * pv + v];
+          if (split)
+            dot = arith::AddIOp::create(b, loc, dot, acc2[i * pv + v]);
+          Value f = arith::SIToFPOp::create(b, loc, floats, dot);
+          Value scale = arith::MulFOp::create(b, loc, scales[v], d);
+          Value &sum = sums[i * pv + v];
+          sum = vector::FMAOp::create(b, loc, f, scale, sum);
+        }
+      }
+      scf::YieldOp::create(b, loc, sums);
+    }
+    // C += the tile, w columns at a time; the last panel may hold fewer
+    // than w of C's columns.
+    auto colsType = dyn_cast<MemRefType>(m.c.getType());
+    bool whole = colsType && !colsType.isDynamicDim(1) &&
+                 colsType.getDimSize(1) % w == 0;
+    for (int64_t v = 0; v < pv; ++v) {
+      Value col = arith::MulIOp::create(b, loc, panelAt[v], idx(w));
+      Value mask;
+      if (!whole)
+        mask = vector::CreateMaskOp::create(
+            b, loc, VectorType::get({w}, b.getI1Type()),
+            ValueRange{min(sub(cols, col), idx(w))});
+      for (int64_t i = 0; i < mr; ++i) {
+        SmallVector<Value, 2> at = {rowAt[i], col};
+        Value sum = forOp.getResult(i * pv + v);
+        if (whole) {
+          Value old = vector::LoadOp::create(b, loc, floats, m.c, at);
+          vector::StoreOp::create(
+              b, loc, arith::AddFOp::create(b, loc, old, sum), m.c, at);
+          continue;
+        }
+        Value old =
+            vector::MaskedLoadOp::create(b, loc, floats, m.c, at, mask, zeros);
+        vector::MaskedStoreOp::create(
+            b, loc, m.c, at, mask, arith::AddFOp::create(b, loc, old, sum));
+      }
+    }
+  }
+
   QuantizedMatch m;
   const QuantizedTiling &t;
   VectorType vecType;
   Value numBlocks;
-  /// int8 activations: the quantized rows of x (unsigned, q + 128) and
-  /// their blocks' scales (quantizeActivations).
-  Value xq, dx;
+  /// int8 activations: the quantized rows of x (unsigned, q + 128; signed
+  /// for panels) and their blocks' scales (quantizeActivations); for
+  /// panels, -8 times the blocks' sums of q.
+  Value xq, dx, xs;
   /// The weights of a row, for a format of one block per row.
   Value rowLength;
 };
@@ -725,6 +974,24 @@ struct SeqCPUVectorizeQuantizedPass
   /// why int8 activations, asked for (seqc's default), were not used.
   void emitRemarks(QuantizedMatch m, const QuantizedTiling &tiling) {
     const QuantizedTiling &t = tiling;
+    if (m.panel) {
+      bool nibbles = m.format.bits == 4;
+      m.op.emitRemark("quantized contraction vectorized with int8 "
+                      "activations on ")
+          << m.format.name << " panels: "
+          << "x quantized per block of 32 to int8 with an f16 scale "
+             "(llama.cpp's q8_0), once per row; per block, vpdpbusd of "
+          << m.panel << " columns' "
+          << (nibbles ? "unsigned nibbles" : "values + 128")
+          << " (one i32 lane per column) times 4 broadcast activations, "
+             "from "
+          << (nibbles ? "-8" : "-128")
+          << " sum(q), converted and scaled by the panel's "
+          << m.panel << " scales times the row's, " << t.mr << " rows x "
+          << t.pv << (t.pv == 1 ? " panel" : " panels") << " per tile, blocks of "
+          << t.mc << " rows x " << t.pc << " panels";
+      return;
+    }
     if (tiling.int8Activations) {
       m.op.emitRemark("quantized contraction vectorized with int8 "
                       "activations (the target has VNNI; "
@@ -816,7 +1083,28 @@ struct SeqCPUVectorizeQuantizedPass
       QuantizedTiling opTiling = t;
       opTiling.int8Activations = int8Activations && vnniBits >= 256 &&
                                  takesInt8Activations(m.format);
-      opTiling.vnniBits = vnniBits >= 512 && vectorBits >= 512 ? 512 : 256;
+      opTiling.vnniBits = cpu::vnniKernelBits(vnniBits, vectorBits);
+      if (m.panel) {
+        // Packed for the int8-activation kernel of this target's vpdpbusd
+        // (seq-cpu-pack-weights' options are the pipeline's, as ours):
+        // anything else keeps the generic's loops, which read the panels.
+        if (!opTiling.int8Activations ||
+            m.panel != cpu::quantizedPanelWidth(vnniBits, vectorBits)) {
+          if (remarks)
+            m.op.emitRemark("quantized contraction left to the scalar "
+                            "loops: ")
+                << m.format.name << " panels of " << m.panel
+                << " columns need int8 activations and vpdpbusd on "
+                << m.panel * 32 << " bits";
+          continue;
+        }
+        // mr x pv accumulators of each kind (i32, f32), two panels'
+        // values (q4_0: unpacked nibbles), the broadcasts: 4 x 2 with 32
+        // registers, 4 x 1 with 16. Blocks of 32 columns, as the other
+        // kernels'.
+        opTiling.pv = vectorRegisters >= 32 ? 2 : 1;
+        opTiling.pc = std::max<int64_t>(opTiling.pv, t.nc / m.panel);
+      }
       QuantizedEmitter(m, opTiling, rewriter).emit();
       if (remarks)
         emitRemarks(m, opTiling);
