@@ -63,6 +63,25 @@ struct SeqCPUPackWeightsPass
   DenseMap<std::pair<Value, unsigned>, Value> packs;
 };
 
+/// A parallel generic producing a fresh tensor of `packedType` whose
+/// element at (linalg.index 0, 1, ...) `element` computes.
+Value buildPackGeneric(OpBuilder &b, Location loc, RankedTensorType packedType,
+                       function_ref<Value(OpBuilder &, Location)> element) {
+  Value empty = tensor::EmptyOp::create(b, loc, packedType.getShape(),
+                                        packedType.getElementType());
+  unsigned rank = packedType.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, packedType, ValueRange(), ValueRange{empty},
+      ArrayRef<AffineMap>{identity}, parallel,
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        linalg::YieldOp::create(nb, nloc, element(nb, nloc));
+      });
+  return generic.getResult(0);
+}
+
 /// P[p, k, j] = W[p * w + j, k] (or W[k, p * w + j]), 0 past n; in k pairs,
 /// P[p, q, j, r] = W[p * w + j, 2 q + r], 0 past n or k.
 Value buildPack(OpBuilder &b, Location loc, Value weight, bool nFirst,
@@ -76,16 +95,8 @@ Value buildPack(OpBuilder &b, Location loc, Value weight, bool nFirst,
     shape.push_back(2);
   }
   auto packedType = RankedTensorType::get(shape, type.getElementType());
-  Value empty = tensor::EmptyOp::create(b, loc, packedType.getShape(),
-                                        type.getElementType());
-  unsigned rank = shape.size();
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
-  SmallVector<utils::IteratorType> parallel(rank,
-                                            utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, packedType, ValueRange(), ValueRange{empty},
-      ArrayRef<AffineMap>{identity}, parallel,
-      [&](OpBuilder &nb, Location nloc, ValueRange) {
+  return buildPackGeneric(
+      b, loc, packedType, [&](OpBuilder &nb, Location nloc) -> Value {
         auto index = [&](int64_t dim) {
           return linalg::IndexOp::create(nb, nloc, dim).getResult();
         };
@@ -118,9 +129,8 @@ Value buildPack(OpBuilder &b, Location loc, Value weight, bool nFirst,
             nb, nloc, nb.getZeroAttr(type.getElementType()));
         Value value =
             arith::SelectOp::create(nb, nloc, inside, element, zero);
-        linalg::YieldOp::create(nb, nloc, value);
+        return value;
       });
-  return generic.getResult(0);
 }
 
 /// The signed byte `v` + 128 as an unsigned byte (its sign bit flipped), or
@@ -145,14 +155,8 @@ Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
   auto packedType = RankedTensorType::get(
       {(n + width - 1) / width, numBlocks, blockBytes * width},
       type.getElementType());
-  Value empty = tensor::EmptyOp::create(b, loc, packedType.getShape(),
-                                        type.getElementType());
-  AffineMap identity = b.getMultiDimIdentityMap(3);
-  SmallVector<utils::IteratorType> parallel(3, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, packedType, ValueRange(), ValueRange{empty},
-      ArrayRef<AffineMap>{identity}, parallel,
-      [&](OpBuilder &nb, Location nloc, ValueRange) {
+  return buildPackGeneric(
+      b, loc, packedType, [&](OpBuilder &nb, Location nloc) -> Value {
         auto index = [&](int64_t dim) {
           return linalg::IndexOp::create(nb, nloc, dim).getResult();
         };
@@ -198,10 +202,8 @@ Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
           element = select(isScale, element, flipSign(nb, nloc, element));
         Value zero = arith::ConstantOp::create(
             nb, nloc, nb.getZeroAttr(type.getElementType()));
-        linalg::YieldOp::create(nb, nloc,
-                                select(inside, element, zero));
+        return select(inside, element, zero);
       });
-  return generic.getResult(0);
 }
 
 } // namespace

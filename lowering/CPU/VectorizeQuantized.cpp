@@ -189,24 +189,16 @@ public:
     if (m.format.isPerRow())
       rowLength = sub(memref::DimOp::create(b, loc, m.blocks, 2),
                       idx(m.format.valuesOffset));
-    Value zero = idx(0);
     if (m.panel) {
       emitPanels(rows, cols);
       return;
     }
     if (t.int8Activations)
       quantizeActivations(rows);
-    scf::ParallelOp::create(
-        b, loc, ValueRange{zero, zero}, ValueRange{rows, cols},
-        ValueRange{idx(t.mc), idx(t.nc)},
-        [&](OpBuilder &nested, Location, ValueRange ivs) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(),
-                              nested.getInsertionPoint());
-          Value mEnd = min(add(ivs[0], idx(t.mc)), rows);
-          Value nEnd = min(add(ivs[1], idx(t.nc)), cols);
-          emitBlock(ivs[0], mEnd, ivs[1], nEnd);
-        });
+    parallelBlocks(rows, cols, t.nc, [&](Value m0, Value mEnd, Value n0,
+                                         Value nEnd) {
+      emitBlock(m0, mEnd, n0, nEnd);
+    });
     if (t.int8Activations) {
       memref::DeallocOp::create(b, loc, xq);
       memref::DeallocOp::create(b, loc, dx);
@@ -214,6 +206,25 @@ public:
   }
 
 private:
+
+  /// An scf.parallel over blocks of mc rows x `step` columns (or panels)
+  /// of [rows, cols], whose body `body` emits for the block
+  /// [m0, mEnd) x [n0, nEnd).
+  void parallelBlocks(
+      Value rows, Value cols, int64_t step,
+      function_ref<void(Value m0, Value mEnd, Value n0, Value nEnd)> body) {
+    Value zero = idx(0);
+    scf::ParallelOp::create(
+        b, loc, ValueRange{zero, zero}, ValueRange{rows, cols},
+        ValueRange{idx(t.mc), idx(step)},
+        [&](OpBuilder &nested, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          body(ivs[0], min(add(ivs[0], idx(t.mc)), rows), ivs[1],
+               min(add(ivs[1], idx(step)), cols));
+        });
+  }
 
   void emitBlock(Value m0, Value mEnd, Value n0, Value nEnd) {
     Value mFull = fullEnd(m0, mEnd, t.mr);
@@ -757,30 +768,22 @@ private:
   /// over).
   void emitPanels(Value rows, Value cols) {
     quantizeActivations(rows, /*forPanels=*/true);
-    Value zero = idx(0);
     Value panels = memref::DimOp::create(b, loc, m.blocks, 0);
-    scf::ParallelOp::create(
-        b, loc, ValueRange{zero, zero}, ValueRange{rows, panels},
-        ValueRange{idx(t.mc), idx(t.pc)},
-        [&](OpBuilder &nested, Location, ValueRange ivs) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(),
-                              nested.getInsertionPoint());
-          Value mEnd = min(add(ivs[0], idx(t.mc)), rows);
-          Value pEnd = min(add(ivs[1], idx(t.pc)), panels);
-          Value mFull = fullEnd(ivs[0], mEnd, t.mr);
-          auto rowsOf = [&](int64_t mr) {
-            return [&, mr](Value m1) {
-              Value pFull = fullEnd(ivs[1], pEnd, t.pv);
-              loop(ivs[1], pFull, t.pv,
-                   [&](Value p1) { panelTile(mr, t.pv, m1, p1, cols); });
-              loop(pFull, pEnd, 1,
-                   [&](Value p1) { panelTile(mr, 1, m1, p1, cols); });
-            };
-          };
-          loop(ivs[0], mFull, t.mr, rowsOf(t.mr));
-          loop(mFull, mEnd, 1, rowsOf(1));
-        });
+    parallelBlocks(rows, panels, t.pc, [&](Value m0, Value mEnd, Value p0,
+                                           Value pEnd) {
+      Value mFull = fullEnd(m0, mEnd, t.mr);
+      auto rowsOf = [&](int64_t mr) {
+        return [&, mr](Value m1) {
+          Value pFull = fullEnd(p0, pEnd, t.pv);
+          loop(p0, pFull, t.pv,
+               [&](Value p1) { panelTile(mr, t.pv, m1, p1, cols); });
+          loop(pFull, pEnd, 1,
+               [&](Value p1) { panelTile(mr, 1, m1, p1, cols); });
+        };
+      };
+      loop(m0, mFull, t.mr, rowsOf(t.mr));
+      loop(mFull, mEnd, 1, rowsOf(1));
+    });
     for (Value buffer : {xq, dx, xs})
       memref::DeallocOp::create(b, loc, buffer);
   }
