@@ -55,7 +55,23 @@ func.func @f16(%q: tensor<1x2x?x4xf16>) -> tensor<1x2x?x4xf16> {
 //       CHECK:   arith.extf %{{.*}} : f16 to f32
 //       CHECK:   seq.mul
 //       CHECK:     seq.online_attention {{.*}} : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>
-// REMARK: remark: attention tiled: {{.*}} units in parallel, f16 Q, K and V converted to f32 copies once per call, the scale folded into Q (f16 is read in place for one query tile of a static size only);
+// REMARK: remark: attention tiled: {{.*}} units in parallel, f16 Q, K and V converted to f32 copies once per call, the scale folded into Q (f16 is read in place for one query tile of a static size or queries at offsets into a cache only);
+
+// -----
+
+// f16 queries at offsets into a cache (a prefill): read in place, since a
+// copy would convert every position of the cache while the key loops end
+// at each query tile's last position.
+func.func @f16_cache(%q: tensor<?x2x?x16xf16>, %k: tensor<?x2x256x16xf16>,
+                     %pos: tensor<?xi32>) -> tensor<?x2x?x16xf16> {
+  %a = seq.attention %q, %k, %k query_offsets(%pos : tensor<?xi32>) {mask = #seq.mask<causal = true>}
+      : tensor<?x2x?x16xf16>, tensor<?x2x256x16xf16>, tensor<?x2x256x16xf16> -> tensor<?x2x?x16xf16>
+  return %a : tensor<?x2x?x16xf16>
+}
+// CHECK-LABEL: func.func @f16_cache(
+//   CHECK-NOT:   arith.extf %{{.*}} : f16 to f32
+//       CHECK:     seq.online_attention {{.*}} : tensor<?x16xf16>, tensor<?x16xf16>, tensor<?x16xf16>, tensor<?x16xf32>
+// REMARK: remark: attention tiled: {{.*}} units in parallel, f16 Q, K and V read in place (no f32 copy), Q K^T with Q and K widened to f32 in registers{{.*}}queries at their rows' offsets
 
 // -----
 
