@@ -47,6 +47,16 @@
 // (ggml_vec_dot_q8_0_q8_0). The results then differ from the f32 reference
 // by the activations' quantization.
 //
+// q8_0 and q4_0 blocks that seq-cpu-pack-weights packed into panels of w
+// columns (at -O2 with int8 activations; `seq.quantized_panel`) take a
+// kernel of their own (panelTile), llama.cpp's repacked Q4_0 GEMM in kind:
+// the panel's groups of 4 value bytes of w columns are vpdpbusd's unsigned
+// operand as loaded (q4_0: split into nibbles), the row's 4 activations
+// broadcast its signed one, so that one instruction adds 4 products to each
+// of w columns' i32 lanes; per block that sum, started at -8 or -128 times
+// the block's sum of q (the unsigned values' offset), is converted and
+// FMAed with the panel's w scales times the row's. No horizontal sums.
+//
 // Every weight byte is read once per tile of mr rows; no f32 copy of the
 // weight exists. Nothing is target-specific beyond `vector-bits` and
 // `vector-registers`: LLVM selects the widening loads (vpmovsxbd /
