@@ -64,9 +64,10 @@ struct SeqCPUPackWeightsPass
 };
 
 /// A parallel generic producing a fresh tensor of `packedType` whose
-/// element at (linalg.index 0, 1, ...) `element` computes.
-Value buildPackGeneric(OpBuilder &b, Location loc, RankedTensorType packedType,
-                       function_ref<Value(OpBuilder &, Location)> element) {
+/// element `element` computes from its indices (linalg.index 0, 1, ...).
+Value buildPackGeneric(
+    OpBuilder &b, Location loc, RankedTensorType packedType,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> element) {
   Value empty = tensor::EmptyOp::create(b, loc, packedType.getShape(),
                                         packedType.getElementType());
   unsigned rank = packedType.getRank();
@@ -77,7 +78,10 @@ Value buildPackGeneric(OpBuilder &b, Location loc, RankedTensorType packedType,
       b, loc, packedType, ValueRange(), ValueRange{empty},
       ArrayRef<AffineMap>{identity}, parallel,
       [&](OpBuilder &nb, Location nloc, ValueRange) {
-        linalg::YieldOp::create(nb, nloc, element(nb, nloc));
+        SmallVector<Value> indices;
+        for (unsigned dim = 0; dim < rank; ++dim)
+          indices.push_back(linalg::IndexOp::create(nb, nloc, dim));
+        linalg::YieldOp::create(nb, nloc, element(nb, nloc, indices));
       });
   return generic.getResult(0);
 }
@@ -96,26 +100,24 @@ Value buildPack(OpBuilder &b, Location loc, Value weight, bool nFirst,
   }
   auto packedType = RankedTensorType::get(shape, type.getElementType());
   return buildPackGeneric(
-      b, loc, packedType, [&](OpBuilder &nb, Location nloc) -> Value {
-        auto index = [&](int64_t dim) {
-          return linalg::IndexOp::create(nb, nloc, dim).getResult();
-        };
+      b, loc, packedType,
+      [&](OpBuilder &nb, Location nloc, ArrayRef<Value> index) -> Value {
         auto constant = [&](int64_t v) {
           return arith::ConstantIndexOp::create(nb, nloc, v).getResult();
         };
         Value column = arith::AddIOp::create(
             nb, nloc,
-            arith::MulIOp::create(nb, nloc, index(0), constant(width)),
-            index(2));
+            arith::MulIOp::create(nb, nloc, index[0], constant(width)),
+            index[2]);
         Value inside = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ult,
                                              column, constant(n));
         Value clamped =
             arith::MinUIOp::create(nb, nloc, column, constant(n - 1));
-        Value step = index(1);
+        Value step = index[1];
         if (kPairs) {
           step = arith::AddIOp::create(
               nb, nloc, arith::MulIOp::create(nb, nloc, step, constant(2)),
-              index(3));
+              index[3]);
           inside = arith::AndIOp::create(
               nb, nloc, inside,
               arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ult, step,
@@ -156,10 +158,8 @@ Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
       {(n + width - 1) / width, numBlocks, blockBytes * width},
       type.getElementType());
   return buildPackGeneric(
-      b, loc, packedType, [&](OpBuilder &nb, Location nloc) -> Value {
-        auto index = [&](int64_t dim) {
-          return linalg::IndexOp::create(nb, nloc, dim).getResult();
-        };
+      b, loc, packedType,
+      [&](OpBuilder &nb, Location nloc, ArrayRef<Value> index) -> Value {
         auto constant = [&](int64_t v) {
           return arith::ConstantIndexOp::create(nb, nloc, v).getResult();
         };
@@ -178,7 +178,7 @@ Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
         auto select = [&](Value c, Value x, Value y) {
           return arith::SelectOp::create(nb, nloc, c, x, y).getResult();
         };
-        Value byte = index(2);
+        Value byte = index[2];
         Value isScale = arith::CmpIOp::create(
             nb, nloc, arith::CmpIPredicate::ult, byte, constant(2 * width));
         // A scale byte: column byte / 2, byte s = byte mod 2 of its block.
@@ -192,12 +192,12 @@ Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
         Value source = select(
             isScale, rem(byte, 2),
             add(constant(2), add(mul(div(r, 4 * width), 4), rem(r, 4))));
-        Value row = add(mul(index(0), width), column);
+        Value row = add(mul(index[0], width), column);
         Value inside = arith::CmpIOp::create(
             nb, nloc, arith::CmpIPredicate::ult, row, constant(n));
         Value clamped = arith::MinUIOp::create(nb, nloc, row, constant(n - 1));
         Value element = tensor::ExtractOp::create(
-            nb, nloc, blocks, ValueRange{clamped, index(1), source});
+            nb, nloc, blocks, ValueRange{clamped, index[1], source});
         if (eightBits)
           element = select(isScale, element, flipSign(nb, nloc, element));
         Value zero = arith::ConstantOp::create(
