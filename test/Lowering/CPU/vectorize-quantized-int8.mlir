@@ -23,7 +23,8 @@
 // (-128 as an i8); per row and column a vpdpbusd from it gives the block's
 // integer dot product, converted and FMAed into an 8-lane accumulator with
 // the product of the two scales. Per step and column the tile prefetches the
-// same block of the next tile's column (the row nr on, clamped to the last).
+// same block of the next tile's column into L2 (the row nr on, clamped to
+// the last).
 // CHECK-LABEL: func.func @linear_q8_0
 //   CHECK-DAG:   %[[ZERO:.+]] = arith.constant dense<0> : vector<8xi32>
 //   CHECK-DAG:   %[[BIAS:.+]] = arith.constant dense<-128> : vector<32xi8>
@@ -48,7 +49,7 @@
 //       CHECK:   scf.parallel
 //       CHECK:     %[[NEXT:.+]] = arith.minsi %{{.+}}, %c7 : index
 //       CHECK:     scf.for %[[STEP:.+]] = {{.+}} iter_args({{.+}}) -> (vector<8xf32>, vector<8xf32>,
-//       CHECK:       memref.prefetch %{{.+}}[%[[NEXT]], %[[STEP]], %c0], read, locality<3>, data : memref<8x2x34xi8>
+//       CHECK:       memref.prefetch %{{.+}}[%[[NEXT]], %[[STEP]], %c0], read, locality<2>, data : memref<8x2x34xi8>
 //       CHECK:       %[[W:.+]] = vector.load %{{.+}}[%{{.+}}, %{{.+}}, %c2] : memref<8x2x34xi8>, vector<32xi8>
 //       CHECK:       %[[SUMW:.+]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%[[ZERO]], %[[BIAS]], %[[W]]) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
 //       CHECK:       %[[NEG:.+]] = arith.subi %[[ZERO]], %[[SUMW]] : vector<8xi32>

@@ -20,9 +20,9 @@
 // columns), split into its low and high nibbles and multiplied with
 // vpdpbusd by the row's 4 activations at the same positions, broadcast as
 // an i32. The panel's 16 f16 scales are one load, bitcast and widened.
-// Every block prefetches the same block of the next tile's panels, 5 cache
-// lines of 288 bytes each. C is updated a vector of 16 columns at a time,
-// masked (33 columns: the last panel holds one).
+// Every block prefetches the same block of the next tile's panels into L2
+// (locality 2), 5 cache lines of 288 bytes each. C is updated a vector of 16
+// columns at a time, masked (33 columns: the last panel holds one).
 // CHECK-LABEL: func.func @linear_q4_0_panels
 //   CHECK-DAG:   %[[FIFTEEN:.+]] = arith.constant dense<15> : vector<64xi8>
 //   CHECK-DAG:   %[[FOUR:.+]] = arith.constant dense<4> : vector<64xi8>
@@ -38,7 +38,7 @@
 //       CHECK:     vector.store %[[QB]], %[[XQ]]
 //       CHECK:   scf.parallel ({{.+}}) = ({{.+}}) to ({{.+}}, %c3) step (%c16, %c2) {
 //       CHECK:     scf.for %[[KB:.+]] = %c0 to %c2 step %c1 iter_args({{.+}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
-//       CHECK:       memref.prefetch %{{.+}}[%{{.+}}, %[[KB]], %c256], read, locality<3>, data : memref<3x2x288xi8>
+//       CHECK:       memref.prefetch %{{.+}}[%{{.+}}, %[[KB]], %c256], read, locality<2>, data : memref<3x2x288xi8>
 //       CHECK:       %[[S:.+]] = memref.load %[[XS]][%{{.+}}, %[[KB]]] : memref<?x2xi32>
 //       CHECK:       %[[START:.+]] = vector.broadcast %[[S]] : i32 to vector<16xi32>
 //       CHECK:       %[[P:.+]] = vector.load %{{.+}}[%{{.+}}, %[[KB]], %c32] : memref<3x2x288xi8>, vector<64xi8>
@@ -116,7 +116,7 @@ func.func @linear_q4_0_panels(%x: memref<?x2x32xf32>, %b: memref<3x2x288xi8>, %o
 // CHECK-LABEL: func.func @linear_q8_0_panels
 //       CHECK:     arith.muli %{{.+}}, %c-128_i32 : i32
 //       CHECK:     scf.for %[[KB:.+]] = %c0 to %c2 step %c1 iter_args
-//       CHECK:       memref.prefetch %{{.+}}[%{{.+}}, %[[KB]], %c512], read, locality<3>, data : memref<2x2x544xi8>
+//       CHECK:       memref.prefetch %{{.+}}[%{{.+}}, %[[KB]], %c512], read, locality<2>, data : memref<2x2x544xi8>
 //       CHECK:       %[[V:.+]] = vector.load %{{.+}}[%{{.+}}, %[[KB]], %c32] : memref<2x2x544xi8>, vector<64xi8>
 //   CHECK-NOT:       arith.shrui
 //       CHECK:       llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.+}}, %[[V]], %{{.+}})
