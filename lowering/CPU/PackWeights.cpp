@@ -57,10 +57,18 @@ struct SeqCPUPackWeightsPass
   /// kernel takes.
   LogicalResult packQuantized(linalg::GenericOp op, int64_t width);
 
+  /// Rewrites the byte reads of `blocks` outside its pack `packed` (the
+  /// lookups of an Embedding whose table is tied to a packed head) to read
+  /// the same bytes of the panels.
+  void readLookupsFromPanels(Value blocks, Value packed, int64_t width);
+
   /// One packed copy per parameter and layout (1: W is [n, k]; 2: in k
   /// pairs; 4: q4_0 or q8_0 panels), built at the top of the model
   /// function.
   DenseMap<std::pair<Value, unsigned>, Value> packs;
+
+  /// The (blocks, panels) of `packs`' layout 4, in the order built.
+  SmallVector<std::pair<Value, Value>> quantizedPacks;
 };
 
 /// A parallel generic producing a fresh tensor of `packedType` whose
@@ -241,6 +249,7 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(cast<BlockArgument>(blocks).getOwner());
     packed = buildQuantizedPack(b, blocks.getLoc(), blocks, width);
+    quantizedPacks.push_back({blocks, packed});
   }
   MLIRContext *ctx = op.getContext();
   AffineExpr n = getAffineDimExpr(1, ctx), kb = getAffineDimExpr(2, ctx),
@@ -286,6 +295,68 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
                          << " columns for the int8-activation kernel "
                             "(vpdpbusd, one i32 lane per column)";
   return success();
+}
+
+void SeqCPUPackWeightsPass::readLookupsFromPanels(Value blocks, Value packed,
+                                                  int64_t width) {
+  Operation *pack = packed.getDefiningOp();
+  SmallVector<tensor::ExtractOp> reads;
+  for (Operation *user : blocks.getUsers())
+    if (auto read = dyn_cast<tensor::ExtractOp>(user);
+        read && !pack->isAncestor(read))
+      reads.push_back(read);
+  if (reads.empty())
+    return;
+  if (remarks)
+    (reads.front()->getParentOfType<linalg::GenericOp>()
+         ? reads.front()->getParentOfType<linalg::GenericOp>().getOperation()
+         : reads.front().getOperation())
+            ->emitRemark()
+        << "the lookups of this table read the panels of the Linear tied to "
+           "it: only the preparation reads its blocks, which are held once";
+  bool eightBits = cast<RankedTensorType>(blocks.getType()).getDimSize(2) == 34;
+  for (tensor::ExtractOp read : reads) {
+    OpBuilder b(read);
+    Location loc = read.getLoc();
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    auto div = [&](Value x, int64_t d) {
+      return arith::DivUIOp::create(b, loc, x, constant(d)).getResult();
+    };
+    auto rem = [&](Value x, int64_t d) {
+      return arith::RemUIOp::create(b, loc, x, constant(d)).getResult();
+    };
+    auto add = [&](Value x, Value y) {
+      return arith::AddIOp::create(b, loc, x, y).getResult();
+    };
+    auto mul = [&](Value x, int64_t v) {
+      return arith::MulIOp::create(b, loc, x, constant(v)).getResult();
+    };
+    auto select = [&](Value c, Value x, Value y) {
+      return arith::SelectOp::create(b, loc, c, x, y).getResult();
+    };
+    // Byte `byte` of block kb of row n: column c = n mod w of panel n / w;
+    // a scale byte (byte < 2) at 2c + byte, value byte v = byte - 2 at
+    // 2w + 4w (v / 4) + 4c + v mod 4 (buildQuantizedPack's layout).
+    Value row = read.getIndices()[0], kb = read.getIndices()[1],
+          byte = read.getIndices()[2];
+    Value c = rem(row, width);
+    Value isScale = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          byte, constant(2));
+    Value v = select(isScale, constant(0),
+                     arith::SubIOp::create(b, loc, byte, constant(2)));
+    Value at = select(
+        isScale, add(mul(c, 2), byte),
+        add(constant(2 * width),
+            add(mul(div(v, 4), 4 * width), add(mul(c, 4), rem(v, 4)))));
+    Value element = tensor::ExtractOp::create(
+        b, loc, packed, ValueRange{div(row, width), kb, at});
+    if (eightBits)
+      element = select(isScale, element, flipSign(b, loc, element));
+    read.replaceAllUsesWith(element);
+    read.erase();
+  }
 }
 
 LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
@@ -435,4 +506,6 @@ void SeqCPUPackWeightsPass::runOnOperation() {
       seq::cpu::quantizedPanelWidth(vnniBits, vectorBits);
   for (linalg::GenericOp op : quantized)
     (void)packQuantized(op, quantizedWidth);
+  for (auto [blocks, packed] : quantizedPacks)
+    readLookupsFromPanels(blocks, packed, quantizedWidth);
 }

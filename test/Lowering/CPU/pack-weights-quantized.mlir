@@ -144,3 +144,67 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
     return %y : tensor<?x20xf32>
   }
 }
+
+// -----
+
+// A lookup of the same q8_0 table (an Embedding whose table the head is
+// tied to: a tensor.extract of byte [row, kb, byte] of the blocks) reads
+// the panels instead, so that only the pack reads the blocks: column
+// c = row mod 16 of panel row / 16; a scale byte (byte < 2) at 2c + byte,
+// value byte v = byte - 2 at 32 + 64 (v / 4) + 4c + v mod 4, flipped back.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %{{.*}}: tensor<?x1x32xf32>, %[[ROW:.*]]: index, %[[KB:.*]]: index, %[[BYTE:.*]]: index, %[[W:.*]]: tensor<20x1x34xi8>)
+// CHECK:         %[[P:.*]] = linalg.generic
+// CHECK:           tensor.extract %[[W]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%{{.*}}, %[[P]], %[[P]], %[[P]] :
+// CHECK:         %[[C:.*]] = arith.remui %[[ROW]], %{{.*}} : index
+// CHECK:         %[[SCALE:.*]] = arith.cmpi ult, %[[BYTE]], %{{.*}} : index
+// CHECK:         %[[PANEL:.*]] = arith.divui %[[ROW]], %{{.*}} : index
+// CHECK:         %[[READ:.*]] = tensor.extract %[[P]][%[[PANEL]], %[[KB]], %{{.*}}] : tensor<2x1x544xi8>
+// CHECK:         %[[FLIP:.*]] = arith.xori %[[READ]], %{{.*}} : i8
+// CHECK:         %[[OUT:.*]] = arith.select %[[SCALE]], %[[READ]], %[[FLIP]] : i8
+// CHECK:         return %{{.*}}, %[[OUT]]
+// AVX2:          tensor.extract %{{.*}} : tensor<3x1x272xi8>
+// F32ACT:        tensor.extract %{{.*}} : tensor<20x1x34xi8>
+#x = affine_map<(r, n, kb, j) -> (r, kb, j)>
+#v = affine_map<(r, n, kb, j) -> (n, kb, j + 2)>
+#h0 = affine_map<(r, n, kb, j) -> (n, kb, 0)>
+#h1 = affine_map<(r, n, kb, j) -> (n, kb, 1)>
+#c = affine_map<(r, n, kb, j) -> (r, n)>
+module attributes {seqc.entry = @forward, seqc.num_inputs = 4 : i64,
+                   seqc.num_params = 1 : i64} {
+  func.func @forward(%x: tensor<?x1x32xf32>, %row: index, %kb: index,
+                     %byte: index, %w: tensor<20x1x34xi8>)
+      -> (tensor<?x20xf32>, i8) {
+    %c0 = arith.constant 0 : index
+    %c8_i16 = arith.constant 8 : i16
+    %zero = arith.constant 0.0 : f32
+    %m = tensor.dim %x, %c0 : tensor<?x1x32xf32>
+    %empty = tensor.empty(%m) : tensor<?x20xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x20xf32>)
+        -> tensor<?x20xf32>
+    // expected-remark @+1 {{q8_0 blocks (a parameter) packed into 'tensor<2x1x544xi8>' panels of 16 columns for the int8-activation kernel (vpdpbusd, one i32 lane per column)}}
+    %y = linalg.generic {indexing_maps = [#x, #v, #h0, #h1, #c],
+                         iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+        ins(%x, %w, %w, %w : tensor<?x1x32xf32>, tensor<20x1x34xi8>, tensor<20x1x34xi8>, tensor<20x1x34xi8>)
+        outs(%init : tensor<?x20xf32>) attrs = {seq.quantized = "q8_0"} {
+    ^bb0(%in: f32, %q: i8, %lo: i8, %hi: i8, %out: f32):
+      %0 = arith.extui %lo : i8 to i16
+      %1 = arith.extui %hi : i8 to i16
+      %2 = arith.shli %1, %c8_i16 : i16
+      %3 = arith.ori %0, %2 : i16
+      %4 = arith.bitcast %3 : i16 to f16
+      %5 = arith.extf %4 : f16 to f32
+      %6 = arith.sitofp %q : i8 to f32
+      %7 = arith.mulf %6, %5 : f32
+      %8 = arith.mulf %in, %7 : f32
+      %9 = arith.addf %out, %8 : f32
+      linalg.yield %9 : f32
+    } -> tensor<?x20xf32>
+    // expected-remark @+1 {{the lookups of this table read the panels of the Linear tied to it: only the preparation reads its blocks, which are held once}}
+    %b = tensor.extract %w[%row, %kb, %byte] : tensor<20x1x34xi8>
+    return %y, %b : tensor<?x20xf32>, i8
+  }
+}

@@ -18,6 +18,8 @@ import sys
 
 import numpy as np
 
+from q8_0_activations import quantize_q8_0
+
 
 def load_safetensors(path):
     data = open(path, "rb").read()
@@ -32,22 +34,6 @@ def load_safetensors(path):
         tensors[name] = np.frombuffer(data[8 + size + begin:8 + size + end],
                                       dtype=np.float32).reshape(info["shape"])
     return tensors
-
-
-def quantize_q8_0(x):
-    """x [m, k] f32 (k a multiple of 32) as llama.cpp's quantize_row_q8_0
-    (x86) gives it back: q * d per block, in float64."""
-    m, k = x.shape
-    blocks = x.reshape(m, k // 32, 32)
-    amax = np.abs(blocks).max(axis=2, keepdims=True)
-    d = (amax / np.float32(127)).astype(np.float32)
-    d16 = d.astype(np.float16).astype(np.float64)
-    with np.errstate(divide="ignore"):
-        inverse = np.where(amax != 0, np.float32(127) / amax,
-                           np.float32(0)).astype(np.float32)
-    q = np.rint(blocks * inverse).astype(np.float64)
-    assert np.abs(q).max() <= 127
-    return (q * d16).reshape(m, k)
 
 
 args = sys.argv[1:]

@@ -1,17 +1,20 @@
-"""check_quantized_embedding.py DIR: runs DIR/model
+"""check_quantized_embedding.py [--int8-activations] DIR: runs DIR/model
 (Inputs/quantized_embedding.seq) with random weights, saved dequantized to
 F32, and checks that each lookup of a table in a weight format is the
 saved table's rows exactly (the first, the last and every row between, in
-a batch of two rows of ids), and that the Linear tied to the q8_0 table
-agrees with float64 NumPy on that table to the rounding of an f32 sum
-(each element within 1e-5 of the sum of the magnitudes of its products).
-Prints "ok NAME" per output or the error."""
+a batch of two rows of ids), and that the Linears tied to the q8_0 and q4_0
+tables agree with float64 NumPy on those tables to the rounding of an f32
+sum (each element within 1e-5 of the sum of the magnitudes of its
+products), their x quantized as llama.cpp's q8_0 with --int8-activations
+(Inputs/q8_0_activations.py). Prints "ok NAME" per output or the error."""
 import json
 import struct
 import subprocess
 import sys
 
 import numpy as np
+
+from q8_0_activations import quantize_q8_0
 
 
 def load_safetensors(path):
@@ -29,7 +32,9 @@ def load_safetensors(path):
     return tensors
 
 
-d = sys.argv[1]
+args = sys.argv[1:]
+int8_activations = args[0] == "--int8-activations"
+d = args[-1]
 model = [f"{d}/model", "--random-weights", "3", "--save-weights", f"{d}/w.safetensors"]
 weights_only = subprocess.run(model + ["--random-inputs", "1", "--dim", "b=1", "--dim", "n=1",
                                        "--dim", "m=1"], capture_output=True, text=True)
@@ -42,7 +47,7 @@ ids = ids.astype(np.int32).reshape(2, -1)
 x = np.random.default_rng(0).standard_normal((5, dim)).astype(np.float32)
 np.save(f"{d}/ids.npy", ids)
 np.save(f"{d}/x.npy", x)
-names = ["y8", "y40", "y41", "yi8", "logits"]
+names = ["y8", "y40", "y41", "yi8", "logits", "logits4"]
 out = [a for name in names for a in ("--output", f"{name}={d}/{name}.npy")]
 run = subprocess.run(model + ["--input", f"ids={d}/ids.npy", "--input", f"x={d}/x.npy"] + out,
                      capture_output=True, text=True)
@@ -55,10 +60,12 @@ for name, table in (("y8", "e8"), ("y40", "e40"), ("y41", "e41"), ("yi8", "ei8")
         print(f"error {name}: max difference {np.abs(y - want).max():.3g}")
     else:
         print(f"ok {name}")
-table = w["e8.weight"].astype(np.float64)
-ref = x.astype(np.float64) @ table.T
-bound = np.abs(x.astype(np.float64)) @ np.abs(table).T
-y = np.load(f"{d}/logits.npy")
-excess = np.abs(y - ref) / (1e-5 * bound + 1e-30)
-print(f"ok logits" if np.isfinite(y).all() and excess.max() <= 1
-      else f"error logits: {np.abs(y - ref).max():.3g}")
+xr = quantize_q8_0(x) if int8_activations else x.astype(np.float64)
+for name, table in (("logits", "e8"), ("logits4", "e40")):
+    t = w[table + ".weight"].astype(np.float64)
+    ref = xr @ t.T
+    bound = np.abs(xr) @ np.abs(t).T
+    y = np.load(f"{d}/{name}.npy")
+    excess = np.abs(y - ref) / (1e-5 * bound + 1e-30)
+    print(f"ok {name}" if np.isfinite(y).all() and excess.max() <= 1
+          else f"error {name}: {np.abs(y - ref).max():.3g}")
