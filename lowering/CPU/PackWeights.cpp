@@ -151,6 +151,36 @@ Value flipSign(OpBuilder &b, Location loc, Value v) {
       arith::ConstantOp::create(b, loc, b.getIntegerAttr(v.getType(), -128)));
 }
 
+/// Index arithmetic on `index` values (unsigned division and remainder by
+/// constants), for the byte positions of the quantized panels.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value constant(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value div(Value x, int64_t d) {
+    return arith::DivUIOp::create(b, loc, x, constant(d));
+  }
+  Value rem(Value x, int64_t d) {
+    return arith::RemUIOp::create(b, loc, x, constant(d));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t v) {
+    return arith::MulIOp::create(b, loc, x, constant(v));
+  }
+  Value sub(Value x, int64_t v) {
+    return arith::SubIOp::create(b, loc, x, constant(v));
+  }
+  Value ult(Value x, int64_t v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
+                                 constant(v));
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+};
+
 /// The q4_0 or q8_0 blocks `blocks` [n, kb, bytes] (bytes = 18 or 34) in
 /// panels of `width` columns, P [ceil(n / w), kb, bytes w] (Passes.td): per
 /// panel and block, the w columns' f16 scales, then for each group of 4
@@ -168,49 +198,30 @@ Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
   return buildPackGeneric(
       b, loc, packedType,
       [&](OpBuilder &nb, Location nloc, ArrayRef<Value> index) -> Value {
-        auto constant = [&](int64_t v) {
-          return arith::ConstantIndexOp::create(nb, nloc, v).getResult();
-        };
-        auto div = [&](Value x, int64_t d) {
-          return arith::DivUIOp::create(nb, nloc, x, constant(d)).getResult();
-        };
-        auto rem = [&](Value x, int64_t d) {
-          return arith::RemUIOp::create(nb, nloc, x, constant(d)).getResult();
-        };
-        auto add = [&](Value x, Value y) {
-          return arith::AddIOp::create(nb, nloc, x, y).getResult();
-        };
-        auto mul = [&](Value x, int64_t v) {
-          return arith::MulIOp::create(nb, nloc, x, constant(v)).getResult();
-        };
-        auto select = [&](Value c, Value x, Value y) {
-          return arith::SelectOp::create(nb, nloc, c, x, y).getResult();
-        };
+        IndexMath m{nb, nloc};
         Value byte = index[2];
-        Value isScale = arith::CmpIOp::create(
-            nb, nloc, arith::CmpIPredicate::ult, byte, constant(2 * width));
+        Value isScale = m.ult(byte, 2 * width);
         // A scale byte: column byte / 2, byte s = byte mod 2 of its block.
         // A value byte, r = byte - 2 w: group q = r / 4w, column
         // (r mod 4w) / 4, byte 2 + 4 q + r mod 4 of its block.
-        Value r = select(isScale, constant(0),
-                         arith::SubIOp::create(nb, nloc, byte,
-                                               constant(2 * width)));
+        Value r = m.select(isScale, m.constant(0), m.sub(byte, 2 * width));
         Value column =
-            select(isScale, div(byte, 2), div(rem(r, 4 * width), 4));
-        Value source = select(
-            isScale, rem(byte, 2),
-            add(constant(2), add(mul(div(r, 4 * width), 4), rem(r, 4))));
-        Value row = add(mul(index[0], width), column);
-        Value inside = arith::CmpIOp::create(
-            nb, nloc, arith::CmpIPredicate::ult, row, constant(n));
-        Value clamped = arith::MinUIOp::create(nb, nloc, row, constant(n - 1));
+            m.select(isScale, m.div(byte, 2), m.div(m.rem(r, 4 * width), 4));
+        Value source =
+            m.select(isScale, m.rem(byte, 2),
+                     m.add(m.constant(2),
+                           m.add(m.mul(m.div(r, 4 * width), 4), m.rem(r, 4))));
+        Value row = m.add(m.mul(index[0], width), column);
+        Value inside = m.ult(row, n);
+        Value clamped =
+            arith::MinUIOp::create(nb, nloc, row, m.constant(n - 1));
         Value element = tensor::ExtractOp::create(
             nb, nloc, blocks, ValueRange{clamped, index[1], source});
         if (eightBits)
-          element = select(isScale, element, flipSign(nb, nloc, element));
+          element = m.select(isScale, element, flipSign(nb, nloc, element));
         Value zero = arith::ConstantOp::create(
             nb, nloc, nb.getZeroAttr(type.getElementType()));
-        return select(inside, element, zero);
+        return m.select(inside, element, zero);
       });
 }
 
@@ -307,53 +318,35 @@ void SeqCPUPackWeightsPass::readLookupsFromPanels(Value blocks, Value packed,
       reads.push_back(read);
   if (reads.empty())
     return;
-  if (remarks)
-    (reads.front()->getParentOfType<linalg::GenericOp>()
-         ? reads.front()->getParentOfType<linalg::GenericOp>().getOperation()
-         : reads.front().getOperation())
-            ->emitRemark()
+  if (remarks) {
+    Operation *lookup = reads.front();
+    if (auto generic = lookup->getParentOfType<linalg::GenericOp>())
+      lookup = generic;
+    lookup->emitRemark()
         << "the lookups of this table read the panels of the Linear tied to "
            "it: only the preparation reads its blocks, which are held once";
+  }
   bool eightBits = cast<RankedTensorType>(blocks.getType()).getDimSize(2) == 34;
   for (tensor::ExtractOp read : reads) {
     OpBuilder b(read);
     Location loc = read.getLoc();
-    auto constant = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v).getResult();
-    };
-    auto div = [&](Value x, int64_t d) {
-      return arith::DivUIOp::create(b, loc, x, constant(d)).getResult();
-    };
-    auto rem = [&](Value x, int64_t d) {
-      return arith::RemUIOp::create(b, loc, x, constant(d)).getResult();
-    };
-    auto add = [&](Value x, Value y) {
-      return arith::AddIOp::create(b, loc, x, y).getResult();
-    };
-    auto mul = [&](Value x, int64_t v) {
-      return arith::MulIOp::create(b, loc, x, constant(v)).getResult();
-    };
-    auto select = [&](Value c, Value x, Value y) {
-      return arith::SelectOp::create(b, loc, c, x, y).getResult();
-    };
+    IndexMath m{b, loc};
     // Byte `byte` of block kb of row n: column c = n mod w of panel n / w;
     // a scale byte (byte < 2) at 2c + byte, value byte v = byte - 2 at
     // 2w + 4w (v / 4) + 4c + v mod 4 (buildQuantizedPack's layout).
     Value row = read.getIndices()[0], kb = read.getIndices()[1],
           byte = read.getIndices()[2];
-    Value c = rem(row, width);
-    Value isScale = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          byte, constant(2));
-    Value v = select(isScale, constant(0),
-                     arith::SubIOp::create(b, loc, byte, constant(2)));
-    Value at = select(
-        isScale, add(mul(c, 2), byte),
-        add(constant(2 * width),
-            add(mul(div(v, 4), 4 * width), add(mul(c, 4), rem(v, 4)))));
+    Value c = m.rem(row, width);
+    Value isScale = m.ult(byte, 2);
+    Value v = m.select(isScale, m.constant(0), m.sub(byte, 2));
+    Value at = m.select(
+        isScale, m.add(m.mul(c, 2), byte),
+        m.add(m.constant(2 * width), m.add(m.mul(m.div(v, 4), 4 * width),
+                                           m.add(m.mul(c, 4), m.rem(v, 4)))));
     Value element = tensor::ExtractOp::create(
-        b, loc, packed, ValueRange{div(row, width), kb, at});
+        b, loc, packed, ValueRange{m.div(row, width), kb, at});
     if (eightBits)
-      element = select(isScale, element, flipSign(b, loc, element));
+      element = m.select(isScale, element, flipSign(b, loc, element));
     read.replaceAllUsesWith(element);
     read.erase();
   }
