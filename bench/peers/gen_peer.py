@@ -9,6 +9,11 @@
       rows permuted for its RoPE, the 2-D weights in TYPE (f32, f16, q8_0,
       q4_0) and the norms in F32, and a stand-in SentencePiece vocabulary of
       the checkpoint's size (the benchmark feeds token ids).
+  gen_peer.py logits llamacpp|hf MODEL --prompts FILE --out OUT.npy --threads T
+      The logits at every position of the first prompt of FILE, f32 [n,
+      vocab], from llama.cpp (MODEL a GGUF file) or transformers in f32
+      (MODEL the checkpoint's directory, eager attention), for bench/generate's
+      comparison of each format's logits with f32's. Prints {} or {"error"}.
   gen_peer.py llamacpp MODEL.gguf --prompts FILE --new-tokens N --threads T
   gen_peer.py hf CKPT_DIR --prompts FILE --new-tokens N --threads T [--compile]
       Greedy generation with llama.cpp (llama-cpp-python) or Hugging Face
@@ -254,6 +259,34 @@ def run_hf(args, prompts):
                 ", static cache + torch.compile" if args.compile else ", eager")}
 
 
+def run_logits(args, prompt):
+    import numpy as np
+    if args.tool == "llamacpp":
+        try:
+            from llama_cpp import Llama
+        except ImportError as e:
+            fail("llama-cpp-python is not installed (bench/setup-peers.sh --generate): %s" % e)
+        llm = Llama(model_path=args.model, n_ctx=len(prompt) + 8, n_batch=512, n_ubatch=512,
+                    n_threads=args.threads, n_threads_batch=args.threads, logits_all=True,
+                    verbose=False)
+        llm.eval(prompt)
+        logits = np.array(llm.scores[:len(prompt)], dtype=np.float32)
+    else:
+        try:
+            import torch
+            from transformers import LlamaForCausalLM
+        except ImportError as e:
+            fail("transformers/torch are not installed (bench/setup-peers.sh --generate): %s" % e)
+        torch.set_num_threads(args.threads)
+        model = LlamaForCausalLM.from_pretrained(args.model, torch_dtype=torch.float32,
+                                                 attn_implementation="eager")
+        model.eval()
+        with torch.inference_mode():
+            logits = model(torch.tensor([prompt], dtype=torch.long)).logits[0].float().numpy()
+    np.save(args.out, logits)
+    return {}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -268,6 +301,12 @@ def main():
         r.add_argument("--new-tokens", type=int, required=True)
         r.add_argument("--threads", type=int, default=2)
         r.add_argument("--compile", action="store_true")
+    lg = sub.add_parser("logits")
+    lg.add_argument("tool", choices=["llamacpp", "hf"])
+    lg.add_argument("model")
+    lg.add_argument("--prompts", required=True)
+    lg.add_argument("--out", required=True)
+    lg.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
     if args.cmd == "gguf":
         try:
@@ -278,7 +317,10 @@ def main():
         return
     with open(args.prompts) as f:
         prompts = json.load(f)
-    result = (run_llamacpp if args.cmd == "llamacpp" else run_hf)(args, prompts)
+    if args.cmd == "logits":
+        result = run_logits(args, prompts[0])
+    else:
+        result = (run_llamacpp if args.cmd == "llamacpp" else run_hf)(args, prompts)
     print(json.dumps(result))
 
 
