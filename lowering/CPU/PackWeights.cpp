@@ -457,6 +457,9 @@ LogicalResult SeqCPUPackWeightsPass::pack(linalg::LinalgOp op,
 
 void SeqCPUPackWeightsPass::runOnOperation() {
   ModuleOp module = getOperation();
+  // A pass instance may run on several modules: no pack outlives its own.
+  packs.clear();
+  quantizedPacks.clear();
   auto entry = module->getAttrOfType<FlatSymbolRefAttr>(seq::kEntryAttrName);
   std::optional<std::pair<unsigned, unsigned>> params =
       seq::getParamArgumentRange(module);
