@@ -10,30 +10,13 @@ check_quantized.py --int8-activations DIR M...: DIR/model was compiled with
 as llama.cpp's q8_0 (per block of 32: d = max |x| / 127 rounded to f16,
 q = round-half-even(x * 127 / max |x|)) as their reference's x, q * d; the
 others take x."""
-import json
 import os
-import struct
 import subprocess
 import sys
 
 import numpy as np
 
-from q8_0_activations import quantize_q8_0
-
-
-def load_safetensors(path):
-    data = open(path, "rb").read()
-    size = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + size])
-    tensors = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        assert info["dtype"] == "F32", info
-        tensors[name] = np.frombuffer(data[8 + size + begin:8 + size + end],
-                                      dtype=np.float32).reshape(info["shape"])
-    return tensors
+from numpy_refs import load_safetensors, quantize_q8_0
 
 
 args = sys.argv[1:]

@@ -7,29 +7,12 @@ tables agree with float64 NumPy on those tables to the rounding of an f32
 sum (each element within 1e-5 of the sum of the magnitudes of its
 products), their x quantized as llama.cpp's q8_0 with --int8-activations
 (Inputs/q8_0_activations.py). Prints "ok NAME" per output or the error."""
-import json
-import struct
 import subprocess
 import sys
 
 import numpy as np
 
-from q8_0_activations import quantize_q8_0
-
-
-def load_safetensors(path):
-    data = open(path, "rb").read()
-    size = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + size])
-    tensors = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        assert info["dtype"] == "F32", info
-        tensors[name] = np.frombuffer(data[8 + size + begin:8 + size + end],
-                                      dtype=np.float32).reshape(info["shape"])
-    return tensors
+from numpy_refs import load_safetensors, quantize_q8_0
 
 
 args = sys.argv[1:]

@@ -17,6 +17,8 @@ import sys
 
 import numpy as np
 
+from numpy_refs import load_safetensors
+
 CHANNELS, STATE, BATCH = 48, 5, 2
 NAMES = ["u", "delta", "B", "C", "z"]
 
@@ -34,24 +36,6 @@ def run(exe, out, inputs, length):
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
     return (np.load(os.path.join(out, "y.npy")),
             np.load(os.path.join(out, "h.npy")))
-
-
-def weights(path):
-    """Reads the f32 tensors of a safetensors file."""
-    import json
-    import struct
-    with open(path, "rb") as f:
-        size = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(size))
-        data = f.read()
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        out[name] = np.frombuffer(data[begin:end], np.float32).reshape(
-            info["shape"])
-    return out
 
 
 def softplus(x):
@@ -113,7 +97,7 @@ def main():
             if not (close(y, y0, 1e-5) and close(h, h0r, 1e-5)):
                 print("FAILED: %s L=%d against %s" % (exe, length, ref))
                 sys.exit(1)
-        w = weights(os.path.join(base, "w.safetensors"))
+        w = load_safetensors(os.path.join(base, "w.safetensors"))
         want_y, want_h = selective_scan_ref(
             full["u"], full["delta"], -np.exp(w["A"]), full["B"], full["C"],
             w["D"], full["z"], w["delta_bias"], h0)
