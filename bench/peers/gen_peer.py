@@ -161,19 +161,22 @@ def _version(dist):
 
 # --- llama.cpp ----------------------------------------------------------------
 
-def run_llamacpp(args, prompts):
-    import numpy as np
+def load_llamacpp(args, n_ctx, logits_all):
     try:
         from llama_cpp import Llama
     except ImportError as e:
         fail("llama-cpp-python is not installed (bench/setup-peers.sh --generate): %s" % e)
+    return Llama(model_path=args.model, n_ctx=n_ctx, n_batch=512, n_ubatch=512,
+                 n_threads=args.threads, n_threads_batch=args.threads,
+                 logits_all=logits_all, verbose=False)
+
+
+def run_llamacpp(args, prompts):
+    import numpy as np
     if len(prompts) != 1:
         fail("batch %d: llama-cpp-python's Llama runs one sequence" % len(prompts))
     prompt = prompts[0]
-    n_ctx = len(prompt) + args.new_tokens + 8
-    llm = Llama(model_path=args.model, n_ctx=n_ctx, n_batch=512, n_ubatch=512,
-                n_threads=args.threads, n_threads_batch=args.threads,
-                logits_all=False, verbose=False)
+    llm = load_llamacpp(args, len(prompt) + args.new_tokens + 8, logits_all=False)
     n_vocab = llm.n_vocab()
 
     def last_logits():
@@ -200,18 +203,25 @@ def run_llamacpp(args, prompts):
 
 # --- Hugging Face transformers --------------------------------------------------
 
-def run_hf(args, prompts):
+def load_hf(args):
+    """The checkpoint as transformers' LlamaForCausalLM in f32, eager attention."""
     try:
         import torch
-        import transformers
         from transformers import LlamaForCausalLM
-        from transformers.generation.streamers import BaseStreamer
     except ImportError as e:
         fail("transformers/torch are not installed (bench/setup-peers.sh --generate): %s" % e)
     torch.set_num_threads(args.threads)
     model = LlamaForCausalLM.from_pretrained(args.model, torch_dtype=torch.float32,
                                              attn_implementation="eager")
     model.eval()
+    return model
+
+
+def run_hf(args, prompts):
+    model = load_hf(args)
+    import torch
+    import transformers
+    from transformers.generation.streamers import BaseStreamer
     gc = model.generation_config
     gc.eos_token_id = None
     gc.pad_token_id = 0
@@ -262,25 +272,12 @@ def run_hf(args, prompts):
 def run_logits(args, prompt):
     import numpy as np
     if args.tool == "llamacpp":
-        try:
-            from llama_cpp import Llama
-        except ImportError as e:
-            fail("llama-cpp-python is not installed (bench/setup-peers.sh --generate): %s" % e)
-        llm = Llama(model_path=args.model, n_ctx=len(prompt) + 8, n_batch=512, n_ubatch=512,
-                    n_threads=args.threads, n_threads_batch=args.threads, logits_all=True,
-                    verbose=False)
+        llm = load_llamacpp(args, len(prompt) + 8, logits_all=True)
         llm.eval(prompt)
         logits = np.array(llm.scores[:len(prompt)], dtype=np.float32)
     else:
-        try:
-            import torch
-            from transformers import LlamaForCausalLM
-        except ImportError as e:
-            fail("transformers/torch are not installed (bench/setup-peers.sh --generate): %s" % e)
-        torch.set_num_threads(args.threads)
-        model = LlamaForCausalLM.from_pretrained(args.model, torch_dtype=torch.float32,
-                                                 attn_implementation="eager")
-        model.eval()
+        model = load_hf(args)
+        import torch
         with torch.inference_mode():
             logits = model(torch.tensor([prompt], dtype=torch.long)).logits[0].float().numpy()
     np.save(args.out, logits)
