@@ -268,25 +268,21 @@ private:
     return next;
   }
 
-  /// Prefetches byte `byte` of block `kb` of weight row `n`: a tile, as it
-  /// reads a step of its rows, asks for the same step of the next tile's
-  /// rows. A tile reads nr rows side by side, a stream per row, which the
-  /// hardware prefetchers of the host measured (AMD Zen 5) did not follow
-  /// far enough ahead: decode's matrix-vector product streaming a q8_0
-  /// weight from memory read 14 GB/s without this and 30-37 GB/s with it
-  /// (docs/performance.md, "Prefetching the next tile's weights").
+  /// Prefetches byte `byte` of block `kb` of weight row `n` (of panel `n`
+  /// when the blocks are packed): a tile, as it reads a step of its rows,
+  /// asks for the same step of the next tile's rows. A tile reads nr rows
+  /// side by side, a stream per row, which the hardware prefetchers of the
+  /// host measured (AMD Zen 5) did not follow far enough ahead: decode's
+  /// matrix-vector product streaming a q8_0 weight from memory read 14 GB/s
+  /// without this and 30-37 GB/s with it (docs/performance.md, "Prefetching
+  /// the next tile's weights"). Into the L2 cache (prefetcht1), not L1: the
+  /// next tile's bytes (up to 20 KB for a q8_0 tile of two 16-column panels)
+  /// come a whole tile ahead, and pulled into a 32-48 KB L1 with the current
+  /// tile's they evicted the lines still being read; from L2 they measured
+  /// 1.2-1.5x the tokens per second of decode on AMD Zen 5
+  /// (docs/performance.md, "Prefetching into L2").
   void prefetch(Value n, Value kb, Value byte) {
-    prefetchWeights(ValueRange{n, kb, byte});
-  }
-
-  /// A prefetch of the weights' byte at `indices` into the L2 cache
-  /// (prefetcht1), not L1: the next tile's bytes (up to 20 KB for a q8_0
-  /// tile of two 16-column panels) come a whole tile ahead, and pulled into
-  /// a 32-48 KB L1 with the current tile's they evicted the lines still
-  /// being read; from L2 they measured 1.2-1.5x the tokens per second of
-  /// decode on AMD Zen 5 (docs/performance.md, "Prefetching into L2").
-  void prefetchWeights(ValueRange indices) {
-    memref::PrefetchOp::create(b, loc, m.blocks, indices,
+    memref::PrefetchOp::create(b, loc, m.blocks, ValueRange{n, kb, byte},
                                /*isWrite=*/false, /*localityHint=*/2,
                                /*isDataCache=*/true);
   }
@@ -867,7 +863,7 @@ private:
       for (int64_t v = 0; v < pv; ++v) {
         Value next = min(add(panelAt[v], idx(pv)), lastPanel);
         for (int64_t line = 0; line < m.format.blockBytes * w; line += 64)
-          prefetchWeights(ValueRange{next, kb, idx(line)});
+          prefetch(next, kb, idx(line));
       }
       SmallVector<Value> acc, acc2;
       for (int64_t i = 0; i < mr; ++i) {

@@ -6,7 +6,7 @@ a batch of two rows of ids), and that the Linears tied to the q8_0 and q4_0
 tables agree with float64 NumPy on those tables to the rounding of an f32
 sum (each element within 1e-5 of the sum of the magnitudes of its
 products), their x quantized as llama.cpp's q8_0 with --int8-activations
-(Inputs/q8_0_activations.py). Prints "ok NAME" per output or the error."""
+(Inputs/numpy_refs.py). Prints "ok NAME" per output or the error."""
 import subprocess
 import sys
 
