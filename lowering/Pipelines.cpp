@@ -256,27 +256,27 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
 
   buildSeqToTensorPipeline(pm, options);
   buildSeqBufferizationPipeline(pm, options);
-  target.addBufferLowering(pm, options);
-  if (options.emitEntry && options.optLevel >= 1) {
-    // The intermediates of the model function share one arena planned from
-    // their lifetimes, allocated once per loaded model (docs/abi.md). -O0,
-    // the reference, keeps one allocation per buffer.
-    SeqPlanMemoryOptions plan;
-    plan.remarks = options.remarks;
-    plan.dims.assign(options.memoryPlanDims.begin(),
-                     options.memoryPlanDims.end());
-    pm.addPass(createSeqPlanMemory(plan));
-  }
   if (options.emitEntry && options.foldLayers) {
-    // After the memory plan, which sees every layer's buffers in one
-    // function and places them as the unrolled model would, so that the
-    // folded model runs the same ops on the same bytes.
+    // On buffers, before the target's kernels: the kernels, the memory
+    // plan and everything after them see each repeated layer once.
     SeqFoldLayersOptions fold;
     // -O0, the reference, asks for no optimized form and hears nothing.
     fold.remarks = options.remarks && options.optLevel >= 1;
     if (options.target == SeqTarget::NVPTX)
       fold.unsupported = "the NVPTX target";
     pm.addPass(createSeqFoldLayers(fold));
+  }
+  target.addBufferLowering(pm, options);
+  if (options.emitEntry && options.optLevel >= 1) {
+    // The intermediates of the model function share one arena planned from
+    // their lifetimes, allocated once per loaded model (docs/abi.md); each
+    // folded layer's own intermediates a slice of it per call. -O0, the
+    // reference, keeps one allocation per buffer.
+    SeqPlanMemoryOptions plan;
+    plan.remarks = options.remarks;
+    plan.dims.assign(options.memoryPlanDims.begin(),
+                     options.memoryPlanDims.end());
+    pm.addPass(createSeqPlanMemory(plan));
   }
   target.addLLVMConversion(pm, options);
 

@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -173,14 +174,26 @@ static Value reshapeRoot(Value value) {
 }
 
 /// The op with memory effects nearest to `op` in its block, before or
-/// after it: index arithmetic, dims, views and (after it) allocations and
-/// shape assertions in between touch nothing the contraction reads or
-/// writes.
+/// after it: index arithmetic, dims, views and (after it) allocations,
+/// shape assertions and the release of buffers other than the one `op`
+/// writes in between change nothing for an epilogue of the contraction
+/// (which reads what it reads before any of them).
 static Operation *effectfulNeighbor(Operation *op, bool after) {
+  auto freesOther = [&](Operation *next) {
+    auto dealloc = dyn_cast<memref::DeallocOp>(next);
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!dealloc || !linalgOp)
+      return false;
+    Value freed = reshapeRoot(dealloc.getMemref());
+    return llvm::none_of(linalgOp.getDpsInits(), [&](Value init) {
+      return reshapeRoot(init) == freed;
+    });
+  };
   for (Operation *next = after ? op->getNextNode() : op->getPrevNode(); next;
        next = after ? next->getNextNode() : next->getPrevNode())
     if (!isMemoryEffectFree(next) &&
-        !(after && isa<memref::AllocOp, cf::AssertOp>(next)))
+        !(after && (isa<memref::AllocOp, cf::AssertOp>(next) ||
+                    freesOther(next))))
       return next;
   return nullptr;
 }
@@ -296,8 +309,14 @@ static bool isDeadAfter(Value root, Operation *op) {
         next = ancestor;
     }
   }
-  if (!next || isa<memref::DeallocOp>(next))
+  if (isa_and_nonnull<memref::DeallocOp>(next))
     return true;
+  // A buffer the function was given (a folded layer's) may be read by its
+  // caller after it returns.
+  if (!next)
+    return !isa<BlockArgument>(root) ||
+           !isa<FunctionOpInterface>(
+               cast<BlockArgument>(root).getOwner()->getParentOp());
   auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
   if (!linalgOp)
     return false;
@@ -329,7 +348,12 @@ LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b, ContractionMatch &c,
     // C is read, but not by the next op (by a later one, or by the gate
     // that is another contraction's epilogue).
     consumer = true;
-    return notAbsorbed("the op after it does not read C (a later one does)");
+    Value root = reshapeRoot(c.c);
+    return notAbsorbed(
+        isa<BlockArgument>(root)
+            ? "the op after it does not read C (a later one or the "
+              "function's caller does)"
+            : "the op after it does not read C (a later one does)");
   }
   if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumParallelLoops() != op.getNumLoops() ||

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir {
@@ -100,6 +101,22 @@ constexpr llvm::StringLiteral kPackedArgumentsAttr = "seqc.packed_arguments";
 /// the runtime API and documents, as comments and constants, the model's
 /// inputs, outputs, parameters and hyperparameters. `sourceName` (may be
 /// empty) is mentioned in the banner.
+/// The prefix of the functions seq-fold-layers makes, one per group of
+/// layers that compile to the same code (their team forms add a suffix).
+constexpr llvm::StringLiteral kLayerFunctionPrefix = "__seqc_layer_";
+
+/// Moves the ops of `body` whose operands are all defined at its entry
+/// (block arguments or ops moved before) up to the entry, in order: the
+/// pure ops without regions (sizes, offsets, views) and the `allocations`.
+/// A layer then reads them as arguments instead of computing a value the
+/// next layer reads, which would make it return the value (and a function
+/// with results does not join its caller's thread team). Moving a pure op
+/// or an allocation earlier changes nothing the function computes (the
+/// memory plan places a buffer by its uses). Returns the last op at the
+/// entry, or null.
+Operation *hoistToEntry(Block &body,
+                        const llvm::DenseSet<Operation *> &allocations = {});
+
 void writeModelHeader(const ModelSignature &signature,
                       llvm::StringRef sourceName, llvm::raw_ostream &os);
 

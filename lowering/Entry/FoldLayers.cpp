@@ -85,21 +85,25 @@ struct Segment {
   std::string rejected;
 };
 
+/// How the uses from above of a group of twins become the arguments of
+/// their function.
+struct Arguments {
+  /// The argument of each use, or -1 for a constant cloned into the
+  /// function.
+  SmallVector<int> ofUse;
+  /// The first use of each argument.
+  SmallVector<size_t> firstUse;
+};
 } // namespace
 
-/// Moves the pure ops without regions whose operands are all defined at
-/// the entry (block arguments or ops moved before) up to the entry, in
-/// order: the views of the arena and their reshapes, sizes, offsets. A
-/// layer then reads them as arguments instead of computing a view that
-/// the next layer reads, which would make it return the view (and a
-/// function with results does not join its caller's thread team). Moving
-/// a pure op earlier changes nothing it computes.
-static void hoistPureOps(Block &body) {
+Operation *mlir::seq::hoistToEntry(Block &body,
+                                   const DenseSet<Operation *> &allocations) {
   llvm::SmallPtrSet<Operation *, 32> atEntry;
   Operation *last = nullptr;
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
-    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
-        llvm::any_of(op.getOperands(), [&](Value operand) {
+    bool movable = allocations.contains(&op) ||
+                   (op.getNumRegions() == 0 && isMemoryEffectFree(&op));
+    if (!movable || llvm::any_of(op.getOperands(), [&](Value operand) {
           Operation *def = operand.getDefiningOp();
           return def && !atEntry.contains(def);
         }))
@@ -111,6 +115,162 @@ static void hoistPureOps(Block &body) {
     atEntry.insert(&op);
     last = &op;
   }
+  return last;
+}
+
+/// Ops whose memref result views their first operand.
+static bool isViewOp(Operation *op) {
+  return isa<memref::CastOp, memref::ReinterpretCastOp, memref::ExpandShapeOp,
+             memref::CollapseShapeOp, memref::SubViewOp, memref::ViewOp,
+             memref::TransposeOp>(op);
+}
+
+/// The buffer `value` views, through any number of views.
+static Value viewRoot(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isViewOp(def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+/// Whether a user other than a deallocation of `buffer` or of a view of it
+/// (at any depth) lies outside the top-level ops `members` of `block`.
+static bool usedOutside(Value buffer, Block *block,
+                        const DenseSet<Operation *> &members) {
+  SmallVector<Value> worklist{buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<memref::DeallocOp>(user))
+        continue;
+      if (!members.contains(block->findAncestorOpInBlock(*user)))
+        return true;
+      if (isViewOp(user))
+        worklist.push_back(user->getResult(0));
+    }
+  }
+  return false;
+}
+
+/// Replaces each `memref.dim` of an allocation or of an expand_shape by the
+/// size operand it reads, transitively: a size computed from a layer's own
+/// buffers becomes the size at the entry it equals, so that what the layers
+/// share can move there.
+static void resolveDims(Block &body) {
+  body.walk([](memref::DimOp dim) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    Value source = dim.getSource();
+    auto type = dyn_cast<MemRefType>(source.getType());
+    if (!index || !type || *index < 0 || *index >= type.getRank() ||
+        !type.isDynamicDim(*index))
+      return;
+    Value size;
+    if (auto alloc = source.getDefiningOp<memref::AllocOp>())
+      size = alloc.getDynamicSizes()[type.getDynamicDimIndex(*index)];
+    else if (auto expand = source.getDefiningOp<memref::ExpandShapeOp>())
+      size = dyn_cast<Value>(expand.getMixedOutputShape()[*index]);
+    if (size)
+      dim.replaceAllUsesWith(size);
+  });
+}
+
+/// Moves each top-level deallocation of a buffer `body` allocates right
+/// after the last top-level op that touches the buffer or a view of it
+/// (bufferization frees them all at the end): a layer then frees what it
+/// allocated for itself, and its function owns those buffers. A buffer
+/// whose address is taken or that is passed to a call keeps its place
+/// (what uses the address, or the callee, may outlive the last use).
+static void freeAfterLastUse(Block &body) {
+  for (auto dealloc :
+       llvm::make_early_inc_range(body.getOps<memref::DeallocOp>())) {
+    Value root = viewRoot(dealloc.getMemref());
+    if (!root.getDefiningOp<memref::AllocOp>())
+      continue;
+    Operation *last = root.getDefiningOp();
+    bool escapes = false;
+    SmallVector<Value> worklist{root};
+    while (!worklist.empty() && !escapes) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (isa<memref::DeallocOp>(user))
+          continue;
+        escapes |= isa<CallOpInterface, memref::ExtractAlignedPointerAsIndexOp,
+                       memref::ExtractStridedMetadataOp>(user);
+        Operation *top = body.findAncestorOpInBlock(*user);
+        if (top && last->isBeforeInBlock(top))
+          last = top;
+        if (isViewOp(user))
+          worklist.push_back(user->getResult(0));
+      }
+    }
+    if (!escapes && last->isBeforeInBlock(dealloc))
+      dealloc->moveAfter(last);
+  }
+}
+
+/// Whether `value` is defined inside the top-level ops `members` of `block`.
+static bool isDefinedIn(Value value, Block *block,
+                        const DenseSet<Operation *> &members) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    def = value.getParentBlock()->getParentOp();
+  Operation *top = block->findAncestorOpInBlock(*def);
+  return top && members.contains(top);
+}
+
+/// Makes `segment` take the buffers it reads from above as themselves, not
+/// as views: each view from above of a buffer the function allocated is
+/// rebuilt at its start (a function given a buffer and a view of it as two
+/// arguments could not tell that they alias, and the kernels it gets check
+/// aliasing by the buffers' roots). Views of the function's arguments stay
+/// arguments, alike in every layer; passesBufferTwice rejects a group in
+/// which a layer would receive one buffer twice. Its deallocations of
+/// buffers from above move after it: the caller owns those (its memory
+/// plan places them).
+static void isolateSegment(Segment &segment) {
+  Block *block = segment.ops.front()->getBlock();
+  DenseSet<Operation *> members(segment.ops.begin(), segment.ops.end());
+  SmallVector<Operation *> frees;
+  for (Operation *op : segment.ops)
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
+        dealloc && !isDefinedIn(viewRoot(dealloc.getMemref()), block, members))
+      frees.push_back(op);
+  for (Operation *op : frees)
+    members.erase(op);
+  llvm::erase_if(segment.ops,
+                 [&](Operation *op) { return !members.contains(op); });
+  Operation *after = segment.ops.back();
+  for (Operation *op : frees) {
+    op->moveAfter(after);
+    after = op;
+  }
+
+  OpBuilder builder(segment.ops.front());
+  DenseMap<Value, Value> rebuilt;
+  SmallVector<Operation *> views;
+  std::function<Value(Value)> rebuild = [&](Value value) -> Value {
+    Operation *def = value.getDefiningOp();
+    if (!def || !isViewOp(def) || isa<BlockArgument>(viewRoot(value)))
+      return value;
+    if (Value done = rebuilt.lookup(value))
+      return done;
+    IRMapping mapping;
+    mapping.map(def->getOperand(0), rebuild(def->getOperand(0)));
+    Operation *clone = builder.clone(*def, mapping);
+    views.push_back(clone);
+    rebuilt[value] = clone->getResult(0);
+    return clone->getResult(0);
+  };
+  for (Operation *top : segment.ops)
+    top->walk([&](Operation *op) {
+      for (OpOperand &operand : op->getOpOperands())
+        if (isa<BaseMemRefType>(operand.get().getType()) &&
+            !isDefinedIn(operand.get(), block, members))
+          operand.set(rebuild(operand.get()));
+    });
+  segment.ops.insert(segment.ops.begin(), views.begin(), views.end());
 }
 
 /// Fills in the externals, results, hash and size of `segment`, or the
@@ -126,9 +286,15 @@ static void analyzeSegment(Segment &segment) {
       segment.rejected = "it allocates on the stack at its top level";
       return;
     }
+    bool freesExternal = false;
     WalkResult result = top->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op->getNumSuccessors() != 0)
         return WalkResult::interrupt();
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
+          dealloc && !local.contains(viewRoot(dealloc.getMemref()))) {
+        freesExternal = true;
+        return WalkResult::interrupt();
+      }
       ++numOps;
       hash = llvm::hash_combine(hash, hashOpShape(op));
       for (Value operand : op->getOperands()) {
@@ -154,7 +320,9 @@ static void analyzeSegment(Segment &segment) {
       return WalkResult::advance();
     });
     if (result.wasInterrupted()) {
-      segment.rejected = "it has control flow of several blocks";
+      segment.rejected = freesExternal
+                             ? "it frees a buffer allocated before it"
+                             : "it has control flow of several blocks";
       return;
     }
   }
@@ -275,13 +443,17 @@ struct SeqFoldLayersPass
 
 private:
   /// Cuts `ops` (top-level ops of one function, in order) into segments at
-  /// the `level`-th instance of their chains, folds the groups of twins and
-  /// recurses into the segments left.
+  /// the `level`-th instance of their chains.
+  SmallVector<std::unique_ptr<Segment>> cutSegments(ArrayRef<Operation *> ops,
+                                                    unsigned level);
+
+  /// Cuts `ops` into segments, folds the groups of twins and recurses into
+  /// the segments left.
   void foldRange(ArrayRef<Operation *> ops, unsigned level);
 
-  /// Outlines `group` (twins, the first one the pattern) into a function and
-  /// replaces each segment by a call to it.
-  func::FuncOp fold(ArrayRef<Segment *> group);
+  /// Outlines `group` (twins, the first one the pattern) into a function
+  /// taking `args` and replaces each segment by a call to it.
+  func::FuncOp fold(ArrayRef<Segment *> group, const Arguments &args);
 
   DenseMap<Operation *, SmallVector<NameLoc, 4>> chains;
   /// Results of segments replaced by the results of their calls, for the
@@ -303,19 +475,14 @@ static std::string describeInstances(ArrayRef<Segment *> group) {
   return text;
 }
 
-func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group) {
-  MLIRContext *context = &getContext();
-  Segment &pattern = *group.front();
-  for (Segment *segment : group)
-    for (Value &value : segment->externals)
-      value = replaced.lookup_or(value, value);
-
-  // Each use from above is a constant cloned into the function when every
-  // twin has the same constant there, else an argument; two uses share an
-  // argument when they are the same value in every twin.
+/// Each use from above is a constant cloned into the function when every
+/// twin has the same constant there, else an argument; two uses share an
+/// argument when they are the same value in every twin.
+static Arguments assignArguments(ArrayRef<Segment *> group) {
+  const Segment &pattern = *group.front();
   size_t numUses = pattern.externals.size();
-  SmallVector<int> argOfUse(numUses, -1);
-  SmallVector<size_t> firstUseOfArg;
+  Arguments args;
+  args.ofUse.assign(numUses, -1);
   std::map<std::vector<const void *>, int> argOfValues;
   for (size_t i = 0; i < numUses; ++i) {
     Operation *def = pattern.externals[i].getDefiningOp();
@@ -330,11 +497,38 @@ func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group) {
     for (Segment *segment : group)
       key.push_back(segment->externals[i].getAsOpaquePointer());
     auto [it, inserted] =
-        argOfValues.try_emplace(std::move(key), firstUseOfArg.size());
+        argOfValues.try_emplace(std::move(key), args.firstUse.size());
     if (inserted)
-      firstUseOfArg.push_back(i);
-    argOfUse[i] = it->second;
+      args.firstUse.push_back(i);
+    args.ofUse[i] = it->second;
   }
+  return args;
+}
+
+/// The twin of `group` that would pass one buffer as two arguments (two
+/// views of it, or it twice where another twin passes two buffers), or
+/// null: the function's kernels would not know that the two alias.
+static Segment *passesBufferTwice(ArrayRef<Segment *> group,
+                                  const Arguments &args) {
+  for (Segment *segment : group) {
+    DenseSet<Value> roots;
+    for (size_t use : args.firstUse) {
+      Value value = segment->externals[use];
+      if (isa<BaseMemRefType>(value.getType()) &&
+          !roots.insert(viewRoot(value)).second)
+        return segment;
+    }
+  }
+  return nullptr;
+}
+
+func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group,
+                                     const Arguments &args) {
+  MLIRContext *context = &getContext();
+  Segment &pattern = *group.front();
+  size_t numUses = pattern.externals.size();
+  ArrayRef<int> argOfUse = args.ofUse;
+  ArrayRef<size_t> firstUseOfArg = args.firstUse;
   llvm::BitVector escapes(pattern.results.size());
   for (Segment *segment : group)
     escapes |= segment->escapes;
@@ -350,7 +544,7 @@ func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group) {
   auto module = getOperation();
   builder.setInsertionPointToEnd(module.getBody());
   auto func = func::FuncOp::create(
-      builder, loc, "__seqc_layer_" + std::to_string(numFolded++),
+      builder, loc, (seq::kLayerFunctionPrefix + Twine(numFolded++)).str(),
       FunctionType::get(context, argTypes, resultTypes));
   func.setPrivate();
   // Internal in LLVM IR, and never inlined back into the model function:
@@ -421,16 +615,38 @@ func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group) {
   return func;
 }
 
-void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
+SmallVector<std::unique_ptr<Segment>>
+SeqFoldLayersPass::cutSegments(ArrayRef<Operation *> ops, unsigned level) {
   auto instanceAt = [&](Operation *op) -> NameLoc {
-    const SmallVector<NameLoc, 4> &chain = chains[op];
-    return level < chain.size() ? chain[level] : NameLoc();
+    auto it = chains.find(op);
+    if (it == chains.end())
+      return NameLoc();
+    return level < it->second.size() ? it->second[level] : NameLoc();
   };
 
   // Untagged ops between two ops of the same instance belong to it; those
-  // between two instances to neither.
+  // between two instances to neither, but for the deallocations right
+  // after a segment of the buffers it allocated.
   SmallVector<std::unique_ptr<Segment>> segments;
   SmallVector<Operation *> pending;
+  auto claimFrees = [&]() {
+    if (segments.empty())
+      return;
+    Segment &last = *segments.back();
+    DenseSet<Operation *> members(last.ops.begin(), last.ops.end());
+    Block *block = last.ops.front()->getBlock();
+    // Deallocations commute: those of the segment's own buffers move
+    // before the others.
+    for (Operation *op : pending) {
+      auto dealloc = dyn_cast<memref::DeallocOp>(op);
+      if (!dealloc)
+        break;
+      if (!isDefinedIn(viewRoot(dealloc.getMemref()), block, members))
+        continue;
+      op->moveAfter(last.ops.back());
+      last.ops.push_back(op);
+    }
+  };
   for (Operation *op : ops) {
     NameLoc instance = instanceAt(op);
     if (!instance) {
@@ -439,6 +655,7 @@ void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
       continue;
     }
     if (segments.empty() || segments.back()->instance != instance) {
+      claimFrees();
       segments.push_back(std::make_unique<Segment>());
       segments.back()->instance = instance;
     } else {
@@ -447,8 +664,16 @@ void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
     pending.clear();
     segments.back()->ops.push_back(op);
   }
+  claimFrees();
+  return segments;
+}
+
+void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
+  SmallVector<std::unique_ptr<Segment>> segments = cutSegments(ops, level);
   if (segments.empty())
     return;
+  for (std::unique_ptr<Segment> &segment : segments)
+    isolateSegment(*segment);
 
   // Groups of twins, in order of first occurrence.
   llvm::MapVector<llvm::hash_code, SmallVector<SmallVector<Segment *>, 1>>
@@ -497,9 +722,25 @@ void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
       }
       std::string names = describeInstances(group);
       Location loc = group.front()->instance;
+      for (Segment *segment : group)
+        for (Value &value : segment->externals)
+          value = replaced.lookup_or(value, value);
+      Arguments args = assignArguments(group);
+      if (Segment *twin = passesBufferTwice(group, args)) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not folded: '"
+                                << twin->instance.getName().getValue()
+                                << "' would pass one buffer as two arguments ("
+                                << names << ")\n");
+        for (Segment *segment : group)
+          segment->rejected =
+              "'" + twin->instance.getName().getValue().str() +
+              "', which compiles to the same code, would pass one buffer as "
+              "two arguments";
+        continue;
+      }
       size_t numOps = group.front()->numOps;
       size_t numUses = group.front()->externals.size();
-      func::FuncOp func = fold(group);
+      func::FuncOp func = fold(group, args);
       LLVM_DEBUG(llvm::dbgs()
                  << "[" DEBUG_TYPE "] @" << func.getSymName() << " ("
                  << numOps << " ops, " << func.getNumArguments()
@@ -553,9 +794,12 @@ void SeqFoldLayersPass::runOnOperation() {
                               << " is not a defined function of one block\n");
       continue;
     }
-    hoistPureOps(function.getBody().front());
+    Block &body = function.getBody().front();
+    freeAfterLastUse(body);
+    resolveDims(body);
+    seq::hoistToEntry(body);
     SmallVector<Operation *> ops;
-    for (Operation &op : function.getBody().front().without_terminator()) {
+    for (Operation &op : body.without_terminator()) {
       // Pure ops without regions (sizes, offsets, views) do not cut: the
       // memory plan computes the sizes of every layer's buffers at the
       // entry, and a view may be placed before the op that writes it.
@@ -565,6 +809,29 @@ void SeqFoldLayersPass::runOnOperation() {
           (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)))
         chains[&op] = seq::getInstanceChain(op.getLoc());
       ops.push_back(&op);
+    }
+    // A buffer a layer allocates and another layer reads (the residual
+    // stream) is allocated at the entry instead, where its size is known:
+    // the layers then take it as an argument, while what a layer allocates
+    // for itself stays in its function (and in its own memory plan).
+    // So is one allocated outside the layers (bufferization allocates the
+    // layers' outputs early), whose views the layers then share too.
+    DenseSet<Operation *> shared;
+    for (auto alloc : body.getOps<memref::AllocOp>())
+      shared.insert(alloc);
+    for (std::unique_ptr<Segment> &segment : cutSegments(ops, 0)) {
+      DenseSet<Operation *> members(segment->ops.begin(),
+                                    segment->ops.end());
+      for (Operation *op : segment->ops)
+        if (isa<memref::AllocOp>(op) &&
+            !usedOutside(op->getResult(0), &body, members))
+          shared.erase(op);
+    }
+    if (Operation *last = seq::hoistToEntry(body, shared)) {
+      ops.clear();
+      for (Operation &op : llvm::make_range(std::next(last->getIterator()),
+                                            body.without_terminator().end()))
+        ops.push_back(&op);
     }
     foldRange(ops, 0);
     chains.clear();

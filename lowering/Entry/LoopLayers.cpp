@@ -72,9 +72,6 @@ namespace seq {
 using namespace mlir;
 using mlir::seq::haveSameShape;
 
-/// The prefix of the functions seq-fold-layers creates (their team forms
-/// add a suffix).
-static constexpr llvm::StringLiteral kLayerPrefix = "__seqc_layer_";
 
 /// The LLVM struct of a memref descriptor of `rank`, as the conversion to
 /// the LLVM dialect lays it out: {allocated, aligned, offset, sizes,
@@ -353,7 +350,7 @@ static std::vector<Run> findRuns(func::FuncOp function) {
     };
     for (Operation &op : *block) {
       auto call = dyn_cast<func::CallOp>(op);
-      if (!call || !call.getCallee().starts_with(kLayerPrefix)) {
+      if (!call || !call.getCallee().starts_with(seq::kLayerFunctionPrefix)) {
         flush();
         continue;
       }
@@ -388,7 +385,7 @@ void SeqLoopLayersPass::emitLoop(Run &run, Value descs, unsigned index) {
     auto tensorType = RankedTensorType::get({numLayers, numColumns}, i64Type);
     OpBuilder moduleBuilder = OpBuilder::atBlockEnd(getOperation().getBody());
     auto global = memref::GlobalOp::create(
-        moduleBuilder, loc, (kLayerPrefix + "table_" + Twine(index)).str(),
+        moduleBuilder, loc, (seq::kLayerFunctionPrefix + "table_" + Twine(index)).str(),
         moduleBuilder.getStringAttr("private"), type,
         DenseIntElementsAttr::get(tensorType, values), /*constant=*/true,
         /*alignment=*/IntegerAttr());

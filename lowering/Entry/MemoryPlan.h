@@ -120,11 +120,21 @@ MemoryPlan collectArenaBuffers(func::FuncOp function, int64_t alignment);
 void placeArenaBuffers(MemoryPlan &plan);
 
 /// Makes the arena the last argument of the plan's function
-/// (`memref<?xi8>`), defines `@__seqc_arena_bytes`, which takes the other
-/// arguments and returns the bytes a call needs, and builds the sizes and
-/// offsets of the buffers at the function's entry. Fails when the argument
-/// cannot be added.
-FailureOr<MaterializedMemoryPlan> materializeMemoryPlan(MemoryPlan &plan);
+/// (`memref<?xi8>`), defines `@__seqc_arena_bytes` (with `bytesFunction`),
+/// which takes the other arguments and returns the bytes a call needs, and
+/// builds the sizes and offsets of the buffers at the function's entry.
+/// Fails when the argument cannot be added.
+FailureOr<MaterializedMemoryPlan>
+materializeMemoryPlan(MemoryPlan &plan, bool bytesFunction = true);
+
+/// Gives each call of `plan`'s function (a folded layer, all of whose calls
+/// are `calls`) a slice of its caller's memory: a `memref<?xi8>` allocated
+/// before the call with the bytes the plan needs for the call's operands,
+/// passed as a last operand and freed after it, for the caller's own plan
+/// to place. Then materializes the plan in the function, whose arena is
+/// that slice. Fails when the argument cannot be added.
+FailureOr<MaterializedMemoryPlan>
+materializeSlicePlan(MemoryPlan &plan, ArrayRef<func::CallOp> calls);
 
 /// The report of `plan`: each buffer's type, location, size (an expression
 /// of the inputs' symbolic sizes, named by the manifest, when dynamic),

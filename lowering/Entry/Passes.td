@@ -177,6 +177,15 @@ def SeqPlanMemory : Pass<"seq-plan-memory", "::mlir::ModuleOp"> {
     highest end of the interfering buffers placed before it. Allocations
     inside loops (per-block scratch) stay on the heap.
 
+    A folded layer (`@__seqc_layer_N` of `seq-fold-layers`, called only by
+    that function) is planned first, the same way: its arena is a slice of
+    the caller's memory, its new last argument, and each call gets one, a
+    `memref<?xi8>` of the bytes the layer's plan needs for the call's
+    operands, allocated before the call and freed after it, which the
+    function's own plan then places (a layer's call uses its buffers only
+    while it runs, as a kernel's does). The slices' views and sizes move to
+    the function's entry.
+
     The arena becomes the function's last argument (`memref<?xi8>`, its
     base aligned to `alignment`), and `func.func @__seqc_arena_bytes`,
     taking the other arguments, returns the bytes a call needs.
@@ -207,20 +216,32 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
   let summary = "Compiles the repeated layers of the model function once, "
                 "as a function called for each layer";
   let description = [{
-    Runs on memrefs, after the memory plan, on the function `seqc.entry`
-    names (without it, on every public function of one block). The
-    frontend names the module instance whose forward built an op in the
-    op's location (`loc(callsite(... at "layers.3"(call site)))`). The
-    function's top-level ops are cut into segments where the outermost
-    instance changes (ops of no instance between two ops of one instance
-    belong to it); segments of the same structure (op names, attributes,
-    properties and types in pre-order, operands by position: the values
-    defined inside the segment, and the i-th value defined above it) are
-    outlined into one private function `@__seqc_layer_N`, called in place of
-    each with its values from above as arguments: the layer's weights and
-    prepared weights, its views of the arena, sizes. A constant defined
-    above is cloned into the function when every twin uses the same one
-    there, and passed otherwise. Results used after a segment are returned.
+    Runs on memrefs, right after bufferization (so that the target's
+    kernels, the memory plan and the rest see each repeated layer once), on
+    the function `seqc.entry` names (without it, on every public function
+    of one block). The frontend names the module instance whose forward
+    built an op in the op's location
+    (`loc(callsite(... at "layers.3"(call site)))`). First each
+    deallocation moves right after the last op that touches its buffer, a
+    `memref.dim` of an allocation or an `expand_shape` becomes the size it
+    reads, and the pure ops whose operands are defined at the entry move
+    there, with the allocations of the buffers a layer shares with what
+    follows it (or that no layer allocates). The function's top-level ops
+    are then cut into segments where the outermost instance changes (ops of
+    no instance between two ops of one instance belong to it, and so do the
+    deallocations right after a segment of the buffers it allocated); in
+    each segment the views of buffers from above are rebuilt at its start
+    and its deallocations of buffers from above move after it. Segments of
+    the same structure (op names, attributes, properties and types in
+    pre-order, operands by position: the values defined inside the
+    segment, and the i-th value defined above it) are outlined into one
+    private function `@__seqc_layer_N`, called in place of each with its
+    values from above as arguments: the layer's weights and prepared
+    weights, the buffers it shares, sizes. A constant defined above is
+    cloned into the function when every twin uses the same one there, and
+    passed otherwise. Results used after a segment are returned. A group in
+    which a twin would pass one buffer as two arguments is not folded (its
+    function's kernels could not tell that they alias).
 
     ```mlir
     %y0 = ... ops of layers.0 on %x, %w0 ...
@@ -235,8 +256,9 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
     generates, which no longer grows with the depth. Segments without a
     twin (a layer of a different width or options) stay in place and are
     cut again at the next level of instances (its sub-modules). Segments
-    with a stack allocation at their top level, or control flow of several
-    blocks, are not outlined.
+    with a stack allocation at their top level, control flow of several
+    blocks, or a nested deallocation of a buffer from above are not
+    outlined.
 
     With `remarks`, a remark at the call site of the first layer of each
     folded group names the function and the layers, and one at each layer

@@ -257,15 +257,21 @@ static bool isViewOf(Operation *op) {
              memref::ExtractStridedMetadataOp>(op);
 }
 
-/// Whether `op` calls a function marked `seqc.kernel`, which uses its
-/// memref arguments only during the call.
+/// Whether `op` calls a function that uses its memref arguments only
+/// during the call: an outlined kernel (marked `seqc.kernel`) or a folded
+/// layer that returns no memref.
 static bool isKernelCall(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
   if (!call)
     return false;
   auto callee =
       SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, call.getCalleeAttr());
-  return callee && callee->hasAttr(kKernelAttrName);
+  if (!callee)
+    return false;
+  if (callee->hasAttr(kKernelAttrName))
+    return true;
+  return callee.getSymName().starts_with(kLayerFunctionPrefix) &&
+         llvm::none_of(callee.getResultTypes(), llvm::IsaPred<BaseMemRefType>);
 }
 
 /// Ops that read only the metadata of a memref, not its data.
@@ -701,7 +707,7 @@ static Value buildPlanArithmetic(const MemoryPlan &plan,
 }
 
 FailureOr<MaterializedMemoryPlan>
-mlir::seq::materializeMemoryPlan(MemoryPlan &plan) {
+mlir::seq::materializeMemoryPlan(MemoryPlan &plan, bool bytesFunction) {
   func::FuncOp function = plan.function;
   MLIRContext *context = function.getContext();
   EntryMaterializer materializer(function);
@@ -717,6 +723,7 @@ mlir::seq::materializeMemoryPlan(MemoryPlan &plan) {
   materialized.arena = function.getArgument(arenaIndex);
 
   // @__seqc_arena_bytes(the model's arguments but the arena) -> index.
+  if (bytesFunction) {
   OpBuilder moduleBuilder(function);
   SmallVector<Type> argTypes(function.getArgumentTypes().drop_back());
   auto bytesFunction = func::FuncOp::create(
@@ -745,6 +752,7 @@ mlir::seq::materializeMemoryPlan(MemoryPlan &plan) {
         llvm::dbgs() << "a size computed from the arguments\n";
     });
   }
+  }
 
   // In the model function: the same plan at the entry.
   OpBuilder builder = OpBuilder::atBlockBegin(&function.getBody().front());
@@ -754,6 +762,32 @@ mlir::seq::materializeMemoryPlan(MemoryPlan &plan) {
   buildPlanArithmetic(plan, materializer, builder, mapping, materialized.sizes,
                       materialized.offsets, materialized.rawSizes);
   return materialized;
+}
+
+FailureOr<MaterializedMemoryPlan>
+mlir::seq::materializeSlicePlan(MemoryPlan &plan,
+                                ArrayRef<func::CallOp> calls) {
+  func::FuncOp function = plan.function;
+  EntryMaterializer materializer(function);
+  auto sliceType = MemRefType::get({ShapedType::kDynamic},
+                                   IntegerType::get(function.getContext(), 8));
+  for (func::CallOp call : calls) {
+    OpBuilder builder(call);
+    IRMapping mapping;
+    for (auto [arg, operand] :
+         llvm::zip_equal(function.getArguments(), call.getOperands()))
+      mapping.map(arg, operand);
+    SmallVector<Value> sizes, offsets, rawSizes;
+    Value bytes = buildPlanArithmetic(plan, materializer, builder, mapping,
+                                      sizes, offsets, rawSizes);
+    Value slice = memref::AllocOp::create(
+        builder, call.getLoc(), sliceType, ValueRange{bytes},
+        builder.getI64IntegerAttr(plan.alignment));
+    call.getOperandsMutable().append(slice);
+    builder.setInsertionPointAfter(call);
+    memref::DeallocOp::create(builder, call.getLoc(), slice);
+  }
+  return materializeMemoryPlan(plan, /*bytesFunction=*/false);
 }
 
 //===----------------------------------------------------------------------===//
@@ -885,8 +919,10 @@ MemoryPlanReport mlir::seq::reportMemoryPlan(
     ArrayRef<std::string> dims, const llvm::StringMap<int64_t> &dimValues) {
   func::FuncOp function = plan.function;
   ArrayRef<PlannedBuffer> buffers = plan.buffers;
-  SmallVector<SmallVector<std::string>> dimNames =
-      inputDimNames(function->getParentOfType<ModuleOp>());
+  // A folded layer's arguments are not the model's inputs.
+  SmallVector<SmallVector<std::string>> dimNames;
+  if (!function.getSymName().starts_with(kLayerFunctionPrefix))
+    dimNames = inputDimNames(function->getParentOfType<ModuleOp>());
   DenseMap<Value, int64_t> known;
   std::optional<int64_t> evaluatedPeak = 0, evaluatedSum = 0;
   int64_t staticPeak = 0, staticSum = 0;
@@ -1010,6 +1046,57 @@ void SeqPlanMemoryPass::runOnOperation() {
   if (failed(planMemoryPrecondition(function)))
     return signalPassFailure();
 
+  // First the folded layers (seq-fold-layers), which the model function
+  // calls: each plans its own buffers into a slice of its caller's memory
+  // per call, which the model function's plan then places with the rest.
+  std::string layerReports;
+  bool slices = false;
+  for (func::FuncOp layer :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    if (!layer.getSymName().starts_with(kLayerFunctionPrefix) ||
+        layer.isExternal() || !llvm::hasSingleElement(layer.getBody()))
+      continue;
+    SmallVector<func::CallOp> calls;
+    bool onlyCalled = true;
+    if (std::optional<SymbolTable::UseRange> uses =
+            SymbolTable::getSymbolUses(layer, module)) {
+      for (const SymbolTable::SymbolUse &use : *uses) {
+        auto call = dyn_cast<func::CallOp>(use.getUser());
+        if (call && call->getParentOfType<func::FuncOp>() == function)
+          calls.push_back(call);
+        else
+          onlyCalled = false;
+      }
+    }
+    if (!onlyCalled || calls.empty()) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << layer.getSymName()
+                              << " is not only called by @"
+                              << function.getSymName() << ": not planned\n");
+      continue;
+    }
+    MemoryPlan layerPlan = collectArenaBuffers(layer, alignment);
+    if (layerPlan.buffers.empty())
+      continue;
+    placeArenaBuffers(layerPlan);
+    FailureOr<MaterializedMemoryPlan> materialized =
+        materializeSlicePlan(layerPlan, calls);
+    if (failed(materialized))
+      return signalPassFailure();
+    MemoryPlanReport report =
+        reportMemoryPlan(layerPlan, *materialized, {}, {});
+    layerReports += report.text;
+    if (remarks)
+      layer.emitRemark() << "memory plan: " << layerPlan.buffers.size()
+                         << " buffers in a slice of the caller's arena per "
+                         << "call, of "
+                         << (report.peak ? std::to_string(*report.peak) +
+                                               " bytes"
+                                         : std::string("a size computed "
+                                                       "from its arguments"));
+    replaceAllocationsWithArenaViews(layerPlan, *materialized);
+    slices = true;
+  }
+
   MemoryPlan plan = collectArenaBuffers(function, alignment);
   if (plan.buffers.empty()) {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] no buffer to plan\n");
@@ -1023,7 +1110,8 @@ void SeqPlanMemoryPass::runOnOperation() {
   MemoryPlanReport report =
       reportMemoryPlan(plan, *materialized, dims, *dimValues);
   MLIRContext *context = &getContext();
-  module->setAttr(kMemoryPlanAttr, StringAttr::get(context, report.text));
+  module->setAttr(kMemoryPlanAttr,
+                  StringAttr::get(context, report.text + layerReports));
   module->setAttr(kArenaAttr,
                   IntegerAttr::get(IntegerType::get(context, 64), alignment));
   if (remarks) {
@@ -1043,4 +1131,8 @@ void SeqPlanMemoryPass::runOnOperation() {
   }
 
   replaceAllocationsWithArenaViews(plan, *materialized);
+  // The slices' views and sizes, like the other views of the arena, at the
+  // entry: the calls of a layer follow each other (seq-loop-layers).
+  if (slices)
+    hoistToEntry(function.getBody().front());
 }

@@ -48,10 +48,11 @@
 // O2:      eliminate-empty-tensors
 // O2:      one-shot-bufferize
 // O2:      ownership-based-buffer-deallocation
+// O2:      seq-fold-layers
 // O2:      convert-linalg-to-parallel-loops
 // O2:      seq-cpu-serialize-parallel-loops{min-work=100}
 // O2:      convert-scf-to-openmp
-// O2:      seq-fold-layers
+// O2:      seq-plan-memory
 // O2:      seq-cpu-thread-team
 // O2:      convert-openmp-to-llvm
 // O2:      convert-func-to-llvm

@@ -45,8 +45,10 @@ func.func @linear(%x: memref<?x?x300xf32>, %w: memref<45x300xf32>, %y: memref<?x
   return
 }
 // CHECK-LABEL: func.func @linear
+// C is the function's argument: its caller may read it (a folded layer's
+// output is), so no epilogue may leave it unwritten.
 // DEBUG:      [seq-cpu-vectorize-contractions] matched linalg.generic at
-// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the next op is not an elementwise generic
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the op after it does not read C (a later one or the function's caller does)
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] dot kernel, 4 x 4 tiles of 16 lanes, blocks of 64 x 64; the last 1 to 3 rows of a block in one tile of their count: linalg.generic at
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %{{.*}}) step (%c1, %c64)
@@ -81,7 +83,7 @@ func.func @pv(%p: memref<8x?x?xf32>, %v: memref<8x?x70xf32>, %o: memref<8x?x70xf
 }
 // CHECK-LABEL: func.func @pv
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] matched linalg.batch_matmul at
-// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the next op is not an elementwise generic
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the op after it does not read C (a later one or the function's caller does)
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] broadcast kernel, 6 x 4 tiles of 16 lanes, blocks of 48 x 256; the last 1 to 5 rows of a block in one tile of their count: linalg.batch_matmul at
 //       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c8, %{{.*}}) step (%c1, %c48)
 //       CHECK:     scf.for %{{.*}} step %c6 {
@@ -125,7 +127,7 @@ func.func @short_reduction(%q: memref<8x?x64xf32>, %k: memref<8x?x64xf32>, %s: m
 // time picks it (8 rows or more) or the dot kernel.
 // CHECK-LABEL: func.func @short_reduction
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] matched linalg.generic at
-// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the next op is not an elementwise generic
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the op after it does not read C (a later one or the function's caller does)
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] short reduction: packed if the rows are many
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] right operand packed into memref<8x?x64x64xf32>, reduction of 64, for the broadcast kernel
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] broadcast kernel, 6 x 4 tiles of 16 lanes, blocks of 48 x 256, panels of 64; the last 1 to 5 rows of a block in one tile of their count: linalg.generic at
@@ -179,7 +181,7 @@ func.func @transposed_lhs(%a: memref<33x20xf32>, %b: memref<33x40xf32>, %c: memr
 }
 // CHECK-LABEL: func.func @transposed_lhs
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] matched linalg.generic at
-// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the next op is not an elementwise generic
+// DEBUG-NEXT: [seq-cpu-vectorize-contractions] no epilogue: the op after it does not read C (a later one or the function's caller does)
 // DEBUG-NEXT: [seq-cpu-vectorize-contractions] broadcast kernel, 6 x 4 tiles of 16 lanes, blocks of 48 x 256; the last 2 rows of a block in one tile of their count: linalg.generic at
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   vector.broadcast
