@@ -221,14 +221,11 @@ static bool isDefinedIn(Value value, Block *block,
 }
 
 /// Makes `segment` take the buffers it reads from above as themselves, not
-/// as views: each view from above of a buffer the function allocated is
-/// rebuilt at its start (a function given a buffer and a view of it as two
-/// arguments could not tell that they alias, and the kernels it gets check
-/// aliasing by the buffers' roots). Views of the function's arguments stay
-/// arguments, alike in every layer; passesBufferTwice rejects a group in
-/// which a layer would receive one buffer twice. Its deallocations of
-/// buffers from above move after it: the caller owns those (its memory
-/// plan places them).
+/// as views: each view from above is rebuilt at its start (a function given
+/// a buffer and a view of it as two arguments could not tell that they
+/// alias, and the kernels it gets check aliasing by the buffers' roots).
+/// Its deallocations of buffers from above move after it: the caller owns
+/// those (its memory plan places them).
 static void isolateSegment(Segment &segment) {
   Block *block = segment.ops.front()->getBlock();
   DenseSet<Operation *> members(segment.ops.begin(), segment.ops.end());
@@ -252,7 +249,7 @@ static void isolateSegment(Segment &segment) {
   SmallVector<Operation *> views;
   std::function<Value(Value)> rebuild = [&](Value value) -> Value {
     Operation *def = value.getDefiningOp();
-    if (!def || !isViewOp(def) || isa<BlockArgument>(viewRoot(value)))
+    if (!def || !isViewOp(def))
       return value;
     if (Value done = rebuilt.lookup(value))
       return done;

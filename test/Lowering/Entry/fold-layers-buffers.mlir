@@ -2,10 +2,9 @@
 
 // seq-fold-layers on buffers, before the memory plan. Each layer allocates
 // a scratch buffer for itself (%t) and the next layer's input (%y), which
-// bufferization allocated at the top, and frees everything at the end. The
-// first layer reads a buffer the function allocated too (an embedding's
-// output): a view of an argument stays an argument of the layer's function,
-// so a first layer that viewed the model's input would differ.
+// bufferization allocated at the top, and frees everything at the end. (The
+// first layer reads a buffer the function allocated, an embedding's output,
+// as the others do.)
 // The deallocations move after the last use, so the scratch buffer and its
 // deallocation stay in the layer's function; the shared buffers move to
 // the entry and are passed once each, as themselves: the view of the input
