@@ -385,7 +385,8 @@ void SeqLoopLayersPass::emitLoop(Run &run, Value descs, unsigned index) {
     auto tensorType = RankedTensorType::get({numLayers, numColumns}, i64Type);
     OpBuilder moduleBuilder = OpBuilder::atBlockEnd(getOperation().getBody());
     auto global = memref::GlobalOp::create(
-        moduleBuilder, loc, (seq::kLayerFunctionPrefix + "table_" + Twine(index)).str(),
+        moduleBuilder, loc,
+        (seq::kLayerFunctionPrefix + "table_" + Twine(index)).str(),
         moduleBuilder.getStringAttr("private"), type,
         DenseIntElementsAttr::get(tensorType, values), /*constant=*/true,
         /*alignment=*/IntegerAttr());

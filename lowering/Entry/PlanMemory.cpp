@@ -724,34 +724,34 @@ mlir::seq::materializeMemoryPlan(MemoryPlan &plan, bool bytesFunction) {
 
   // @__seqc_arena_bytes(the model's arguments but the arena) -> index.
   if (bytesFunction) {
-  OpBuilder moduleBuilder(function);
-  SmallVector<Type> argTypes(function.getArgumentTypes().drop_back());
-  auto bytesFunction = func::FuncOp::create(
-      moduleBuilder, function.getLoc(), kArenaBytesFunctionName,
-      FunctionType::get(context, argTypes, {IndexType::get(context)}));
-  bytesFunction->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                         UnitAttr::get(context));
-  materialized.arenaBytesFunction = bytesFunction;
-  {
-    Block *bytesBody = bytesFunction.addEntryBlock();
-    OpBuilder builder = OpBuilder::atBlockEnd(bytesBody);
-    IRMapping mapping;
-    for (unsigned k = 0; k < argTypes.size(); ++k)
-      mapping.map(function.getArgument(k), bytesBody->getArgument(k));
-    SmallVector<Value> sizes, offsets, rawSizes;
-    Value total = buildPlanArithmetic(plan, materializer, builder, mapping,
-                                      sizes, offsets, rawSizes);
-    func::ReturnOp::create(builder, function.getLoc(), total);
-    LLVM_DEBUG({
-      llvm::dbgs() << "[" DEBUG_TYPE "] the arena is argument " << arenaIndex
-                   << " of @" << function.getName() << "; @"
-                   << kArenaBytesFunctionName << " returns ";
-      if (std::optional<int64_t> bytes = getConstantIntValue(total))
-        llvm::dbgs() << *bytes << " bytes\n";
-      else
-        llvm::dbgs() << "a size computed from the arguments\n";
-    });
-  }
+    OpBuilder moduleBuilder(function);
+    SmallVector<Type> argTypes(function.getArgumentTypes().drop_back());
+    auto bytesFunction = func::FuncOp::create(
+        moduleBuilder, function.getLoc(), kArenaBytesFunctionName,
+        FunctionType::get(context, argTypes, {IndexType::get(context)}));
+    bytesFunction->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                           UnitAttr::get(context));
+    materialized.arenaBytesFunction = bytesFunction;
+    {
+      Block *bytesBody = bytesFunction.addEntryBlock();
+      OpBuilder builder = OpBuilder::atBlockEnd(bytesBody);
+      IRMapping mapping;
+      for (unsigned k = 0; k < argTypes.size(); ++k)
+        mapping.map(function.getArgument(k), bytesBody->getArgument(k));
+      SmallVector<Value> sizes, offsets, rawSizes;
+      Value total = buildPlanArithmetic(plan, materializer, builder, mapping,
+                                        sizes, offsets, rawSizes);
+      func::ReturnOp::create(builder, function.getLoc(), total);
+      LLVM_DEBUG({
+        llvm::dbgs() << "[" DEBUG_TYPE "] the arena is argument " << arenaIndex
+                     << " of @" << function.getName() << "; @"
+                     << kArenaBytesFunctionName << " returns ";
+        if (std::optional<int64_t> bytes = getConstantIntValue(total))
+          llvm::dbgs() << *bytes << " bytes\n";
+        else
+          llvm::dbgs() << "a size computed from the arguments\n";
+      });
+    }
   }
 
   // In the model function: the same plan at the entry.
