@@ -135,23 +135,32 @@ static Value viewRoot(Value value) {
   return value;
 }
 
-/// Whether a user other than a deallocation of `buffer` or of a view of it
-/// (at any depth) lies outside the top-level ops `members` of `block`.
-static bool usedOutside(Value buffer, Block *block,
-                        const DenseSet<Operation *> &members) {
+/// Calls `visit` on each user of `buffer` and of its views (at any depth),
+/// its deallocations aside.
+static void forEachUse(Value buffer,
+                       llvm::function_ref<void(Operation *)> visit) {
   SmallVector<Value> worklist{buffer};
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     for (Operation *user : value.getUsers()) {
       if (isa<memref::DeallocOp>(user))
         continue;
-      if (!members.contains(block->findAncestorOpInBlock(*user)))
-        return true;
+      visit(user);
       if (isViewOp(user))
         worklist.push_back(user->getResult(0));
     }
   }
-  return false;
+}
+
+/// Whether a user other than a deallocation of `buffer` or of a view of it
+/// (at any depth) lies outside the top-level ops `members` of `block`.
+static bool usedOutside(Value buffer, Block *block,
+                        const DenseSet<Operation *> &members) {
+  bool outside = false;
+  forEachUse(buffer, [&](Operation *user) {
+    outside |= !members.contains(block->findAncestorOpInBlock(*user));
+  });
+  return outside;
 }
 
 /// Replaces each `memref.dim` of an allocation or of an expand_shape by the
@@ -190,21 +199,13 @@ static void freeAfterLastUse(Block &body) {
       continue;
     Operation *last = root.getDefiningOp();
     bool escapes = false;
-    SmallVector<Value> worklist{root};
-    while (!worklist.empty() && !escapes) {
-      Value value = worklist.pop_back_val();
-      for (Operation *user : value.getUsers()) {
-        if (isa<memref::DeallocOp>(user))
-          continue;
-        escapes |= isa<CallOpInterface, memref::ExtractAlignedPointerAsIndexOp,
-                       memref::ExtractStridedMetadataOp>(user);
-        Operation *top = body.findAncestorOpInBlock(*user);
-        if (top && last->isBeforeInBlock(top))
-          last = top;
-        if (isViewOp(user))
-          worklist.push_back(user->getResult(0));
-      }
-    }
+    forEachUse(root, [&](Operation *user) {
+      escapes |= isa<CallOpInterface, memref::ExtractAlignedPointerAsIndexOp,
+                     memref::ExtractStridedMetadataOp>(user);
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (top && last->isBeforeInBlock(top))
+        last = top;
+    });
     if (!escapes && last->isBeforeInBlock(dealloc))
       dealloc->moveAfter(last);
   }
