@@ -38,8 +38,12 @@ void mlir::seq::addMemRefToLLVMConversion(OpPassManager &pm,
 
 void mlir::seq::addScalarToLLVMConversion(OpPassManager &pm) {
   // Math ops with an LLVM intrinsic first (LLVM can vectorize those), libm
-  // calls for the rest (erf, ...): the executables link libm.
-  pm.addPass(createConvertMathToLLVMPass());
+  // calls for the rest (erf, ...): the executables link libm. log1p goes to
+  // libm's log1pf too: MathToLLVM's default, log(1 + x), loses every digit
+  // of x below half an ulp of 1 (softplus(-20) was 0, not 2e-9).
+  ConvertMathToLLVMPassOptions mathToLLVM;
+  mathToLLVM.approximateLog1p = false;
+  pm.addPass(createConvertMathToLLVMPass(mathToLLVM));
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

@@ -2,7 +2,8 @@
 
 `gen DIR` writes the inputs: A holds every value the decay can see, from
 -150 (subnormal results, then 0) to 95 (overflow), densely in [-2, 0]
-where decays near 1 matter most, and 0, -0 and NaN. (Step 1 uses
+where decays near 1 matter most, and 0, -0, NaN and -3e38 (dt A log2(e)
+overflows to -inf, so the polynomial's argument is NaN unless handled). (Step 1 uses
 delta = 2^-10 and u = 1024 so that its state is 1 whatever exp(A) is,
 short of infinities: inf * 0 would be NaN.) `check DIR [--flush]`
 compares y[0, 1, :] with exp(A) in float64 (what libm's expf rounds): a
@@ -23,7 +24,7 @@ N = 4096
 def inputs():
     rng = np.random.default_rng(11)
     special = np.array([0.0, -0.0, np.nan, 88.7, 88.73, 90.0, -87.33,
-                        -87.34, -103.0, -104.0, -150.0], np.float32)
+                        -87.34, -103.0, -104.0, -150.0, -3e38], np.float32)
     dense = np.linspace(-2.0, 0.0, 1500, dtype=np.float32)
     wide = rng.uniform(-110.0, 95.0, N - len(special) - len(dense) - 100)
     small = rng.uniform(-1e-3, 1e-3, 100)
