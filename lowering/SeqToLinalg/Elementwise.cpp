@@ -299,6 +299,35 @@ struct GeluLowering : public UnaryOpLowering<GeluOp> {
   }
 };
 
+/// e^x - 1 without the cancellation of small x, from exp and log (Kahan's
+/// method): with u = e^x rounded, (u - 1) x / log(u) cancels the rounding
+/// of u, since log(u) is the argument u is the exact exp of. u = 1 gives x
+/// itself, u - 1 = -1 gives -1, u = +inf gives +inf; NaN stays NaN.
+/// math.expm1 is not used: the LLVM conversion lowers it as exp(x) - 1,
+/// which is what -O0 and -O1 would then compute (ELU(-1e-8) was 0); with
+/// exp and log, -O0 calls libm for both and -O2 approximates both.
+static Value buildExpm1(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  Value one = createFloatConstant(b, loc, type, 1.0);
+  Value minusOne = createFloatConstant(b, loc, type, -1.0);
+  Value u = math::ExpOp::create(b, loc, x);
+  Value uMinusOne = arith::SubFOp::create(b, loc, u, one);
+  Value logU = math::LogOp::create(b, loc, u);
+  Value corrected = arith::MulFOp::create(
+      b, loc, uMinusOne, arith::DivFOp::create(b, loc, x, logU));
+  // log(+inf) = +inf = u: the quotient would be NaN.
+  Value infinite =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, logU, u);
+  corrected = arith::SelectOp::create(b, loc, infinite, u, corrected);
+  Value saturated = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          uMinusOne, minusOne);
+  corrected = arith::SelectOp::create(b, loc, saturated, minusOne, corrected);
+  // u = 1 (x below half an ulp of 1) or NaN: x.
+  Value unit =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, u, one);
+  return arith::SelectOp::create(b, loc, unit, x, corrected);
+}
+
 /// x > 0 ? x : alpha * expm1(x); `expm1` keeps the precision of small
 /// negative inputs, as PyTorch's kernel does.
 struct EluLowering : public UnaryOpLowering<EluOp> {
@@ -310,7 +339,7 @@ struct EluLowering : public UnaryOpLowering<EluOp> {
     Value alpha =
         createFloatConstant(b, loc, type, op.getAlpha().convertToDouble());
     Value negative =
-        arith::MulFOp::create(b, loc, alpha, math::ExpM1Op::create(b, loc, x));
+        arith::MulFOp::create(b, loc, alpha, buildExpm1(b, loc, x));
     Value positive =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
     return arith::SelectOp::create(b, loc, positive, x, negative);

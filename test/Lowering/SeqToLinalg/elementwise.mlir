@@ -163,9 +163,23 @@ func.func @softplus(%x: tensor<16xf32>) -> tensor<16xf32> {
 
 // -----
 
+// expm1(x) by Kahan's method on exp and log (math.expm1 would become
+// exp(x) - 1 in the LLVM conversion): (u - 1) * (x / log(u)), u = exp(x),
+// then the cases u = +inf, u - 1 = -1 and u = 1 or NaN.
 // CHECK-LABEL: func.func @elu
 //       CHECK:     %[[ALPHA:.+]] = arith.constant 5.000000e-01 : f32
-//       CHECK:     %[[EM1:.+]] = math.expm1 %[[X:.+]] : f32
+//       CHECK:     %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+//       CHECK:     %[[U:.+]] = math.exp %[[X:.+]] : f32
+//       CHECK:     %[[UM1:.+]] = arith.subf %[[U]], %[[ONE]] : f32
+//       CHECK:     %[[LOG:.+]] = math.log %[[U]] : f32
+//       CHECK:     %[[Q:.+]] = arith.divf %[[X]], %[[LOG]] : f32
+//       CHECK:     %[[K:.+]] = arith.mulf %[[UM1]], %[[Q]] : f32
+//       CHECK:     %[[INF:.+]] = arith.cmpf oeq, %[[LOG]], %[[U]] : f32
+//       CHECK:     %[[K1:.+]] = arith.select %[[INF]], %[[U]], %[[K]] : f32
+//       CHECK:     %[[SAT:.+]] = arith.cmpf oeq, %[[UM1]], %{{.+}} : f32
+//       CHECK:     %[[K2:.+]] = arith.select %[[SAT]], %{{.+}}, %[[K1]] : f32
+//       CHECK:     %[[UNIT:.+]] = arith.cmpf ueq, %[[U]], %[[ONE]] : f32
+//       CHECK:     %[[EM1:.+]] = arith.select %[[UNIT]], %[[X]], %[[K2]] : f32
 //       CHECK:     %[[NEG:.+]] = arith.mulf %[[ALPHA]], %[[EM1]] : f32
 //       CHECK:     %[[POS:.+]] = arith.cmpf ogt, %[[X]], %{{.+}} : f32
 //       CHECK:     arith.select %[[POS]], %[[X]], %[[NEG]] : f32
