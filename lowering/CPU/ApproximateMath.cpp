@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/CPU/Passes.h"
+#include "lowering/Common/Attributes.h"
 
 #include "dialect/Seq/Support/Debug.h"
 
@@ -49,8 +50,9 @@ using namespace mlir;
 }
 
 namespace {
-/// `math.exp` marked `seq.attention_exp` on f32 (scalars or vectors): attention's
-/// exp(s - max) per score (lowering/SeqToLinalg/FusedAttention.cpp), whose
+/// `math.exp` marked `seq.fast_exp` on f32 (scalars or vectors): attention's
+/// exp(s - max) per score (lowering/SeqToLinalg/FusedAttention.cpp) and the
+/// selective scan's gates (FusedScan.cpp). Attention's, whose
 /// MLIR polynomial form (about 22 instructions a vector, with two clamps of
 /// its argument and two of its exponent) took a fifth of full attention's
 /// time on Zen 5. Here, 14: x clamped to [-127 ln 2, 128 ln 2]; k =
@@ -70,7 +72,7 @@ struct FastExp : public OpRewritePattern<math::ExpOp> {
 
   LogicalResult matchAndRewrite(math::ExpOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op->hasAttr("seq.attention_exp") ||
+    if (!op->hasAttr(seq::kFastExpAttrName) ||
         !getElementTypeOrSelf(op.getType()).isF32())
       return failure();
     Location loc = op.getLoc();

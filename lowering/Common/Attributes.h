@@ -25,6 +25,12 @@ namespace mlir::seq {
 /// a buffer passed to it in the arena like one used in place.
 constexpr llvm::StringLiteral kKernelAttrName = "seqc.kernel";
 
+/// Unit attribute of the f32 `math.exp` ops whose results may flush below
+/// 2^-126 to 0: seq-cpu-approximate-math expands them into a shorter form
+/// than MLIR's generic polynomial (attention's exp per score, the selective
+/// scan's gates); other targets ignore it.
+constexpr llvm::StringLiteral kFastExpAttrName = "seq.fast_exp";
+
 } // namespace mlir::seq
 
 #endif // SEQC_LOWERING_COMMON_ATTRIBUTES_H

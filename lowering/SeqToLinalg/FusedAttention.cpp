@@ -35,6 +35,7 @@
 
 #include "dialect/Seq/IR/SeqOps.h"
 #include "dialect/Seq/Support/Debug.h"
+#include "lowering/Common/Attributes.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/Utils.h"
 
@@ -238,7 +239,7 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
               gb, gl, unseen,
               createFloatConstant(gb, gl, gb.getF32Type(), 0.0), rescale);
         });
-    // P = exp(S - m'), in place of the scores. `seq.attention_exp`: the
+    // P = exp(S - m'), in place of the scores. `seq.fast_exp`: the
     // CPU takes a shorter polynomial for this exp, the one per score
     // (lowering/CPU/ApproximateMath.cpp: about 1 ulp on the arguments
     // attention gives it, s - m' <= 0, and exp(-inf) = 0); other targets
@@ -249,7 +250,7 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
           auto exp = math::ExpOp::create(
               gb, gl,
               arith::SubFOp::create(gb, gl, a[2], newMax(gb, gl, a[0], a[1])));
-          exp->setAttr("seq.attention_exp", gb.getUnitAttr());
+          exp->setAttr(kFastExpAttrName, gb.getUnitAttr());
           return exp;
         });
     Value blockSum = kb.rowReduce(p, rows, 0.0, /*max=*/false);

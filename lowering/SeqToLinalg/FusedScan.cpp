@@ -59,6 +59,7 @@
 
 #include "dialect/Seq/IR/SeqOps.h"
 #include "dialect/Seq/Support/Debug.h"
+#include "lowering/Common/Attributes.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/StateSpace.h"
 #include "lowering/SeqToLinalg/Utils.h"
@@ -90,141 +91,91 @@ constexpr double kExp2Coefficients[] = {
     1.0,             6.931469440e-01, 2.402223647e-01,
     5.550734699e-02, 9.671506472e-03, 1.326472848e-03};
 
-/// ln(2) in two parts for Cody and Waite's reduction: the high part has 9
-/// significant bits, so k ln2Hi is exact for |k| < 2^15.
-constexpr double kLn2Hi = 0.693359375;
-constexpr double kLn2Lo = -2.12194440e-4;
-
-/// The vector ops of 2^k f for f32 vectors: k = round(y) of an argument y and
-/// p * 2^k.
-///
-/// With `scalef` (16 lanes of AVX-512) k is y rounded to even and the
-/// scaling one vscalefps, exact over the whole range, subnormal results
-/// included, and for any k, infinities and NaN included.
-///
-/// Otherwise k is rounded by adding 1.5 * 2^23 + 127, which leaves k + 127
-/// in the low bits of the sum; shifted left by 23 they are the bits of 2^k
-/// (0 for k = -127, +inf for 128), so y must lie in [-127, 128]: results
-/// below 2^-126.5 flush to 0 and those above 2^127.5 become +inf.
-class Pow2 {
-public:
-  Pow2(OpBuilder &b, Location loc, VectorType vec, bool scalef)
-      : b(b), loc(loc), vec(vec),
-        scalef(scalef && vec.getNumElements() == 16) {}
-
-  bool hasScaleF() const { return scalef; }
-
-  Value constant(double v) { return createFloatConstant(b, loc, vec, v); }
-
-  /// x where it compares `inside` to the bound as true, else the bound: one
-  /// vminps or vmaxps. With an ordered predicate NaN becomes the bound, with
-  /// an unordered one it stays.
-  Value clamp(Value x, arith::CmpFPredicate inside, double bound) {
-    Value c = constant(bound);
-    Value within = arith::CmpFOp::create(b, loc, inside, x, c);
-    return arith::SelectOp::create(b, loc, within, x, c).getResult();
-  }
-
-  /// k = round(y).
-  Value round(Value y) {
-    if (scalef)
-      return math::RoundEvenOp::create(b, loc, y);
-    sum = arith::AddFOp::create(b, loc, y, constant(kMagic));
-    return arith::SubFOp::create(b, loc, sum, constant(kMagic));
-  }
-
-  /// 2^f for f in [-1/2, 1/2] by the polynomial above.
-  Value polynomial(Value f) {
-    const int64_t degree = std::size(kExp2Coefficients) - 1;
-    Value p = constant(kExp2Coefficients[degree]);
-    for (int64_t i = degree - 1; i >= 0; --i)
-      p = vector::FMAOp::create(b, loc, p, f, constant(kExp2Coefficients[i]));
-    return p;
-  }
-
-  /// p * 2^k for the k of the last `round`.
-  Value scale(Value p, Value k) {
-    if (scalef) {
-      // MLIR 22 lowers x86vector.avx512.mask.scalef by passing its operands
-      // (src, a, b) in that order to llvm.x86.avx512.mask.scalef.ps.512,
-      // whose operands are (a, b, passthru): this computes p * 2^floor(k) in
-      // every lane (the mask is all ones, the rounding the current mode).
-      // test/Integration/CPU/fused-scan-exp-run.test checks the order of the
-      // call.
-      Value mask = arith::ConstantOp::create(b, loc, b.getI16Type(),
-                                             b.getI16IntegerAttr(-1));
-      Value rounding = arith::ConstantOp::create(b, loc, b.getI32Type(),
-                                                 b.getI32IntegerAttr(4));
-      return x86vector::MaskScaleFOp::create(b, loc, vec, p, k, p, mask,
-                                             rounding);
-    }
-    auto i32Vec = VectorType::get(vec.getShape(), b.getI32Type());
-    Value shift = arith::ConstantOp::create(
-        b, loc, i32Vec,
-        DenseElementsAttr::get(i32Vec, b.getI32IntegerAttr(23)));
-    Value bits = arith::ShLIOp::create(
-        b, loc, arith::BitcastOp::create(b, loc, i32Vec, sum), shift);
-    return arith::MulFOp::create(b, loc, p,
-                                 arith::BitcastOp::create(b, loc, vec, bits));
-  }
-
-private:
-  static constexpr double kMagic = 12582912.0 + 127.0;
-  OpBuilder &b;
-  Location loc;
-  VectorType vec;
-  bool scalef;
-  Value sum;
-};
-
 /// 2^y for a vector y (in the scan, y = dt * A log2(e)): k = round(y) and
-/// f = y - k in [-1/2, 1/2], 2^f by the polynomial above, scaled by 2^k
-/// (Pow2). With vscalefps the result is right for any finite y (f is 0
-/// beyond 2^23, where y is an integer); only an infinite y needs care: f is
-/// then NaN, so f is replaced by min(f, 1/2), a single vminps that maps NaN
-/// to 1/2 and leaves every finite f as it is, and the scaling by k = -inf or
-/// +inf gives 0 or +inf (a NaN y stays NaN through k). Without it y is
-/// clamped to [-127, 128], NaN kept (the clamps are selects on unordered
-/// compares).
+/// f = y - k in [-1/2, 1/2], 2^f by the polynomial above, scaled by 2^k.
+///
+/// With `scalef` (16 lanes of AVX-512) the scaling is one vscalefps, exact
+/// over the whole range, subnormal results included, and right for any
+/// finite y (f is 0 beyond 2^23, where y is an integer). Only an infinite y
+/// needs care: f is then NaN, so f is replaced by min(f, 1/2), a single
+/// vminps that maps NaN to 1/2 and leaves every finite f as it is; the
+/// scaling by k = -inf or +inf then gives 0 or +inf, and a NaN y stays NaN
+/// through k. (Zen 4's vscalefps already gives 0 for a NaN scaled by -inf;
+/// the vminps makes it so on every host.)
+///
+/// Otherwise y is clamped to [-127, 128] (NaN kept: the clamps are selects
+/// on unordered compares) and rounded by adding 1.5 * 2^23 + 127, which
+/// leaves k + 127 in the low bits of the sum; shifted left by 23 they are
+/// the bits of 2^k (0 for k = -127, +inf for 128): results below 2^-126.5
+/// flush to 0 and those above 2^127.5 become +inf.
 ///
 /// This replaces math.exp, whose generic polynomial form (MLIR's) costs about
 /// twice the instructions: it is the one exp per (step, channel, state) that
 /// bounds the scan. Its error is that of the polynomial plus the rounding
 /// of y itself (|y| 2^-24 absolutely, as in the reference's exp(dt A)).
 Value buildExp2(OpBuilder &b, Location loc, Value y, bool scalef) {
-  Pow2 pow2(b, loc, cast<VectorType>(y.getType()), scalef);
-  if (!pow2.hasScaleF()) {
-    y = pow2.clamp(y, arith::CmpFPredicate::UGE, -127.0);
-    y = pow2.clamp(y, arith::CmpFPredicate::ULE, 128.0);
+  auto vec = cast<VectorType>(y.getType());
+  scalef = scalef && vec.getNumElements() == 16;
+  auto constant = [&](double v) {
+    return createFloatConstant(b, loc, vec, v);
+  };
+  // x where it compares `inside` to the bound as true, else the bound: one
+  // vminps or vmaxps.
+  auto clamp = [&](Value x, arith::CmpFPredicate inside, double bound) {
+    Value c = constant(bound);
+    Value within = arith::CmpFOp::create(b, loc, inside, x, c);
+    return arith::SelectOp::create(b, loc, within, x, c).getResult();
+  };
+  auto polynomial = [&](Value f) {
+    const int64_t degree = std::size(kExp2Coefficients) - 1;
+    Value p = constant(kExp2Coefficients[degree]);
+    for (int64_t i = degree - 1; i >= 0; --i)
+      p = vector::FMAOp::create(b, loc, p, f, constant(kExp2Coefficients[i]));
+    return p;
+  };
+  if (scalef) {
+    Value k = math::RoundEvenOp::create(b, loc, y);
+    Value f = arith::SubFOp::create(b, loc, y, k);
+    // f < 1/2 ? f : 1/2, the operand order of vminps: NaN gives 1/2.
+    Value p = polynomial(clamp(f, arith::CmpFPredicate::OLT, 0.5));
+    // MLIR 22 lowers x86vector.avx512.mask.scalef by passing its operands
+    // (src, a, b) in that order to llvm.x86.avx512.mask.scalef.ps.512, whose
+    // operands are (a, b, passthru): this computes p * 2^floor(k) in every
+    // lane (the mask is all ones, the rounding the current mode).
+    // test/Integration/CPU/fused-scan-exp-run.test checks the order of the
+    // call.
+    Value mask = arith::ConstantOp::create(b, loc, b.getI16Type(),
+                                           b.getI16IntegerAttr(-1));
+    Value rounding = arith::ConstantOp::create(b, loc, b.getI32Type(),
+                                               b.getI32IntegerAttr(4));
+    return x86vector::MaskScaleFOp::create(b, loc, vec, p, k, p, mask,
+                                           rounding);
   }
-  Value k = pow2.round(y);
-  Value f = arith::SubFOp::create(b, loc, y, k);
-  if (pow2.hasScaleF())
-    f = pow2.clamp(f, arith::CmpFPredicate::OLT, 0.5);
-  return pow2.scale(pow2.polynomial(f), k);
+  y = clamp(y, arith::CmpFPredicate::UGE, -127.0);
+  y = clamp(y, arith::CmpFPredicate::ULE, 128.0);
+  Value magic = constant(12582912.0 + 127.0);
+  Value sum = arith::AddFOp::create(b, loc, y, magic);
+  Value k = arith::SubFOp::create(b, loc, sum, magic);
+  Value p = polynomial(arith::SubFOp::create(b, loc, y, k));
+  auto i32Vec = VectorType::get(vec.getShape(), b.getI32Type());
+  Value shift = arith::ConstantOp::create(
+      b, loc, i32Vec, DenseElementsAttr::get(i32Vec, b.getI32IntegerAttr(23)));
+  Value bits = arith::ShLIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, i32Vec, sum), shift);
+  return arith::MulFOp::create(b, loc, p,
+                               arith::BitcastOp::create(b, loc, vec, bits));
 }
 
-/// e^x for a vector x, for the scan's per-step gates: x is clamped to the
-/// range where e^x is neither 0 nor +inf in f32 (NaN kept), k = round(x
-/// log2(e)), and f = (x - k ln(2)) log2(e) by Cody and Waite's reduction, so
-/// that the result does not carry the rounding of x log2(e) (a relative
-/// error growing with |x|): within 3 ulp over the whole range (tested by
-/// test/Integration/CPU/fused-scan-gates-run.test through softplus and
-/// silu). Results below 2^-126.5 flush to 0 without vscalefps.
-Value buildExp(OpBuilder &b, Location loc, Value x, bool scalef) {
-  Pow2 pow2(b, loc, cast<VectorType>(x.getType()), scalef);
-  // Below -104 (or -127 ln 2 with the exponent bits) the result is 0, above
-  // 89 (128 ln 2) +inf.
-  x = pow2.clamp(x, arith::CmpFPredicate::UGE,
-                 pow2.hasScaleF() ? -104.0 : -127.0 * M_LN2);
-  x = pow2.clamp(x, arith::CmpFPredicate::ULE,
-                 pow2.hasScaleF() ? 89.0 : 128.0 * M_LN2);
-  Value k = pow2.round(
-      arith::MulFOp::create(b, loc, x, pow2.constant(kLog2E)));
-  Value r = vector::FMAOp::create(b, loc, k, pow2.constant(-kLn2Hi), x);
-  r = vector::FMAOp::create(b, loc, k, pow2.constant(-kLn2Lo), r);
-  Value f = arith::MulFOp::create(b, loc, r, pow2.constant(kLog2E));
-  return pow2.scale(pow2.polynomial(f), k);
+/// e^x for the scan's per-step gates: math.exp marked `seq.fast_exp`, which
+/// seq-cpu-approximate-math expands into its short form (Cody and Waite's
+/// reduction, about 1 ulp, results below 2^-126 flushed to 0) instead of
+/// MLIR's generic polynomial. Once per step and block of channels, its cost
+/// is not what bounds the scan; its accuracy is tested through softplus and
+/// silu over the whole f32 range by fused-scan-gates-run.test.
+Value buildFastExp(OpBuilder &b, Location loc, Value x) {
+  auto exp = math::ExpOp::create(b, loc, x);
+  exp->setAttr(kFastExpAttrName, b.getUnitAttr());
+  return exp;
 }
 
 /// Coefficients of log1p(x) / x on [0, 1], constant term first: the
@@ -237,21 +188,20 @@ constexpr double kLog1pCoefficients[] = {
     1.985001750e-02, -3.243720857e-03};
 
 /// softplus(x) = log(1 + e^x) as max(x, 0) + log1p(e^-|x|): e^-|x| by
-/// buildExp, in (0, 1], and log1p on [0, 1] by the polynomial above; about
-/// 25 vector ops where math.exp and math.log1p (MLIR's polynomial forms, with
-/// their range reductions) took about 60, once per step and block of
-/// channels in the scan. Above 20 the log1p term is below half an ulp of x,
-/// so the result is x, as torch's softplus returns there; -inf gives 0, +inf
-/// gives +inf and NaN stays NaN. Without vscalefps e^-|x| flushes to 0 below
-/// 2^-126.5, and so does softplus(x) (subnormal there).
-Value buildFastSoftplus(OpBuilder &b, Location loc, Value x, bool scalef) {
+/// buildFastExp, in (0, 1], and log1p on [0, 1] by the polynomial above;
+/// about 25 vector ops where math.exp and math.log1p (MLIR's polynomial
+/// forms, with their range reductions) took about 60, once per step and
+/// block of channels in the scan. Above 20 the log1p term is below half an
+/// ulp of x, so the result is x, as torch's softplus returns there; -inf
+/// gives 0, +inf gives +inf and NaN stays NaN; below about -87.3 (where it
+/// is subnormal) the result flushes to 0 with the exp.
+Value buildFastSoftplus(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
   auto constant = [&](double v) {
     return createFloatConstant(b, loc, type, v);
   };
-  Value e = buildExp(
-      b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)),
-      scalef);
+  Value e = buildFastExp(
+      b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
   const int64_t degree = std::size(kLog1pCoefficients) - 1;
   Value q = constant(kLog1pCoefficients[degree]);
   for (int64_t i = degree - 1; i >= 0; --i)
@@ -263,15 +213,16 @@ Value buildFastSoftplus(OpBuilder &b, Location loc, Value x, bool scalef) {
   return vector::FMAOp::create(b, loc, e, q, relu);
 }
 
-/// silu(x) = x / (1 + e^-x), e^-x by buildExp: about 15 vector ops where
-/// math.exp's polynomial form made it 25. Below -89, e^-x is +inf and the
-/// result -0 (as in f32 arithmetic with any exp); NaN stays NaN.
-Value buildFastSilu(OpBuilder &b, Location loc, Value x, bool scalef) {
-  Value e = buildExp(b, loc, arith::NegFOp::create(b, loc, x), scalef);
+/// silu(x) = x / (1 + e^-x), e^-x by buildFastExp (math.exp's generic
+/// polynomial form made it about 25 vector ops). Below about -88.7, e^-x is
+/// +inf and the result -0 (as in f32 arithmetic with any exp); NaN stays
+/// NaN.
+Value buildFastSilu(OpBuilder &b, Location loc, Value x) {
+  Value e = buildFastExp(b, loc, arith::NegFOp::create(b, loc, x));
   return arith::DivFOp::create(
       b, loc, x,
-      arith::AddFOp::create(b, loc, createFloatConstant(b, loc, x.getType(), 1.0),
-                            e));
+      arith::AddFOp::create(
+          b, loc, createFloatConstant(b, loc, x.getType(), 1.0), e));
 }
 
 struct FusedSelectiveScanLowering
@@ -419,12 +370,12 @@ struct FusedSelectiveScanLowering
             if (biasV)
               dt = arith::AddFOp::create(nb, loc, dt, biasV);
             if (softplus)
-              dt = buildFastSoftplus(nb, loc, dt, scalef);
+              dt = buildFastSoftplus(nb, loc, dt);
             SmallVector<Value> row{dt, arith::MulFOp::create(nb, loc, dt, uV),
                                    uV};
             if (z)
               row.push_back(
-                  buildFastSilu(nb, loc, readRow(nb, z, at), scalef));
+                  buildFastSilu(nb, loc, readRow(nb, z, at)));
             return row;
           };
           const int64_t rowCount = z ? 4 : 3;

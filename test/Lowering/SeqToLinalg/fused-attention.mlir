@@ -168,7 +168,7 @@ func.func @stages(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor
       : tensor<1x8x1x64xf32>, tensor<?x2x?x64xf32>, tensor<?x2x?x64xf32> -> tensor<1x8x1x64xf32>
   return %a, %b, %c, %d : tensor<?x8x?x64xf32>, tensor<?x8x?x64xf32>, tensor<?x2x?x64xf32>, tensor<1x8x1x64xf32>
 }
-// (No seq op is left; the per-score exp keeps its `{seq.attention_exp}`
+// (No seq op is left; the per-score exp keeps its `{seq.fast_exp}`
 // attribute, for the CPU's shorter polynomial.)
 // NOSCORES-LABEL: func.func @stages
 //   NOSCORES-NOT:   x?x?xf32>
