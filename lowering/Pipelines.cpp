@@ -143,8 +143,11 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
                                          const SeqPipelineOptions &options) {
   // The seq-level stage. Composite ops become primitive seq ops at every
   // level: the conversion only knows those.
+  // No canonicalization between the decomposition and the conversion's (nor
+  // after the elementwise fusion, expand-realloc or the conversion of the
+  // clones): they changed nothing and each walked the whole model
+  // (docs/pipeline.md, stage 3c).
   pm.addPass(seq::createSeqDecompose());
-  pm.addPass(createCanonicalizerPass());
   if (options.optLevel >= 1) {
     // Models repeat subexpressions (linear attention's feature map applied
     // twice to the same queries); merged while they are still seq ops, they
@@ -192,7 +195,6 @@ void mlir::seq::buildSeqBufferizationPipeline(
   // dealloc: all the buffers of the model function, in one).
   pm.addNestedPass<func::FuncOp>(
       memref::createExpandReallocPass({/*emitDeallocs=*/false}));
-  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(
       bufferization::createOwnershipBasedBufferDeallocationPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
@@ -204,7 +206,6 @@ void mlir::seq::buildSeqBufferizationPipeline(
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   // bufferization.clone -> memref.alloc + memref.copy, dealloc -> memref.
   pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(createCanonicalizerPass());
 }
 
 void mlir::seq::buildSeqPreparationPipeline(OpPassManager &pm,
@@ -238,7 +239,6 @@ void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
     // Producer-consumer fusion of elementwise linalg.generic ops: chains of
     // activations, residual adds and scalings become one loop nest each.
     pm.addPass(createLinalgElementwiseOpFusionPass());
-    pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
   getTargetInfo(options.target).addTensorTransforms(pm, options);
