@@ -4,20 +4,19 @@
 // target's seq transforms (TargetInfoBase::addSeqTransforms: on the CPU at
 // -O2, seq-raise-attention, seq-tile-attention with 64 x 64 tiles (bf16
 // read in place) and the split-key decode form below 8 units, and
-// seq-reassociate-linear-attention).
+// seq-reassociate-linear-attention). No canonicalization runs between the
+// decomposition and the conversion (docs/pipeline.md, stage 3c).
 
 // RUN: seq-opt %s --seq-lower-to-linalg="opt-level=0" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=O0
 // O0:      builtin.module(
 // O0-NEXT:   seq-decompose,
-// O0-NEXT:   canonicalize{{.*}},
 // O0-NEXT:   convert-seq-to-linalg{linear-attention-chunk=0 remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
 
 // RUN: seq-opt %s --seq-lower-to-linalg="opt-level=2" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=O2
 // O2:      builtin.module(
 // O2-NEXT:   seq-decompose,
-// O2-NEXT:   canonicalize{{.*}},
 // O2-NEXT:   cse,
 // O2-NEXT:   seq-raise-attention{remarks=false},
 // O2-NEXT:   seq-tile-attention{bf16-dot=false key-block=64 narrow-in-place=true pack-keys=true query-block=64 remarks=false split-min-keys=512 split-units=8},
@@ -32,7 +31,6 @@
 // RUN: seq-opt %s --seq-lower-to-llvm="opt-level=1 emit-entry=false" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=LLVM
 // LLVM:      seq-decompose,
-// LLVM-NEXT: canonicalize{{.*}},
 // LLVM-NEXT: cse,
 // LLVM-NEXT: convert-seq-to-linalg{linear-attention-chunk=0 remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
 
