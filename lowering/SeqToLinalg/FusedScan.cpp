@@ -216,18 +216,6 @@ Value buildFastSoftplus(OpBuilder &b, Location loc, Value x) {
   return vector::FMAOp::create(b, loc, e, q, relu);
 }
 
-/// silu(x) = x / (1 + e^-x), e^-x by buildFastExp (math.exp's generic
-/// polynomial form made it about 25 vector ops). Below about -88.7, e^-x is
-/// +inf and the result -0 (as in f32 arithmetic with any exp); NaN stays
-/// NaN.
-Value buildFastSilu(OpBuilder &b, Location loc, Value x) {
-  Value e = buildFastExp(b, loc, arith::NegFOp::create(b, loc, x));
-  return arith::DivFOp::create(
-      b, loc, x,
-      arith::AddFOp::create(
-          b, loc, createFloatConstant(b, loc, x.getType(), 1.0), e));
-}
-
 struct FusedSelectiveScanLowering
     : public OpRewritePattern<SelectiveScanOp> {
   FusedSelectiveScanLowering(MLIRContext *context, int64_t lanes, bool scalef,
@@ -378,7 +366,8 @@ struct FusedSelectiveScanLowering
                                    uV};
             if (z)
               row.push_back(
-                  buildFastSilu(nb, loc, readRow(nb, z, at)));
+                  statespace::buildSilu(nb, loc, readRow(nb, z, at),
+                                        /*fastExp=*/true));
             return row;
           };
           const int64_t rowCount = z ? 4 : 3;

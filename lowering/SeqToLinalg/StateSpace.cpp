@@ -34,6 +34,7 @@
 #include "lowering/SeqToLinalg/StateSpace.h"
 #include "dialect/Seq/IR/SeqOps.h"
 #include "dialect/Seq/Support/Debug.h"
+#include "lowering/Common/Attributes.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,11 +99,14 @@ Value statespace::copyInto(OpBuilder &b, Location loc, Value source,
 //===----------------------------------------------------------------------===//
 
 /// `x * sigmoid(x)`, as `torch.nn.functional.silu` computes it.
-Value mlir::seq::statespace::buildSilu(OpBuilder &b, Location loc, Value x) {
+Value mlir::seq::statespace::buildSilu(OpBuilder &b, Location loc, Value x,
+                                       bool fastExp) {
   Value one = createFloatConstant(b, loc, x.getType(), 1.0);
   Value negX = arith::NegFOp::create(b, loc, x);
-  Value denominator =
-      arith::AddFOp::create(b, loc, one, math::ExpOp::create(b, loc, negX));
+  auto exp = math::ExpOp::create(b, loc, negX);
+  if (fastExp)
+    exp->setAttr(kFastExpAttrName, b.getUnitAttr());
+  Value denominator = arith::AddFOp::create(b, loc, one, exp);
   return arith::DivFOp::create(b, loc, x, denominator);
 }
 

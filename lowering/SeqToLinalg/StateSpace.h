@@ -31,7 +31,9 @@ Value fillWith(OpBuilder &b, Location loc, Value init, double value);
 Value matmulAcc(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc);
 
 /// `x * sigmoid(x)` (torch.nn.functional.silu) on a scalar or a vector.
-Value buildSilu(OpBuilder &b, Location loc, Value x);
+/// With `fastExp` its exp is marked `seq.fast_exp` (the CPU's short form,
+/// results below 2^-126 flushed to 0; lowering/Common/Attributes.h).
+Value buildSilu(OpBuilder &b, Location loc, Value x, bool fastExp = false);
 
 /// `log(1 + exp(x))`, or `x` above 20 (torch.nn.functional.softplus with its
 /// defaults), on a scalar or a vector.
