@@ -52,7 +52,8 @@ bench: build
 
 # The compiler, runtime and tests built with AddressSanitizer and
 # UndefinedBehaviorSanitizer in $(ASAN_BUILD_DIR), then lit and ctest there;
-# compiled models link the sanitized runtime through bin/seqc-sanitized-cxx.
+# compiled models link the sanitized runtime through bin/seqc-sanitized-cxx,
+# and seqc verifies the IR after every pass (SEQC_VERIFY_EACH).
 # Only our code is instrumented (Debian's libMLIR.so/libLLVM.so are not);
 # ASan still intercepts their allocations. See docs/runtime.md.
 ASAN_BUILD_DIR ?= build-asan
@@ -66,7 +67,7 @@ $(ASAN_BUILD_DIR)/build.ninja: | bootstrap
 	cmake -S . -B $(ASAN_BUILD_DIR) $(CMAKE_FLAGS) \
 	  "-DLLVM_USE_SANITIZER=Address;Undefined" \
 	  "-DLLVM_UBSAN_FLAGS=-fsanitize=undefined -fno-sanitize=vptr,function -fno-sanitize-recover=all" \
-	  -DSEQC_ENABLE_FUZZER=OFF
+	  -DSEQC_ENABLE_FUZZER=OFF -DSEQC_VERIFY_EACH=ON
 
 # The fuzzers, sanitized in the ordinary build already, are not built here.
 .PHONY: test-sanitize

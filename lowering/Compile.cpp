@@ -87,25 +87,37 @@ static void prepareContext(MLIRContext &context) {
   context.appendDialectRegistry(registry);
 }
 
+/// The pipeline options of `options` with its verification set up on `pm`:
+/// after every pass with `verifyEachPass`, else at the end of each stage.
+/// The IR must verify: Debian's MLIR is built without assertions, so a
+/// broken invariant would otherwise surface as a crash in a later stage.
+/// After every pass, the verifier would walk the whole unrolled model once
+/// per pass before layer folding: 39% of the MLIR stages of a 96-layer
+/// model (docs/performance.md).
+static SeqPipelineOptions setUpVerification(PassManager &pm,
+                                            const CompileOptions &options) {
+  pm.enableVerifier(options.verifyEachPass);
+  SeqPipelineOptions pipeline = options.pipeline;
+  pipeline.verifyStages = !options.verifyEachPass;
+  return pipeline;
+}
+
 /// Runs the pipelines lowerModule names on `module`, whose context is
 /// prepared.
 static LogicalResult runLoweringPipelines(ModuleOp module, EmitKind emit,
                                           const CompileOptions &options) {
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
-  // The IR must verify after every pass: Debian's MLIR is built without
-  // assertions, so a broken invariant would otherwise surface as a crash in
-  // a later pass.
-  pm.enableVerifier(true);
+  SeqPipelineOptions pipeline = setUpVerification(pm, options);
   if (options.configurePassManager && failed(options.configurePassManager(pm)))
     return failure();
   if (emit == EmitKind::Manifest)
-    buildSeqManifestPipeline(pm, options.pipeline);
+    buildSeqManifestPipeline(pm, pipeline);
   else if (emit == EmitKind::Linalg) {
-    buildSeqPartitionPipeline(pm, options.pipeline);
-    buildSeqToTensorPipeline(pm, options.pipeline);
+    buildSeqPartitionPipeline(pm, pipeline);
+    buildSeqToTensorPipeline(pm, pipeline);
   }
   else
-    buildSeqToLLVMPipeline(pm, options.pipeline);
+    buildSeqToLLVMPipeline(pm, pipeline);
   return pm.run(module);
 }
 
@@ -972,8 +984,7 @@ LogicalResult mlir::seq::compileEntries(ArrayRef<ModuleOp> modules,
       MLIRContext &context = *module.getContext();
       prepareContext(context);
       PassManager pm(&context, ModuleOp::getOperationName());
-      pm.enableVerifier(true);
-      buildSeqPartitionPipeline(pm, options.pipeline);
+      buildSeqPartitionPipeline(pm, setUpVerification(pm, options));
       if (failed(pm.run(module)))
         return failure();
     }

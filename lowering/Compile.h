@@ -112,6 +112,11 @@ struct CompileOptions {
   /// on its own thread; 0: as many as the host has cores. The result does
   /// not depend on it.
   unsigned jobs = 0;
+  /// Verify the IR after every pass (`seqc --verify-each`), to find the
+  /// pass that breaks it; otherwise at the end of each stage of the
+  /// pipeline (SeqPipelineOptions::verifyStages), which costs far less on a
+  /// deep model.
+  bool verifyEachPass = false;
   /// The executable or shared library to link (EmitKind::Executable and
   /// SharedLibrary); every other kind is written to a stream.
   std::string outputPath;

@@ -157,6 +157,12 @@ struct SeqPipelineOptions {
   /// `seqc_invoke`) for the model function the frontend marked. Off for
   /// modules that are libraries of plain functions (most lit tests).
   bool emitEntry = true;
+
+  /// Verify the IR at the end of each stage of the pipeline (seq-verify).
+  /// seqc sets it unless `--verify-each` has its pass manager verify after
+  /// every pass instead (runLoweringPipelines); seq-opt verifies after every
+  /// pass already.
+  bool verifyStages = false;
 };
 
 } // namespace seq

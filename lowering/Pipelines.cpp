@@ -126,6 +126,14 @@ llvm::Error mlir::seq::verifyPipelineOptions(const SeqPipelineOptions &options) 
 // Pipelines
 //===----------------------------------------------------------------------===//
 
+/// seqc's check at the end of `stage` (SeqPipelineOptions::verifyStages).
+static void addStageVerifier(OpPassManager &pm,
+                             const SeqPipelineOptions &options,
+                             llvm::StringRef stage) {
+  if (options.verifyStages)
+    pm.addPass(seq::createSeqVerify({stage.str()}));
+}
+
 void mlir::seq::buildSeqPartitionPipeline(OpPassManager &pm,
                                           const SeqPipelineOptions &options) {
   if (options.tensorParallel <= 1)
@@ -137,6 +145,7 @@ void mlir::seq::buildSeqPartitionPipeline(OpPassManager &pm,
   partition.ranks = options.tensorParallel;
   partition.remarks = options.remarks;
   pm.addPass(seq::createSeqTensorParallel(partition));
+  addStageVerifier(pm, options, "tensor-parallel partitioning");
 }
 
 void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
@@ -162,6 +171,7 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
   pm.addPass(seq::createConvertSeqToLinalg(conversion));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  addStageVerifier(pm, options, "seq-to-linalg");
 }
 
 void mlir::seq::buildSeqBufferizationPipeline(
@@ -206,6 +216,7 @@ void mlir::seq::buildSeqBufferizationPipeline(
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   // bufferization.clone -> memref.alloc + memref.copy, dealloc -> memref.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  addStageVerifier(pm, options, "bufferization");
 }
 
 void mlir::seq::buildSeqPreparationPipeline(OpPassManager &pm,
@@ -242,6 +253,7 @@ void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   }
   getTargetInfo(options.target).addTensorTransforms(pm, options);
+  addStageVerifier(pm, options, "tensor");
 }
 
 void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
@@ -278,10 +290,12 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
                      options.memoryPlanDims.end());
     pm.addPass(createSeqPlanMemory(plan));
   }
+  addStageVerifier(pm, options, "buffer");
   target.addLLVMConversion(pm, options);
 
   if (options.emitEntry)
     pm.addPass(createSeqEmitInvoke());
+  addStageVerifier(pm, options, "LLVM dialect conversion");
 }
 
 //===----------------------------------------------------------------------===//

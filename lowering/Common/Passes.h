@@ -6,7 +6,8 @@
 //
 // Passes on buffers that every target's lowering to the LLVM dialect needs:
 // workarounds for upstream conversions that the CPU and NVPTX pipelines both
-// run, and the steps that keep bufferization linear in the model's depth.
+// run, the steps that keep bufferization linear in the model's depth, and
+// seqc's verification at the end of each stage (seq-verify).
 //
 //===----------------------------------------------------------------------===//
 

@@ -224,6 +224,18 @@ static cl::opt<std::string> runtimeDir(
              "else <seqc's directory>/../lib)"),
     cl::value_desc("dir"), cl::cat(seqcCategory));
 
+#ifndef SEQC_VERIFY_EACH_DEFAULT
+#define SEQC_VERIFY_EACH_DEFAULT false
+#endif
+
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every pass of the pipeline, to find the "
+             "pass that breaks it (default: at the end of each stage, which "
+             "costs far less on deep models; on in builds configured with "
+             "-DSEQC_VERIFY_EACH=ON, as the sanitizer build is)"),
+    cl::init(SEQC_VERIFY_EACH_DEFAULT), cl::cat(seqcCategory));
+
 static cl::opt<bool> verbose("v",
                              cl::desc("Print the link command before running"),
                              cl::cat(seqcCategory));
@@ -406,6 +418,7 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
                       argv0, reinterpret_cast<void *>(&getCompileOptions)));
   options.link.verbose = verbose;
   options.jobs = jobs;
+  options.verifyEachPass = verifyEach;
   // The pass managers' reports of several entries would interleave.
   for (StringRef name :
        {"mlir-print-ir-after-all", "mlir-print-ir-before-all",
