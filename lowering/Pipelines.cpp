@@ -289,6 +289,12 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
     plan.dims.assign(options.memoryPlanDims.begin(),
                      options.memoryPlanDims.end());
     pm.addPass(createSeqPlanMemory(plan));
+    // The plan's size arithmetic is built from the function's arguments once
+    // per folded layer's call and again for @__seqc_arena_bytes: the same
+    // expressions, 50K ops in the model function and 25K in the bytes
+    // function of a 96-layer GPT, merged here instead of in every pass up
+    // to the LLVM dialect's CSE (docs/pipeline.md, stage 6b).
+    pm.addPass(createCSEPass());
   }
   addStageVerifier(pm, options, "buffer");
   target.addLLVMConversion(pm, options);
