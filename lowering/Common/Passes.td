@@ -55,7 +55,7 @@ def SeqVerify : Pass<"seq-verify"> {
     transforms and memory plan, the conversion to the LLVM dialect) with
     this pass, and after every pass only with `--verify-each` (as `seq-opt`
     always does): the verifier walked the whole unrolled model after each of
-    the passes before layer folding, 40 to 46% of the MLIR stages' time. IR
+    the passes before layer folding, 39 to 46% of the MLIR stages' time. IR
     that does not verify is a bug of seqc; the error names the stage after
     which it was found, and `--verify-each` the pass.
   }];

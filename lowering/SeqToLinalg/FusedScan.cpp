@@ -62,7 +62,6 @@
 
 #include "dialect/Seq/IR/SeqOps.h"
 #include "dialect/Seq/Support/Debug.h"
-#include "lowering/Common/Attributes.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/StateSpace.h"
 #include "lowering/SeqToLinalg/Utils.h"
@@ -169,18 +168,6 @@ Value buildExp2(OpBuilder &b, Location loc, Value y, bool scalef) {
                                arith::BitcastOp::create(b, loc, vec, bits));
 }
 
-/// e^x for the scan's per-step gates: math.exp marked `seq.fast_exp`, which
-/// seq-cpu-approximate-math expands into its short form (Cody and Waite's
-/// reduction, about 1 ulp, results below 2^-126 flushed to 0) instead of
-/// MLIR's generic polynomial. Once per step and block of channels, its cost
-/// is not what bounds the scan; its accuracy is tested through softplus and
-/// silu over the whole f32 range by fused-scan-gates-run.test.
-Value buildFastExp(OpBuilder &b, Location loc, Value x) {
-  auto exp = math::ExpOp::create(b, loc, x);
-  exp->setAttr(kFastExpAttrName, b.getUnitAttr());
-  return exp;
-}
-
 /// Coefficients of log1p(x) / x on [0, 1], constant term first: the
 /// polynomial of degree 9 of least maximal relative error (Lawson's
 /// iteration), so that x times it is log1p(x) within 1.53 ulp in f32 on a
@@ -191,7 +178,8 @@ constexpr double kLog1pCoefficients[] = {
     1.985001750e-02, -3.243720857e-03};
 
 /// softplus(x) = log(1 + e^x) as max(x, 0) + log1p(e^-|x|): e^-|x| by
-/// buildFastExp, in (0, 1], and log1p on [0, 1] by the polynomial above;
+/// statespace::buildFastExp, in (0, 1], and log1p on [0, 1] by the
+/// polynomial above;
 /// about 25 vector ops where math.exp and math.log1p (MLIR's polynomial
 /// forms, with their range reductions) took about 60, once per step and
 /// block of channels in the scan. Above 20 the log1p term is below half an
@@ -203,7 +191,7 @@ Value buildFastSoftplus(OpBuilder &b, Location loc, Value x) {
   auto constant = [&](double v) {
     return createFloatConstant(b, loc, type, v);
   };
-  Value e = buildFastExp(
+  Value e = statespace::buildFastExp(
       b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
   const int64_t degree = std::size(kLog1pCoefficients) - 1;
   Value q = constant(kLog1pCoefficients[degree]);

@@ -98,14 +98,20 @@ Value statespace::copyInto(OpBuilder &b, Location loc, Value source,
 // Local builders
 //===----------------------------------------------------------------------===//
 
+Value mlir::seq::statespace::buildFastExp(OpBuilder &b, Location loc,
+                                          Value x) {
+  auto exp = math::ExpOp::create(b, loc, x);
+  exp->setAttr(kFastExpAttrName, b.getUnitAttr());
+  return exp;
+}
+
 /// `x * sigmoid(x)`, as `torch.nn.functional.silu` computes it.
 Value mlir::seq::statespace::buildSilu(OpBuilder &b, Location loc, Value x,
                                        bool fastExp) {
   Value one = createFloatConstant(b, loc, x.getType(), 1.0);
   Value negX = arith::NegFOp::create(b, loc, x);
-  auto exp = math::ExpOp::create(b, loc, negX);
-  if (fastExp)
-    exp->setAttr(kFastExpAttrName, b.getUnitAttr());
+  Value exp = fastExp ? buildFastExp(b, loc, negX)
+                      : Value(math::ExpOp::create(b, loc, negX));
   Value denominator = arith::AddFOp::create(b, loc, one, exp);
   return arith::DivFOp::create(b, loc, x, denominator);
 }
