@@ -195,6 +195,21 @@ void mlir::seq::buildSeqBufferizationPipeline(
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  if (options.emitEntry && options.foldLayers && options.optLevel >= 1 &&
+      options.target != SeqTarget::NVPTX) {
+    // As soon as the model is on buffers, the layers whose functions return
+    // no buffer (usually all): the deallocation passes below see each of
+    // them once (at GPT-2 width and depth 96 they took 1 s per entry on the
+    // unrolled layers). Their functions free what they allocate for
+    // themselves, the model function what the layers share at its end,
+    // where the memory plan (stage 6b) overlaps them by their uses. -O0,
+    // which keeps one allocation per buffer, and the layers left here fold
+    // at stage 5b, after the deallocation passes (docs/pipeline.md).
+    SeqFoldLayersOptions fold;
+    fold.remarks = options.remarks;
+    fold.beforeDeallocation = true;
+    pm.addPass(createSeqFoldLayers(fold));
+  }
 
   // Ownership-based deallocation frees every buffer that does not escape.
   // The model function is public, so it must hand ownership of its results

@@ -41,6 +41,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/FoldUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
@@ -183,6 +184,18 @@ static void resolveDims(Block &body) {
     if (size)
       dim.replaceAllUsesWith(size);
   });
+}
+
+/// Folds the top-level pure ops that resolveDims made constant (the
+/// broadcast checks' comparisons of a size with itself): the layers would
+/// otherwise take their results as arguments, and the layer functions keep
+/// checks that cannot fail.
+static void foldResolvedSizes(Block &body) {
+  OperationFolder folder(body.getParentOp()->getContext());
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+    if (op.getNumRegions() == 0 && isMemoryEffectFree(&op) &&
+        !op.hasTrait<OpTrait::ConstantLike>())
+      (void)folder.tryToFold(&op);
 }
 
 /// Moves each top-level deallocation of a buffer `body` allocates right
@@ -468,6 +481,21 @@ private:
   DenseMap<Value, Value> replaced;
   SymbolTable *symbols = nullptr;
   unsigned numFolded = 0;
+  /// The functions folded from the function being folded.
+  SmallVector<func::FuncOp> created;
+  /// Before the deallocation passes: a group was left to the run after
+  /// them, so this run changes nothing.
+  bool deferred = false;
+  /// The remarks of the function being folded, emitted once it is.
+  SmallVector<std::pair<Location, std::string>> remarksToEmit;
+
+  void remark(Location loc, const Twine &message) {
+    if (remarks)
+      remarksToEmit.emplace_back(loc, message.str());
+  }
+
+  /// Folds the layers of `function`, a defined function of one block.
+  void foldFunction(func::FuncOp function);
 };
 
 } // namespace
@@ -529,6 +557,17 @@ static Segment *passesBufferTwice(ArrayRef<Segment *> group,
   return nullptr;
 }
 
+/// Whether the function of `group` would return a buffer: a result of the
+/// segment used after it (by any twin) that is a memref.
+static bool returnsBuffer(ArrayRef<Segment *> group) {
+  llvm::BitVector escapes(group.front()->results.size());
+  for (Segment *segment : group)
+    escapes |= segment->escapes;
+  return llvm::any_of(escapes.set_bits(), [&](unsigned i) {
+    return isa<BaseMemRefType>(group.front()->results[i].getType());
+  });
+}
+
 func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group,
                                      const Arguments &args) {
   MLIRContext *context = &getContext();
@@ -561,6 +600,7 @@ func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group,
   func->setAttr("passthrough",
                 builder.getArrayAttr({builder.getStringAttr("noinline")}));
   symbols->insert(func);
+  created.push_back(func);
 
   // The clone first reads the values from above, which the walk below
   // replaces use by use, in the pre-order analyzeSegment listed them in.
@@ -716,15 +756,26 @@ void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
     for (SmallVector<Segment *> &group : entry.second) {
       if (group.size() < 2)
         continue;
+      // The callers of a function that returns a buffer could only free it
+      // with run-time alias checks, which keep the buffers they compare out
+      // of the memory plan: before the deallocation passes such a group
+      // leaves the whole function to the run after them.
+      if (beforeDeallocation && returnsBuffer(group)) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] left to the run after "
+                                << "deallocation (returns a buffer): "
+                                << describeInstances(group) << "\n");
+        deferred = true;
+        return;
+      }
       if (!unsupported.empty()) {
         LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not folded ("
                                 << unsupported << "): "
                                 << describeInstances(group) << "\n");
-        if (remarks)
-          mlir::emitRemark(group.front()->instance)
-              << group.size() << " layers compile to the same code but are "
-              << "not folded: " << unsupported << " keeps them unrolled ("
-              << describeInstances(group) << ")";
+        remark(group.front()->instance,
+               Twine(group.size()) +
+                   " layers compile to the same code but are not folded: " +
+                   unsupported + " keeps them unrolled (" +
+                   describeInstances(group) + ")");
         continue;
       }
       std::string names = describeInstances(group);
@@ -754,10 +805,8 @@ void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
                  << " arguments for " << numUses << " uses from above, "
                  << func.getNumResults()
                  << " results) called for " << names << "\n");
-      if (remarks)
-        mlir::emitRemark(loc)
-            << group.size() << " layers compiled once as @"
-            << func.getSymName() << " and called for each: " << names;
+      remark(loc, Twine(group.size()) + " layers compiled once as @" +
+                      func.getSymName() + " and called for each: " + names);
       for (Segment *segment : group)
         folded.insert(segment);
     }
@@ -769,14 +818,16 @@ void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
   for (std::unique_ptr<Segment> &segment : segments) {
     if (folded.contains(segment.get()))
       continue;
-    if (level == 0 && remarks)
-      mlir::emitRemark(segment->instance)
-          << "layer '" << segment->instance.getName().getValue()
-          << "' is not folded: "
-          << (segment->rejected.empty()
-                  ? std::string("no other layer compiles to the same code")
-                  : segment->rejected);
+    if (level == 0)
+      remark(segment->instance,
+             "layer '" + segment->instance.getName().getValue() +
+                 "' is not folded: " +
+                 (segment->rejected.empty()
+                      ? std::string("no other layer compiles to the same code")
+                      : segment->rejected));
     foldRange(segment->ops, level + 1);
+    if (deferred)
+      return;
   }
 }
 
@@ -795,52 +846,105 @@ void SeqFoldLayersPass::runOnOperation() {
 
   SymbolTable table(module);
   symbols = &table;
+  // A run after the deallocation passes numbers its functions after those
+  // of the run before them.
+  numFolded = llvm::count_if(module.getOps<func::FuncOp>(), [](func::FuncOp f) {
+    return f.getSymName().starts_with(seq::kLayerFunctionPrefix);
+  });
   for (func::FuncOp function : functions) {
     if (function.isExternal() || !llvm::hasSingleElement(function.getBody())) {
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << function.getSymName()
                               << " is not a defined function of one block\n");
       continue;
     }
-    Block &body = function.getBody().front();
-    freeAfterLastUse(body);
-    resolveDims(body);
-    seq::hoistToEntry(body);
-    SmallVector<Operation *> ops;
-    for (Operation &op : body.without_terminator()) {
-      // Pure ops without regions (sizes, offsets, views) do not cut: the
-      // memory plan computes the sizes of every layer's buffers at the
-      // entry, and a view may be placed before the op that writes it.
-      // Neither do deallocations (-O0), placed after a buffer's last use,
-      // which may be in the next layer.
-      if (!isa<memref::DeallocOp>(op) &&
-          (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)))
-        chains[&op] = seq::getInstanceChain(op.getLoc());
-      ops.push_back(&op);
+    // Folded before the deallocation passes: everything this run could
+    // fold was.
+    bool folded = llvm::any_of(
+        function.getBody().front().getOps<func::CallOp>(), [](func::CallOp call) {
+          return call.getCallee().starts_with(seq::kLayerFunctionPrefix);
+        });
+    if (folded)
+      continue;
+    if (!beforeDeallocation) {
+      foldFunction(function);
+    } else {
+      // All or nothing: a group left to the run after the deallocation
+      // passes leaves it the function as it was, since what this run
+      // changes around the layers it does not fold (their views rebuilt,
+      // their buffers' allocations hoisted) would become other code after
+      // the deallocation passes, and the twins there would differ.
+      unsigned first = numFolded;
+      func::FuncOp trial = function.clone();
+      symbols->insert(trial, function->getIterator());
+      foldFunction(trial);
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] before deallocation: @"
+                              << function.getSymName()
+                              << (deferred || created.empty()
+                                      ? " left to the run after it\n"
+                                      : " folded\n"));
+      if (deferred || created.empty()) {
+        symbols->erase(trial);
+        for (func::FuncOp func : created)
+          symbols->erase(func);
+        numFolded = first;
+        remarksToEmit.clear();
+      } else {
+        StringAttr name = function.getSymNameAttr();
+        symbols->erase(function);
+        if (failed(symbols->rename(trial, name)))
+          return signalPassFailure();
+      }
     }
-    // A buffer a layer allocates and another layer reads (the residual
-    // stream) is allocated at the entry instead, where its size is known:
-    // the layers then take it as an argument, while what a layer allocates
-    // for itself stays in its function (and in its own memory plan).
-    // So is one allocated outside the layers (bufferization allocates the
-    // layers' outputs early), whose views the layers then share too.
-    DenseSet<Operation *> shared;
-    for (auto alloc : body.getOps<memref::AllocOp>())
-      shared.insert(alloc);
-    for (std::unique_ptr<Segment> &segment : cutSegments(ops, 0)) {
-      DenseSet<Operation *> members(segment->ops.begin(),
-                                    segment->ops.end());
-      for (Operation *op : segment->ops)
-        if (isa<memref::AllocOp>(op) &&
-            !usedOutside(op->getResult(0), &body, members))
-          shared.erase(op);
-    }
-    if (Operation *last = seq::hoistToEntry(body, shared)) {
-      ops.clear();
-      for (Operation &op : llvm::make_range(std::next(last->getIterator()),
-                                            body.without_terminator().end()))
-        ops.push_back(&op);
-    }
-    foldRange(ops, 0);
-    chains.clear();
+    for (auto &[loc, message] : remarksToEmit)
+      mlir::emitRemark(loc) << message;
+    remarksToEmit.clear();
+    created.clear();
+    deferred = false;
+    replaced.clear();
   }
+}
+
+void SeqFoldLayersPass::foldFunction(func::FuncOp function) {
+  Block &body = function.getBody().front();
+  freeAfterLastUse(body);
+  resolveDims(body);
+  foldResolvedSizes(body);
+  seq::hoistToEntry(body);
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator()) {
+    // Pure ops without regions (sizes, offsets, views) do not cut: the
+    // memory plan computes the sizes of every layer's buffers at the
+    // entry, and a view may be placed before the op that writes it.
+    // Neither do deallocations (-O0), placed after a buffer's last use,
+    // which may be in the next layer.
+    if (!isa<memref::DeallocOp>(op) &&
+        (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)))
+      chains[&op] = seq::getInstanceChain(op.getLoc());
+    ops.push_back(&op);
+  }
+  // A buffer a layer allocates and another layer reads (the residual
+  // stream) is allocated at the entry instead, where its size is known:
+  // the layers then take it as an argument, while what a layer allocates
+  // for itself stays in its function (and in its own memory plan).
+  // So is one allocated outside the layers (bufferization allocates the
+  // layers' outputs early), whose views the layers then share too.
+  DenseSet<Operation *> shared;
+  for (auto alloc : body.getOps<memref::AllocOp>())
+    shared.insert(alloc);
+  for (std::unique_ptr<Segment> &segment : cutSegments(ops, 0)) {
+    DenseSet<Operation *> members(segment->ops.begin(),
+                                  segment->ops.end());
+    for (Operation *op : segment->ops)
+      if (isa<memref::AllocOp>(op) &&
+          !usedOutside(op->getResult(0), &body, members))
+        shared.erase(op);
+  }
+  if (Operation *last = seq::hoistToEntry(body, shared)) {
+    ops.clear();
+    for (Operation &op : llvm::make_range(std::next(last->getIterator()),
+                                          body.without_terminator().end()))
+      ops.push_back(&op);
+  }
+  foldRange(ops, 0);
+  chains.clear();
 }

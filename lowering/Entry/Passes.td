@@ -216,15 +216,25 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
   let summary = "Compiles the repeated layers of the model function once, "
                 "as a function called for each layer";
   let description = [{
-    Runs on memrefs, right after bufferization (so that the target's
-    kernels, the memory plan and the rest see each repeated layer once), on
-    the function `seqc.entry` names (without it, on every public function
-    of one block). The frontend names the module instance whose forward
+    Runs on memrefs, after bufferization (so that the target's kernels,
+    the memory plan and the rest see each repeated layer once), on the
+    function `seqc.entry` names (without it, on every public function of
+    one block) unless that function already calls a folded layer (an
+    earlier run folded it). With `before-deallocation` (seqc from -O1, right
+    after One-Shot bufferization, so that the deallocation passes see each
+    layer once too) the run is all or nothing per function: if a group of
+    twins would return a buffer (whose callers could free it only with
+    run-time alias checks, which keep the buffers they compare out of the
+    memory plan), or nothing folds, the function is left exactly as it was
+    (the run works on a clone), for the run after the deallocation passes.
+    Its functions then free nothing yet; those passes add the
+    deallocations. The frontend names the module instance whose forward
     built an op in the op's location
     (`loc(callsite(... at "layers.3"(call site)))`). First each
     deallocation moves right after the last op that touches its buffer, a
     `memref.dim` of an allocation or an `expand_shape` becomes the size it
-    reads, and the pure ops whose operands are defined at the entry move
+    reads (and the top-level pure ops this makes constant fold: a broadcast
+    check comparing a size with itself), and the pure ops whose operands are defined at the entry move
     there, with the allocations of the buffers a layer shares with what
     follows it (or that no layer allocates). The function's top-level ops
     are then cut into segments where the outermost instance changes (ops of
@@ -271,6 +281,11 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
     Option<"unsupported", "unsupported", "std::string", /*default=*/"\"\"",
            "Fold nothing and remark that this target keeps layers "
            "unrolled">,
+    Option<"beforeDeallocation", "before-deallocation", "bool",
+           /*default=*/"false",
+           "Run before the deallocation passes: fold only the groups of "
+           "outermost layers whose function returns no buffer, remark on "
+           "nothing else, and leave the rest to a run after them">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];

@@ -36,6 +36,16 @@
 // O0:      reconcile-unrealized-casts
 // O0:      seq-check-lowered
 
+// Repeated layers fold after the deallocation passes at -O0 and on the NVPTX
+// target (which only remarks that it keeps them unrolled); from -O1 on the
+// CPU also before them (the O2 checks below).
+// RUN: seq-opt %s --seq-lower-to-llvm="opt-level=0" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=LATE-FOLD --implicit-check-not=before-deallocation=true
+// RUN: seq-opt %s --seq-lower-to-llvm="target=nvptx" --dump-pass-pipeline -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=LATE-FOLD --implicit-check-not=before-deallocation=true
+// LATE-FOLD:      ownership-based-buffer-deallocation
+// LATE-FOLD:      seq-fold-layers{before-deallocation=false
+
 // -O2: entry points around the whole pipeline, fusion before bufferization,
 // OpenMP for the outermost parallel loops.
 // RUN: seq-opt %s --seq-lower-to-llvm="opt-level=2 min-parallel-work=100" --dump-pass-pipeline -o /dev/null 2>&1 \
@@ -47,8 +57,9 @@
 // O2:      seq-cpu-interchange-contractions
 // O2:      eliminate-empty-tensors
 // O2:      one-shot-bufferize
+// O2:      seq-fold-layers{before-deallocation=true
 // O2:      ownership-based-buffer-deallocation
-// O2:      seq-fold-layers
+// O2:      seq-fold-layers{before-deallocation=false
 // O2:      convert-linalg-to-parallel-loops
 // O2:      seq-cpu-serialize-parallel-loops{min-work=100}
 // O2:      convert-scf-to-openmp
