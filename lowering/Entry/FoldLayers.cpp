@@ -41,8 +41,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Transforms/FoldUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/FoldUtils.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -860,7 +860,8 @@ void SeqFoldLayersPass::runOnOperation() {
     // Folded before the deallocation passes: everything this run could
     // fold was.
     bool folded = llvm::any_of(
-        function.getBody().front().getOps<func::CallOp>(), [](func::CallOp call) {
+        function.getBody().front().getOps<func::CallOp>(),
+        [](func::CallOp call) {
           return call.getCallee().starts_with(seq::kLayerFunctionPrefix);
         });
     if (folded)
@@ -877,11 +878,11 @@ void SeqFoldLayersPass::runOnOperation() {
       func::FuncOp trial = function.clone();
       symbols->insert(trial, function->getIterator());
       foldFunction(trial);
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] before deallocation: @"
-                              << function.getSymName()
-                              << (deferred || created.empty()
-                                      ? " left to the run after it\n"
-                                      : " folded\n"));
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] before deallocation: @"
+                 << function.getSymName()
+                 << (deferred || created.empty() ? " left to the run after it\n"
+                                                 : " folded\n"));
       if (deferred || created.empty()) {
         symbols->erase(trial);
         for (func::FuncOp func : created)
@@ -932,8 +933,7 @@ void SeqFoldLayersPass::foldFunction(func::FuncOp function) {
   for (auto alloc : body.getOps<memref::AllocOp>())
     shared.insert(alloc);
   for (std::unique_ptr<Segment> &segment : cutSegments(ops, 0)) {
-    DenseSet<Operation *> members(segment->ops.begin(),
-                                  segment->ops.end());
+    DenseSet<Operation *> members(segment->ops.begin(), segment->ops.end());
     for (Operation *op : segment->ops)
       if (isa<memref::AllocOp>(op) &&
           !usedOutside(op->getResult(0), &body, members))
