@@ -197,14 +197,15 @@ void mlir::seq::buildSeqBufferizationPipeline(
   pm.addPass(createCanonicalizerPass());
   if (options.emitEntry && options.foldLayers && options.optLevel >= 1 &&
       options.target != SeqTarget::NVPTX) {
-    // As soon as the model is on buffers, the layers whose functions return
-    // no buffer (usually all): the deallocation passes below see each of
-    // them once (at GPT-2 width and depth 96 they took 1 s per entry on the
-    // unrolled layers). Their functions free what they allocate for
-    // themselves, the model function what the layers share at its end,
-    // where the memory plan (stage 6b) overlaps them by their uses. -O0,
-    // which keeps one allocation per buffer, and the layers left here fold
-    // at stage 5b, after the deallocation passes (docs/pipeline.md).
+    // As soon as the model is on buffers, unless a layer's function would
+    // return a buffer (then the run changes nothing): the deallocation
+    // passes below see each layer once (at GPT-2 width and depth 96 they
+    // took 1 s per entry on the unrolled layers). Their functions free what
+    // they allocate for themselves, the model function what the layers
+    // share at its end, where the memory plan (stage 6b) overlaps them by
+    // their uses. -O0, which keeps one allocation per buffer, and the layers
+    // left here fold at stage 5b, after the deallocation passes
+    // (docs/pipeline.md).
     SeqFoldLayersOptions fold;
     fold.remarks = options.remarks;
     fold.beforeDeallocation = true;

@@ -557,13 +557,18 @@ static Segment *passesBufferTwice(ArrayRef<Segment *> group,
   return nullptr;
 }
 
-/// Whether the function of `group` would return a buffer: a result of the
-/// segment used after it (by any twin) that is a memref.
-static bool returnsBuffer(ArrayRef<Segment *> group) {
+/// The results of the segments of `group` that some twin uses after it:
+/// those its function returns.
+static llvm::BitVector escapingResults(ArrayRef<Segment *> group) {
   llvm::BitVector escapes(group.front()->results.size());
   for (Segment *segment : group)
     escapes |= segment->escapes;
-  return llvm::any_of(escapes.set_bits(), [&](unsigned i) {
+  return escapes;
+}
+
+/// Whether the function of `group` would return a buffer.
+static bool returnsBuffer(ArrayRef<Segment *> group) {
+  return llvm::any_of(escapingResults(group).set_bits(), [&](unsigned i) {
     return isa<BaseMemRefType>(group.front()->results[i].getType());
   });
 }
@@ -575,9 +580,7 @@ func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group,
   size_t numUses = pattern.externals.size();
   ArrayRef<int> argOfUse = args.ofUse;
   ArrayRef<size_t> firstUseOfArg = args.firstUse;
-  llvm::BitVector escapes(pattern.results.size());
-  for (Segment *segment : group)
-    escapes |= segment->escapes;
+  llvm::BitVector escapes = escapingResults(group);
 
   SmallVector<Type> argTypes, resultTypes;
   for (size_t use : firstUseOfArg)

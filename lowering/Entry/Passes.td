@@ -233,10 +233,11 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
     (`loc(callsite(... at "layers.3"(call site)))`). First each
     deallocation moves right after the last op that touches its buffer, a
     `memref.dim` of an allocation or an `expand_shape` becomes the size it
-    reads (and the top-level pure ops this makes constant fold: a broadcast
-    check comparing a size with itself), and the pure ops whose operands are defined at the entry move
-    there, with the allocations of the buffers a layer shares with what
-    follows it (or that no layer allocates). The function's top-level ops
+    reads (and the top-level pure ops this makes constant fold: a
+    broadcast check comparing a size with itself), and the pure ops whose
+    operands are defined at the entry move there, with the allocations of
+    the buffers a layer shares with what follows it (or that no layer
+    allocates). The function's top-level ops
     are then cut into segments where the outermost instance changes (ops of
     no instance between two ops of one instance belong to it, and so do the
     deallocations right after a segment of the buffers it allocated); in
@@ -283,9 +284,9 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
            "unrolled">,
     Option<"beforeDeallocation", "before-deallocation", "bool",
            /*default=*/"false",
-           "Run before the deallocation passes: fold only the groups of "
-           "outermost layers whose function returns no buffer, remark on "
-           "nothing else, and leave the rest to a run after them">,
+           "Run before the deallocation passes: fold a function only if no "
+           "group of its layers would return a buffer, else leave it as it "
+           "was to a run after them">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];
