@@ -64,6 +64,16 @@ constexpr llvm::StringLiteral kPrepareGroupsAttr = "seqc.prepare_groups";
 constexpr llvm::StringLiteral kPreparedOffsetsSymbol =
     "__seqc_prepared_offsets";
 constexpr llvm::StringLiteral kPrepareParamsSymbol = "__seqc_prepare_params";
+/// The runtime's function seqc_prepare calls after the last read of
+/// parameters only the preparation reads, `void(const int64_t *params,
+/// int64_t count)`, and its tables of their indices: those @__seqc_prepare
+/// reads last (`__seqc_prepare_last_reads`), and, for the n-th group, one
+/// row per call in the order of its parameters, -1 where the call is not a
+/// parameter's last read (`__seqc_prepare_last_reads_<n>`).
+constexpr llvm::StringLiteral kPrepareDoneReadingSymbol =
+    "seqc_prepare_done_reading";
+constexpr llvm::StringLiteral kPrepareLastReadsSymbol =
+    "__seqc_prepare_last_reads";
 /// seq-hoist-preparation: the module attribute (dense i64 array) holding a
 /// key per prepared value, in argument order: a hash of the computation
 /// that prepares it (the printed function computing its component), the

@@ -388,6 +388,65 @@ void SeqEmitInvokePass::runOnOperation() {
         builder, loc, name, LLVM::LLVMFunctionType::get(result, params));
   };
 
+  // The call of seqc_prepare after which each parameter only the
+  // preparation reads is read no more: @__seqc_prepare's (-1, 0), else the
+  // r-th of group g's, (g, r). After it, seqc_prepare tells the runtime
+  // (seqc_prepare_done_reading), which gives the parameter's memory back
+  // then rather than once the block is complete, so that the parameters
+  // and the values prepared from them are not all resident at once
+  // (docs/runtime.md, "Memory of the parameters"). Only for the runtime's
+  // models (it defines the function).
+  DenseMap<int64_t, std::pair<int64_t, int64_t>> lastRead;
+  if (runtimeAllocator && hasPrepared) {
+    if (auto preparedOnly =
+            module->getAttrOfType<DenseI64ArrayAttr>(kPreparedOnlyParamsAttr)) {
+      for (int64_t param : preparedOnly.asArrayRef())
+        lastRead[param] = {-2, 0};
+      auto read = [&](int64_t param, int64_t group, int64_t call) {
+        auto it = lastRead.find(param);
+        if (it != lastRead.end())
+          it->second = std::max(it->second, std::make_pair(group, call));
+      };
+      if (prepareCiface)
+        for (int64_t param : restParams)
+          read(param, -1, 0);
+      for (auto [g, group] : llvm::enumerate(groups))
+        for (auto [index, param] : llvm::enumerate(group.params))
+          read(param, g, index / group.numArgs);
+    }
+  }
+  // The parameters whose last read is call `call` of `group`, in the order
+  // of the call's operands; -1 for the others.
+  auto lastReadBy = [&](ArrayRef<int64_t> params, int64_t group, int64_t call) {
+    SmallVector<int64_t> last;
+    for (int64_t param : params) {
+      auto it = lastRead.find(param);
+      last.push_back(it != lastRead.end() &&
+                             it->second == std::make_pair(group, call)
+                         ? param
+                         : -1);
+    }
+    return last;
+  };
+  LLVM::LLVMFuncOp doneReading;
+  // seqc_prepare_done_reading(table + offset, count), `offset` null for 0.
+  auto callDoneReading = [&](LLVM::GlobalOp table, Value offset,
+                             int64_t count) {
+    if (!doneReading)
+      doneReading =
+          declare(kPrepareDoneReadingSymbol, voidType, {ptrType, i64Type});
+    Value at = LLVM::AddressOfOp::create(builder, loc, table);
+    if (offset)
+      at = LLVM::GEPOp::create(builder, loc, ptrType, i64Type, at,
+                               ValueRange{offset},
+                               LLVM::GEPNoWrapFlags::inbounds);
+    LLVM::CallOp::create(builder, loc, doneReading,
+                         ValueRange{at, i64Constant(count)});
+  };
+  auto hasParam = [](ArrayRef<int64_t> last) {
+    return llvm::any_of(last, [](int64_t param) { return param >= 0; });
+  };
+
   // void *seqc_prepare(void **params): the prepared values in an allocated
   // block, or null when there are none.
   auto prepare = LLVM::LLVMFuncOp::create(
@@ -427,6 +486,16 @@ void SeqEmitInvokePass::runOnOperation() {
         for (int64_t param : restParams)
           operands.push_back(loadPointer(params, param));
         LLVM::CallOp::create(builder, loc, prepareCiface, operands);
+        SmallVector<int64_t> last;
+        for (int64_t param : lastReadBy(restParams, -1, 0))
+          if (param >= 0)
+            last.push_back(param);
+        if (!last.empty()) {
+          std::string name = kPrepareLastReadsSymbol.str();
+          if (Operation *existing = module.lookupSymbol(name))
+            return reserved(existing, name), signalPassFailure();
+          callDoneReading(createTable(name, last), Value(), last.size());
+        }
       }
       // Each group's function, called in a loop over a table of its
       // parameters' indices, so that the code does not grow with the
@@ -439,6 +508,22 @@ void SeqEmitInvokePass::runOnOperation() {
         if (Operation *existing = module.lookupSymbol(name))
           return reserved(existing, name), signalPassFailure();
         LLVM::GlobalOp table = createTable(name, group.params);
+        // The parameters each call reads for the last time, in the order
+        // of its operands (-1 for the others).
+        SmallVector<int64_t> last;
+        for (int64_t r = 0; r < group.numCalls; ++r)
+          llvm::append_range(
+              last,
+              lastReadBy(group.params.slice(r * group.numArgs, group.numArgs),
+                         index, r));
+        LLVM::GlobalOp lastTable;
+        if (hasParam(last)) {
+          std::string lastName =
+              (kPrepareLastReadsSymbol + "_" + Twine(index)).str();
+          if (Operation *existing = module.lookupSymbol(lastName))
+            return reserved(existing, lastName), signalPassFailure();
+          lastTable = createTable(lastName, last);
+        }
         int64_t base = offsets[group.values.front()];
         int64_t bytes = 0;
         for (int64_t value : group.values.take_front(group.numResults))
@@ -482,6 +567,8 @@ void SeqEmitInvokePass::runOnOperation() {
               LLVM::LoadOp::create(builder, loc, ptrType, paramSlot));
         }
         LLVM::CallOp::create(builder, loc, group.ciface, operands);
+        if (lastTable)
+          callDoneReading(lastTable, row, group.numArgs);
         LLVM::BrOp::create(
             builder, loc,
             ValueRange{LLVM::AddOp::create(builder, loc, r, i64Constant(1))},

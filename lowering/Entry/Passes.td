@@ -83,8 +83,15 @@ def SeqEmitInvoke : Pass<"seq-emit-invoke", "::mlir::ModuleOp"> {
     the C interface of `@__seqc_prepare` once, with the parameters of
     `seqc.prepare_params`, and that of each function of
     `seqc.prepare_groups` in a loop over a constant table of its
-    parameters' indices (`@__seqc_prepare_params_<n>`), one call per value;
-    and `seqc_release(void *)`, which walks a constant table of the
+    parameters' indices (`@__seqc_prepare_params_<n>`), one call per value.
+    After the call that reads a parameter of `seqc.prepared_only_params` for
+    the last time, a module compiled for the runtime (one that allocates
+    through `_mlir_memref_to_llvm_alloc`) calls the runtime's
+    `seqc_prepare_done_reading(const int64_t *params, int64_t count)` on a
+    constant table of those parameters (`@__seqc_prepare_last_reads` after
+    `@__seqc_prepare`, `@__seqc_prepare_last_reads_<n>` a row per call of
+    the n-th group, -1 for the others), so that their memory goes as soon
+    as the preparation is done with them; and `seqc_release(void *)`, which walks a constant table of the
     descriptors' offsets in the state (`@__seqc_prepared_offsets`), freeing
     each buffer once (not constant globals), and frees the state. Both are
     of constant size in the number of parameters. With prepared

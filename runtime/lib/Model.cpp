@@ -186,6 +186,13 @@ bool RecomputableBytes::isDropped() {
   return dropped;
 }
 
+namespace {
+/// The parameters' readers of the preparation running on this thread, for
+/// seqc_prepare_done_reading; null outside seqc_model_run's preparations
+/// (a host calling seqc_prepare itself).
+thread_local ParamReaders *preparationReaders = nullptr;
+} // namespace
+
 ParamReaders::ParamReaders(const seqc_model *model) : model(model) {
   for (const BoundValue &param : model->params)
     if (param.recomputable)
@@ -198,8 +205,33 @@ void ParamReaders::finish(bool drop) {
   done = true;
   const auto &specs = model->manifest.values[SEQC_VALUE_PARAM];
   for (size_t i = 0; i < model->params.size(); ++i)
-    if (model->params[i].recomputable)
+    if (model->params[i].recomputable && !(i < released.size() && released[i]))
       model->params[i].recomputable->release(drop && specs[i].preparedOnly);
+}
+
+void ParamReaders::doneReading(int64_t index) {
+  const auto &specs = model->manifest.values[SEQC_VALUE_PARAM];
+  if (!dropEarly || done || index < 0 ||
+      static_cast<size_t>(index) >= model->params.size() ||
+      !specs[static_cast<size_t>(index)].preparedOnly)
+    return;
+  size_t i = static_cast<size_t>(index);
+  const BoundValue &param = model->params[i];
+  if (param.recomputable) {
+    released.resize(model->params.size(), 0);
+    if (!released[i])
+      param.recomputable->release(/*drop=*/true);
+    released[i] = 1;
+  } else if (param.bound && param.inFileMapping) {
+    dropMappedPages(param.buffer.data, param.buffer.bytes);
+  }
+}
+
+extern "C" void seqc_prepare_done_reading(const int64_t *params,
+                                          int64_t count) {
+  if (ParamReaders *readers = preparationReaders)
+    for (int64_t i = 0; i < count; ++i)
+      readers->doneReading(params[i]);
 }
 
 bool seqc_model::lookupDim(const std::string &symbol, size_t excludeInput,
@@ -739,6 +771,21 @@ seqc_status *copyToManaged(const BoundValue &value, Buffer *device,
   return nullptr;
 }
 
+/// Sets preparationReaders for its lifetime.
+class PreparationReaders {
+public:
+  explicit PreparationReaders(ParamReaders &readers)
+      : outer(preparationReaders) {
+    preparationReaders = &readers;
+  }
+  ~PreparationReaders() { preparationReaders = outer; }
+  PreparationReaders(const PreparationReaders &) = delete;
+  PreparationReaders &operator=(const PreparationReaders &) = delete;
+
+private:
+  ParamReaders *outer;
+};
+
 /// seqc_prepare(params) as ModelCall runs it.
 struct PrepareCall {
   seqc_prepare_fn prepare;
@@ -751,15 +798,17 @@ void callPrepare(void *argument) {
   call->state = call->prepare(call->params);
 }
 
-/// Runs the model's seqc_prepare on the parameters `params` (the caller
-/// holds a ParamReaders while it runs). Its state lands in *state, also
-/// when the preparation reports a failure (the caller releases it); when
-/// the preparation is unwound, what it had allocated is freed and *state
-/// stays null.
+/// Runs the model's seqc_prepare on the parameters `params`, which
+/// `readers` holds while it runs; the model's calls of
+/// seqc_prepare_done_reading reach `readers`. Its state lands in *state,
+/// also when the preparation reports a failure (the caller releases it);
+/// when the preparation is unwound, what it had allocated is freed and
+/// *state stays null.
 seqc_status *runPrepare(seqc_model *model, void **params, const char *name,
-                        void **state) {
+                        ParamReaders &readers, void **state) {
   PrepareCall prepare = {model->prepare, params, nullptr};
   ModelCall call(name, ModelCall::Phase::Prepare);
+  PreparationReaders current(readers);
   if (!call.run(callPrepare, &prepare)) {
     call.freeAllocations();
     trimBufferCache();
@@ -1054,9 +1103,14 @@ seqc_status *runExclusive(seqc_model *model) {
       if (!shared) {
         // The parameters it reads are computed again if they were dropped.
         ParamReaders readers(model);
+        // The parameters only the preparation reads go as soon as it has
+        // read them (when they would go after it, below), so that they and
+        // the values prepared from them are not all resident at once.
+        if (!onGpu && everyEntryPrepares(model))
+          readers.dropWhenRead();
         void *state = nullptr;
         if (seqc_status *failure = runPrepare(
-                model, &args[1 + inputSpecs.size()], name, &state)) {
+                model, &args[1 + inputSpecs.size()], name, readers, &state)) {
           if (state)
             model->release(state);
           return failure;
@@ -1093,7 +1147,7 @@ seqc_status *runExclusive(seqc_model *model) {
       dropPrepared(model);
       ParamReaders readers(model);
       seqc_status *failure = runPrepare(model, &args[1 + inputSpecs.size()],
-                                        name, &model->prepared);
+                                        name, readers, &model->prepared);
       model->preparedStale = false;
       if (failure) {
         dropPrepared(model);

@@ -133,9 +133,21 @@ public:
   ParamReaders &operator=(const ParamReaders &) = delete;
   void finish(bool drop);
 
+  /// For a preparation after which finish(true) will drop what only it
+  /// reads: lets doneReading drop each such parameter as soon as the
+  /// preparation has read it for the last time, so that the parameters and
+  /// what is prepared from them are not all resident at once.
+  void dropWhenRead() { dropEarly = true; }
+  /// Parameter `index` is read no more by the running preparation
+  /// (seqc_prepare_done_reading): with dropWhenRead, its memory goes now
+  /// if only the preparation reads it, as finish(true) would give it back.
+  void doneReading(int64_t index);
+
 private:
   const seqc_model *model;
-  bool done = false;
+  bool done = false, dropEarly = false;
+  /// The recomputable parameters doneReading released already.
+  std::vector<char> released;
 };
 
 /// What a model of ABI version 2 prepared for one entry from one set of
@@ -196,6 +208,12 @@ struct EntrySlot {
 };
 
 } // namespace seqc
+
+/// Called by a model's seqc_prepare after it last reads the parameters
+/// `params[0..count)` (manifest indices; negative ones are skipped): during
+/// seqc_model_run's preparations, ParamReaders::doneReading of each; a no-op
+/// elsewhere (docs/abi.md).
+extern "C" void seqc_prepare_done_reading(const int64_t *params, int64_t count);
 
 struct seqc_model {
   /// The manifest JSON text the model was loaded from.

@@ -76,6 +76,10 @@ struct Block {
 };
 
 std::atomic<int> prepares{0};
+/// The bytes of w's pages present right after the last preparation told
+/// the runtime it reads w no more, as seqc's seqc_prepare does after the
+/// last read of a parameter (SIZE_MAX without /proc/self/pagemap).
+std::atomic<size_t> presentAfterReading{0};
 
 /// params: scale, w.
 void *prepareScaled(void **params, const int64_t *table, float factor) {
@@ -84,6 +88,11 @@ void *prepareScaled(void **params, const int64_t *table, float factor) {
   auto *copy = static_cast<float *>(std::malloc(kN * sizeof(float)));
   for (int64_t i = 0; i < kN; ++i)
     copy[i] = factor * w->aligned[w->offset + i * w->stride];
+  // Done with w (index 1); -1 is skipped.
+  const int64_t lastReads[] = {-1, 1};
+  seqc_prepare_done_reading(lastReads, 2);
+  presentAfterReading =
+      seqc::presentBytes(w->aligned + w->offset, kN * sizeof(float));
   return new Block{table, {copy, copy, 0, kN, 1}};
 }
 void *forwardPrepare(void **params) {
@@ -201,6 +210,42 @@ TEST(PreparedOnly, PagesLeaveAfterPreparingAndComeBackFromTheFile) {
   std::string copy = dir.file("copy.safetensors");
   ASSERT_TRUE(isOk(seqc_model_save_weights(model.get(), copy.c_str())));
   EXPECT_EQ(readFile(copy), readFile(dir.file("weights.safetensors")));
+}
+
+TEST(PreparedOnly, PagesLeaveAsSoonAsThePreparationHasReadThem) {
+  // seqc_prepare_done_reading, within the preparation: w's pages go before
+  // the block is complete, not after it.
+  TempDir dir;
+  ModelPtr model = loadFromFile(dir);
+  SKIP_WITHOUT_PAGEMAP(model.get());
+  std::vector<float> w = values(model.get(), "w");
+  EXPECT_GE(wPresent(model.get()), kN * sizeof(float) - 2 * pageSize());
+  EXPECT_EQ(run(model.get()), expected(w, 0.5f));
+  EXPECT_LE(presentAfterReading.load(), 2 * pageSize());
+  EXPECT_EQ(values(model.get(), "w"), w);
+
+  // Unmarked, w stays resident through the preparation.
+  TempDir other;
+  ModelPtr unmarked = loadFromFile(other, /*marked=*/false);
+  EXPECT_EQ(run(unmarked.get()), expected(w, 0.5f));
+  EXPECT_GE(presentAfterReading.load(), kN * sizeof(float) - 2 * pageSize());
+}
+
+TEST(PreparedOnly, DoneReadingOutsideARunDropsNothing) {
+  // A host calling seqc_prepare itself: the call is a no-op.
+  TempDir dir;
+  ModelPtr model = loadFromFile(dir);
+  SKIP_WITHOUT_PAGEMAP(model.get());
+  seqc_tensor w = param(model.get(), "w");
+  seqc_tensor scale = param(model.get(), "scale");
+  Descriptor1 wDesc = {static_cast<float *>(w.data),
+                       static_cast<float *>(w.data), 0, kN, 1};
+  Descriptor1 scaleDesc = {static_cast<float *>(scale.data),
+                           static_cast<float *>(scale.data), 0, 1, 1};
+  void *params[] = {&scaleDesc, &wDesc};
+  void *block = forwardPrepare(params);
+  EXPECT_GE(presentAfterReading.load(), kN * sizeof(float) - 2 * pageSize());
+  releaseBlock(block);
 }
 
 TEST(PreparedOnly, AnotherEntryPreparesFromTheFile) {
@@ -350,6 +395,7 @@ TEST(PreparedOnlyHeap, RandomWeightsAreDrawnAgain) {
   EXPECT_GE(wPresentInside(model.get()), kN * sizeof(float));
   prepares = 0;
   EXPECT_EQ(run(model.get()), expected(w, scale));
+  EXPECT_LE(presentAfterReading.load(), 2 * pageSize());
   EXPECT_TRUE(recomputableW(model.get())->isDropped());
   EXPECT_LE(wPresentInside(model.get()), 2 * pageSize());
 
