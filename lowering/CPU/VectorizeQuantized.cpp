@@ -37,14 +37,17 @@
 // accumulators per column.
 //
 // With int8 activations (`int8-activations`, seqc's default, on targets with
-// VNNI; q8_0 and q4_0), llama.cpp's path instead: x is quantized once per
+// VNNI; q8_0, q4_0 and q4_1), llama.cpp's path instead: x is quantized once per
 // row, before the tiles, per block of 32 to int8 with an f16 scale
 // (quantize_row_q8_0, kept as q + 128, vpdpbusd's unsigned operand), and
 // the tiles multiply each block with vpdpbusd (one block per 256-bit step,
 // two per 512-bit one), the integer dot product corrected by -128 * sum(w)
 // (a vpdpbusd of 128s per column), converted and FMAed into f32
 // accumulators times the product of the two scales
-// (ggml_vec_dot_q8_0_q8_0). The results then differ from the f32 reference
+// (ggml_vec_dot_q8_0_q8_0). q4_1's nibbles are its values as they are
+// (0 to 15), and its minimum m adds m * d_x * sum(q_x) per block, with
+// d_x * sum(q_x) computed once per row and block as x is quantized
+// (ggml_vec_dot_q4_1_q8_1). The results then differ from the f32 reference
 // by the activations' quantization.
 //
 // q8_0 and q4_0 blocks that seq-cpu-pack-weights packed into panels of w
@@ -126,10 +129,17 @@ struct QuantizedTiling {
 };
 
 /// Whether `format`'s blocks can be multiplied with int8 activations: the
-/// block formats whose values are signed integers times one scale.
+/// block formats whose values are integers times one scale, plus q4_1's
+/// minimum.
 bool takesInt8Activations(const WeightFormatInfo &format) {
   return format.format == WeightFormat::Q8_0 ||
-         format.format == WeightFormat::Q4_0;
+         format.format == WeightFormat::Q4_0 ||
+         format.format == WeightFormat::Q4_1;
+}
+
+/// Whether the format's blocks have a minimum added to each value (q4_1).
+bool hasMinimum(const WeightFormatInfo &format) {
+  return format.format == WeightFormat::Q4_1;
 }
 
 /// The quantized generic `op` in the form the kernel needs, or the reason it
@@ -166,7 +176,7 @@ FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
   }
   if (auto panel = op->getAttrOfType<IntegerAttr>(cpu::kQuantizedPanelAttr)) {
     m.panel = panel.getInt();
-    if (!takesInt8Activations(*format) ||
+    if (!takesInt8Activations(*format) || hasMinimum(*format) ||
         blocksType.getDimSize(2) != format->blockBytes * m.panel ||
         !cpu::hasUnitInnerStride(m.c)) {
       reason = "panels whose blocks or output are not in the packed layout";
@@ -212,6 +222,8 @@ public:
     if (t.int8Activations) {
       memref::DeallocOp::create(b, loc, xq);
       memref::DeallocOp::create(b, loc, dx);
+      if (xm)
+        memref::DeallocOp::create(b, loc, xm);
     }
   }
 
@@ -531,7 +543,10 @@ private:
   /// (panelTile), q is stored as it is, the signed operand, and the
   /// correction for the panels' unsigned values in `xs` [rows, blocks]
   /// (i32): -8 times each block's sum of q for q4_0 (whose value is the
-  /// nibble - 8), -128 times it for q8_0 (stored as value + 128).
+  /// nibble - 8), -128 times it for q8_0 (stored as value + 128). For q4_1,
+  /// d * sum(q) / 8 in `xm` [rows, blocks] (f32), what the block's minimum
+  /// multiplies (llama.cpp's q8_1 `s`, there rounded to f16), spread over
+  /// the 8 lanes of a block's accumulator: the division is exact.
   void quantizeActivations(Value rows, bool forPanels = false) {
     Type i8 = b.getIntegerType(8), f32 = b.getF32Type();
     int64_t block = m.format.blockElements;
@@ -545,6 +560,9 @@ private:
       xs = memref::AllocOp::create(
           b, loc, MemRefType::get({dyn, dyn}, b.getI32Type()),
           ValueRange{rows, numBlocks});
+    else if (hasMinimum(m.format))
+      xm = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, f32),
+                                   ValueRange{rows, numBlocks});
     Value zero = idx(0), one = idx(1);
     scf::ParallelOp::create(
         b, loc, ValueRange{zero}, ValueRange{rows}, ValueRange{one},
@@ -569,9 +587,8 @@ private:
           };
           Value d = arith::DivFOp::create(b, loc, amax, f32Const(127.0f));
           Value half = arith::TruncFOp::create(b, loc, b.getF16Type(), d);
-          memref::StoreOp::create(b, loc,
-                                  arith::ExtFOp::create(b, loc, f32, half), dx,
-                                  ValueRange{row, kb});
+          Value scale = arith::ExtFOp::create(b, loc, f32, half);
+          memref::StoreOp::create(b, loc, scale, dx, ValueRange{row, kb});
           Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
                                                 amax, f32Const(0.0f));
           Value inverse = arith::SelectOp::create(
@@ -596,6 +613,16 @@ private:
             stored = arith::AddIOp::create(b, loc, stored,
                                            intSplat(bytes, -128));
           }
+          if (xm) {
+            Value sum = arith::SIToFPOp::create(
+                b, loc, f32,
+                vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                            q));
+            Value perLane = arith::MulFOp::create(
+                b, loc, arith::MulFOp::create(b, loc, scale, sum),
+                f32Const(0.125f));
+            memref::StoreOp::create(b, loc, perLane, xm, ValueRange{row, kb});
+          }
           vector::StoreOp::create(
               b, loc, stored, xq,
               ValueRange{row, arith::MulIOp::create(b, loc, kb, idx(block))});
@@ -615,9 +642,9 @@ private:
         .getResult(0);
   }
 
-  /// The 32 signed integer values of block `kb` of row `n` (q8_0: its
-  /// bytes; q4_0: the low nibbles of its 16 bytes, then the high ones,
-  /// minus 8), as vpdpbusd's signed operand.
+  /// The 32 integer values of block `kb` of row `n` (q8_0: its bytes; q4_0:
+  /// the low nibbles of its 16 bytes, then the high ones, minus 8; q4_1:
+  /// the nibbles as they are, 0 to 15), as vpdpbusd's signed operand.
   Value blockValues(Value n, Value kb) {
     VectorType bytes32 = VectorType::get({32}, b.getIntegerType(8));
     Value at = idx(m.format.valuesOffset);
@@ -630,6 +657,8 @@ private:
     Value low = arith::AndIOp::create(b, loc, q, intSplat(bytes16, 15));
     Value high = arith::ShRUIOp::create(b, loc, q, intSplat(bytes16, 4));
     Value both = vector::ShuffleOp::create(b, loc, low, high, iota(32));
+    if (hasMinimum(m.format))
+      return both;
     return arith::SubIOp::create(b, loc, both, intSplat(bytes32, 8));
   }
 
@@ -660,6 +689,8 @@ private:
   /// gives each block's exact integer dot product sum(q * w) in 8 i32
   /// lanes, converted to f32 and added into the accumulator times the f32
   /// product of the two f16 scales (llama.cpp's ggml_vec_dot_q8_0_q8_0).
+  /// q4_1 adds its minimum times the row's d * sum(q) per block (xm, an
+  /// eighth per lane) with one more FMA (ggml_vec_dot_q4_1_q8_1).
   /// On 512 bits an odd last block is a step whose second half is zeros.
   void int8Tile(int64_t mr, int64_t nr, Value m1, Value n1) {
     int64_t per = blocksPerStep();
@@ -696,7 +727,7 @@ private:
                                      : zeroEight);
         return concat(parts);
       };
-      SmallVector<Value> w, negBias, dw;
+      SmallVector<Value> w, negBias, dw, mw;
       for (int64_t jn = 0; jn < nr; ++jn) {
         prefetch(nextColAt[jn], kbs[0], idx(0));
         SmallVector<Value> parts;
@@ -708,6 +739,9 @@ private:
             b, loc, zeroWords, dpbusd(zeroWords, bias, w.back())));
         dw.push_back(
             scales([&](Value kb) { return halfAt(colAt[jn], kb, 0); }));
+        if (xm)
+          mw.push_back(
+              scales([&](Value kb) { return halfAt(colAt[jn], kb, 2); }));
       }
       Value kAt = arith::MulIOp::create(b, loc, kb0,
                                         idx(m.format.blockElements));
@@ -724,12 +758,19 @@ private:
         Value dxi = scales([&](Value kb) {
           return memref::LoadOp::create(b, loc, dx, ValueRange{rowAt[i], kb});
         });
+        Value xmi;
+        if (xm)
+          xmi = scales([&](Value kb) {
+            return memref::LoadOp::create(b, loc, xm, ValueRange{rowAt[i], kb});
+          });
         for (int64_t jn = 0; jn < nr; ++jn) {
           Value dot = dpbusd(negBias[jn], xs, w[jn]);
           Value f = arith::SIToFPOp::create(b, loc, accType, dot);
           Value scale = arith::MulFOp::create(b, loc, dw[jn], dxi);
           Value &sum = acc[i * nr + jn];
           sum = vector::FMAOp::create(b, loc, f, scale, sum);
+          if (xm)
+            sum = vector::FMAOp::create(b, loc, mw[jn], xmi, sum);
         }
       }
     };
@@ -976,7 +1017,7 @@ private:
   /// int8 activations: the quantized rows of x (unsigned, q + 128; signed
   /// for panels) and their blocks' scales (quantizeActivations); for
   /// panels, -8 times the blocks' sums of q.
-  Value xq, dx, xs;
+  Value xq, dx, xs, xm;
   /// The weights of a row, for a format of one block per row.
   Value rowLength;
 };
@@ -1020,7 +1061,11 @@ struct SeqCPUVectorizeQuantizedPass
           << " per step (" << t.vnniBits / 32
           << " i32 lanes), converted and scaled by the product of the two "
              "scales into "
-          << t.vnniBits / 32 << "-lane f32 accumulators, "
+          << t.vnniBits / 32 << "-lane f32 accumulators"
+          << (hasMinimum(m.format) ? " (plus the block's minimum times the "
+                                     "sum of its activations)"
+                                   : "")
+          << ", "
           << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
           << " for a single row), blocks of " << t.mc << " x " << t.nc;
       return;
@@ -1028,8 +1073,8 @@ struct SeqCPUVectorizeQuantizedPass
     if (int8Activations && !takesInt8Activations(m.format))
       m.op.emitRemark("int8 activations not used: ")
           << m.format.name
-          << " has no int8-activation kernel (q8_0 and q4_0 have); its "
-             "weights are dequantized to f32 in registers";
+          << " has no int8-activation kernel (q8_0, q4_0 and q4_1 have); "
+             "its weights are dequantized to f32 in registers";
     else if (int8Activations)
       m.op.emitRemark("int8 activations not used: the target has no VNNI "
                       "(vpdpbusd on 256-bit vectors: AVX-VNNI, or "

@@ -6,7 +6,7 @@ each element within 1e-5 of the sum of the magnitudes of its products
 (rounding of an f32 sum in any order). Prints "ok m=M" or the error.
 
 check_quantized.py --int8-activations DIR M...: DIR/model was compiled with
---int8-activations: the outputs of q8_0 and q4_0 weights take x quantized
+--int8-activations: the outputs of q8_0, q4_0 and q4_1 weights take x quantized
 as llama.cpp's q8_0 (per block of 32: d = max |x| / 127 rounded to f16,
 q = round-half-even(x * 127 / max |x|)) as their reference's x, q * d; the
 others take x."""
@@ -27,8 +27,8 @@ directory = args[0]
 outputs = {"y8": ("q8.weight", None), "y40": ("q40.weight", "q40.bias"),
            "y41": ("q41.weight", None), "yp": ("w", None)}
 # The outputs whose weights are in the formats with an int8-activation
-# kernel (q8_0, q4_0).
-int8_names = {"y8", "y40", "yp"}
+# kernel (q8_0, q4_0, q4_1).
+int8_names = {"y8", "y40", "y41", "yp"}
 int8_outputs = {"ya": ("a.weight", None), "yb": ("b.weight", "b.bias"),
                 "yp": ("w", None)}
 for m in map(int, args[1:]):
