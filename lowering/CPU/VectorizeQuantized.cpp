@@ -1055,8 +1055,7 @@ struct SeqCPUVectorizeQuantizedPass
                       "--int8-activations=false keeps f32 ones): ")
           << "x quantized per block of 32 to int8 with an f16 scale "
              "(llama.cpp's q8_0), once per row, "
-          << m.format.name
-          << " blocks multiplied with vpdpbusd, "
+          << m.format.name << " blocks multiplied with vpdpbusd, "
           << t.vnniBits / 256 << (t.vnniBits > 256 ? " blocks" : " block")
           << " per step (" << t.vnniBits / 32
           << " i32 lanes), converted and scaled by the product of the two "
@@ -1065,8 +1064,7 @@ struct SeqCPUVectorizeQuantizedPass
           << (hasMinimum(m.format) ? " (plus the block's minimum times the "
                                      "sum of its activations)"
                                    : "")
-          << ", "
-          << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
+          << ", " << t.mr << " x " << t.nr << " tiles (1 x " << t.nr1
           << " for a single row), blocks of " << t.mc << " x " << t.nc;
       return;
     }
