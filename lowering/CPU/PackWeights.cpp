@@ -181,17 +181,22 @@ struct IndexMath {
   }
 };
 
-/// The q4_0 or q8_0 blocks `blocks` [n, kb, bytes] (bytes = 18 or 34) in
-/// panels of `width` columns, P [ceil(n / w), kb, bytes w] (Passes.td): per
-/// panel and block, the w columns' f16 scales, then for each group of 4
-/// value bytes the w columns' groups (q8_0's values + 128, as unsigned
-/// bytes); zeros past n.
+/// The bytes before the values of a block of the formats packed into
+/// panels: the f16 scale (q8_0, q4_0), then q4_1's f16 minimum.
+int64_t headerBytes(int64_t blockBytes) { return blockBytes == 20 ? 4 : 2; }
+
+/// The q4_0, q4_1 or q8_0 blocks `blocks` [n, kb, bytes] (bytes = 18, 20 or
+/// 34) in panels of `width` columns, P [ceil(n / w), kb, bytes w]
+/// (Passes.td): per panel and block, the w columns' f16 scales, q4_1's w
+/// minimums, then for each group of 4 value bytes the w columns' groups
+/// (q8_0's values + 128, as unsigned bytes); zeros past n.
 Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
                          int64_t width) {
   auto type = cast<RankedTensorType>(blocks.getType());
   int64_t n = type.getDimSize(0), numBlocks = type.getDimSize(1);
   int64_t blockBytes = type.getDimSize(2);
   bool eightBits = blockBytes == 34;
+  int64_t header = headerBytes(blockBytes);
   auto packedType = RankedTensorType::get(
       {(n + width - 1) / width, numBlocks, blockBytes * width},
       type.getElementType());
@@ -200,17 +205,18 @@ Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
       [&](OpBuilder &nb, Location nloc, ArrayRef<Value> index) -> Value {
         IndexMath m{nb, nloc};
         Value byte = index[2];
-        Value isScale = m.ult(byte, 2 * width);
-        // A scale byte: column byte / 2, byte s = byte mod 2 of its block.
-        // A value byte, r = byte - 2 w: group q = r / 4w, column
-        // (r mod 4w) / 4, byte 2 + 4 q + r mod 4 of its block.
-        Value r = m.select(isScale, m.constant(0), m.sub(byte, 2 * width));
-        Value column =
-            m.select(isScale, m.div(byte, 2), m.div(m.rem(r, 4 * width), 4));
-        Value source =
-            m.select(isScale, m.rem(byte, 2),
-                     m.add(m.constant(2),
-                           m.add(m.mul(m.div(r, 4 * width), 4), m.rem(r, 4))));
+        Value isScale = m.ult(byte, header * width);
+        // A header byte: field f = byte / 2w (the scale, the minimum),
+        // column (byte mod 2w) / 2, byte 2 f + byte mod 2 of its block.
+        // A value byte, r = byte - header w: group q = r / 4w, column
+        // (r mod 4w) / 4, byte header + 4 q + r mod 4 of its block.
+        Value r = m.select(isScale, m.constant(0), m.sub(byte, header * width));
+        Value column = m.select(isScale, m.div(m.rem(byte, 2 * width), 2),
+                                m.div(m.rem(r, 4 * width), 4));
+        Value source = m.select(
+            isScale, m.add(m.mul(m.div(byte, 2 * width), 2), m.rem(byte, 2)),
+            m.add(m.constant(header),
+                  m.add(m.mul(m.div(r, 4 * width), 4), m.rem(r, 4))));
         Value row = m.add(m.mul(index[0], width), column);
         Value inside = m.ult(row, n);
         Value clamped =
@@ -234,13 +240,15 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
                             << why << ": " << op.getLoc() << "\n");
     return failure();
   };
-  // convert-seq-to-linalg's q4_0 or q8_0 generic (buildQuantizedLinear):
-  // loops (r, n, kb, j), inputs x [r, kb, j] and the blocks three times
-  // (the value byte, the scale's two bytes), output [r, n].
+  // convert-seq-to-linalg's q4_0, q4_1 or q8_0 generic
+  // (buildQuantizedLinear): loops (r, n, kb, j), inputs x [r, kb, j] and
+  // the blocks once per byte it reads (the value byte, the scale's two
+  // bytes, q4_1's minimum's two), output [r, n].
   StringRef format = op->getAttrOfType<StringAttr>(seq::cpu::kQuantizedAttr)
                          .getValue();
   int64_t blockBytes = seq::getWeightFormat(format)->blockBytes;
-  if (op.getNumDpsInputs() != 4 || op.getNumDpsInits() != 1 ||
+  int64_t header = headerBytes(blockBytes);
+  if (op.getNumDpsInputs() != 2 + header || op.getNumDpsInits() != 1 ||
       op.getNumLoops() != 4)
     return notPacked("not convert-seq-to-linalg's generic");
   Value blocks = op.getDpsInputs()[1];
@@ -269,17 +277,21 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
     return AffineMap::get(4, 0, {n.floorDiv(width), kb, byte}, ctx);
   };
   AffineExpr c = n % width;
-  // Weight j of the block is in byte j (q8_0) or j mod 16 (q4_0's nibbles)
-  // of the values, in group (byte / 4).
+  // Weight j of the block is in byte j (q8_0) or j mod 16 (q4's nibbles)
+  // of the values, in group (byte / 4); header byte h of column c at
+  // 2w (h / 2) + 2c + h mod 2.
   AffineExpr valueByte = blockBytes == 34 ? j : j % 16;
   SmallVector<AffineMap> maps = {
       op.getIndexingMapsArray()[0],
-      map(2 * width + 4 * width * valueByte.floorDiv(4) + 4 * c + j % 4),
-      map(2 * c), map(2 * c + 1), op.getIndexingMapsArray()[4]};
-  Value x = op.getDpsInputs()[0];
-  auto generic = linalg::GenericOp::create(
-      b, op.getLoc(), op->getResultTypes(), ValueRange{x, packed, packed, packed},
-      op.getDpsInits(), maps, op.getIteratorTypesArray());
+      map(header * width + 4 * width * valueByte.floorDiv(4) + 4 * c + j % 4)};
+  for (int64_t h = 0; h < header; ++h)
+    maps.push_back(map(2 * width * (h / 2) + 2 * c + h % 2));
+  maps.push_back(op.getIndexingMapsArray().back());
+  SmallVector<Value> inputs = {op.getDpsInputs()[0]};
+  inputs.append(1 + header, packed);
+  auto generic = linalg::GenericOp::create(b, op.getLoc(), op->getResultTypes(),
+                                           inputs, op.getDpsInits(), maps,
+                                           op.getIteratorTypesArray());
   IRMapping mapping;
   op->getRegion(0).cloneInto(&generic.getRegion(), mapping);
   if (blockBytes == 34) {
@@ -326,23 +338,28 @@ void SeqCPUPackWeightsPass::readLookupsFromPanels(Value blocks, Value packed,
         << "the lookups of this table read the panels of the Linear tied to "
            "it: only the preparation reads its blocks, which are held once";
   }
-  bool eightBits = cast<RankedTensorType>(blocks.getType()).getDimSize(2) == 34;
+  int64_t blockBytes = cast<RankedTensorType>(blocks.getType()).getDimSize(2);
+  bool eightBits = blockBytes == 34;
+  int64_t header = headerBytes(blockBytes);
   for (tensor::ExtractOp read : reads) {
     OpBuilder b(read);
     Location loc = read.getLoc();
     IndexMath m{b, loc};
     // Byte `byte` of block kb of row n: column c = n mod w of panel n / w;
-    // a scale byte (byte < 2) at 2c + byte, value byte v = byte - 2 at
-    // 2w + 4w (v / 4) + 4c + v mod 4 (buildQuantizedPack's layout).
+    // a header byte h (below `header`) at 2w (h / 2) + 2c + h mod 2, value
+    // byte v = byte - header at header w + 4w (v / 4) + 4c + v mod 4
+    // (buildQuantizedPack's layout).
     Value row = read.getIndices()[0], kb = read.getIndices()[1],
           byte = read.getIndices()[2];
     Value c = m.rem(row, width);
-    Value isScale = m.ult(byte, 2);
-    Value v = m.select(isScale, m.constant(0), m.sub(byte, 2));
-    Value at = m.select(
-        isScale, m.add(m.mul(c, 2), byte),
-        m.add(m.constant(2 * width), m.add(m.mul(m.div(v, 4), 4 * width),
-                                           m.add(m.mul(c, 4), m.rem(v, 4)))));
+    Value isScale = m.ult(byte, header);
+    Value v = m.select(isScale, m.constant(0), m.sub(byte, header));
+    Value at = m.select(isScale,
+                        m.add(m.mul(m.div(byte, 2), 2 * width),
+                              m.add(m.mul(c, 2), m.rem(byte, 2))),
+                        m.add(m.constant(header * width),
+                              m.add(m.mul(m.div(v, 4), 4 * width),
+                                    m.add(m.mul(c, 4), m.rem(v, 4)))));
     Value element = tensor::ExtractOp::create(
         b, loc, packed, ValueRange{m.div(row, width), kb, at});
     if (eightBits)
@@ -484,7 +501,8 @@ void SeqCPUPackWeightsPass::runOnOperation() {
     if (auto format = op->getAttrOfType<StringAttr>(seq::cpu::kQuantizedAttr)) {
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
       if (packPanels && generic &&
-          (format.getValue() == "q4_0" || format.getValue() == "q8_0") &&
+          (format.getValue() == "q4_0" || format.getValue() == "q4_1" ||
+           format.getValue() == "q8_0") &&
           op.getNumDpsInputs() > 1 && isParam(op.getDpsInputs()[1]))
         quantized.push_back(generic);
       return;

@@ -265,19 +265,21 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
     one k pair.
 
     With `int8-activations` on a target with VNNI (`vnni-bits`), the blocks
-    B [n, k / 32, b] of a q4_0 (b = 18) or q8_0 (b = 34) Linear whose
-    weight is a parameter (the generic carrying `seq.quantized`, at least
-    w columns) are packed into panels of w = 16 columns (8 with 256-bit
-    vpdpbusd), one panel's block in b w bytes:
+    B [n, k / 32, b] of a q4_0 (b = 18), q4_1 (b = 20) or q8_0 (b = 34)
+    Linear whose weight is a parameter (the generic carrying
+    `seq.quantized`, at least w columns) are packed into panels of w = 16
+    columns (8 with 256-bit vpdpbusd), one panel's block in b w bytes
+    (h = the header's bytes: 2, q4_1's 4):
 
     ```
-    P[p, kb, 2 c + s]                 = B[p w + c, kb, s]          scales
-    P[p, kb, 2 w + 4 w q + 4 c + t]   = B[p w + c, kb, 2 + 4 q + t] values
+    P[p, kb, 2 w f + 2 c + s]         = B[p w + c, kb, 2 f + s]    scales, minimums
+    P[p, kb, h w + 4 w q + 4 c + t]   = B[p w + c, kb, h + 4 q + t] values
     ```
 
-    (c < w, s < 2, t < 4, q < 4 for q4_0's nibble bytes, q < 8 for q8_0's
-    values, which are stored + 128 (the sign bit flipped); 0 past n): the w
-    f16 scales side by side, then for each group q of 4 value bytes of the
+    (c < w, s < 2, f < h / 2, t < 4, q < 4 for q4's nibble bytes, q < 8
+    for q8_0's values, which are stored + 128 (the sign bit flipped); 0
+    past n): the w f16 scales side by side (then q4_1's w minimums), then
+    for each group q of 4 value bytes of the
     blocks, the w columns' groups, so that one vector load holds 4 bytes of
     every column, the unsigned operand layout of `vpdpbusd` with one i32
     lane per column. The generic reads P through the matching maps and
@@ -299,8 +301,8 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
            "0: none)">,
     Option<"int8Activations", "int8-activations", "bool",
            /*default=*/"false",
-           "Pack q4_0 blocks into column panels for the int8-activation "
-           "kernel (with VNNI)">,
+           "Pack q4_0, q4_1 and q8_0 blocks into column panels for the "
+           "int8-activation kernel (with VNNI)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at every contraction whose weight is packed">
   ];
@@ -414,18 +416,22 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
     widened (the nibbles split for q4_0 and q4_1), converted and scaled in
     registers, and multiplied into the accumulators of the tile's rows with
     FMAs. The weight is never copied. With `int8-activations` on a target
-    with VNNI (`vnni-bits`), q8_0 and q4_0 take llama.cpp's path instead:
+    with VNNI (`vnni-bits`), q8_0, q4_0 and q4_1 take llama.cpp's path
+    instead (q4_1's minimum times each block's d * sum(q) of x added with
+    one more FMA):
     x is quantized per block of 32 to int8 with an f16 scale once per row,
     and the blocks are multiplied with vpdpbusd (one block per 256 bits,
     two per 512), each block's integer dot product converted and FMAed
     into f32 accumulators times the product of the two scales. Blocks that
     `seq-cpu-pack-weights` packed into panels (`seq.quantized_panel`) get
     the panel kernel: x quantized with signed q and each block's
-    correction (-8 or -128 times its sum of q), per block and (row, panel)
+    correction (-8, -128 or, for q4_1, 0 times its sum of q), per block
+    and (row, panel)
     an i32 accumulator of w columns taking 8 vpdpbusd of the panel's
     unsigned values times 4 broadcast activations, converted and FMAed
     into an f32 accumulator of w columns times the panel's scales and the
-    row's; C is updated w columns at a time. With
+    row's (q4_1: plus the panel's minimums times the row's d * sum(q)); C
+    is updated w columns at a time. With
     `remarks`, each such op says what it became, or why it kept the scalar
     loops, or why it kept f32 activations when int8 ones were asked for.
   }];
@@ -440,7 +446,7 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
            "(none)">,
     Option<"int8Activations", "int8-activations", "bool",
            /*default=*/"false",
-           "With VNNI: quantize the activations of q8_0 and q4_0 "
+           "With VNNI: quantize the activations of q8_0, q4_0 and q4_1 "
            "contractions per block of 32 to int8 (as llama.cpp's q8_0) and "
            "multiply them with vpdpbusd">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",

@@ -104,9 +104,9 @@ struct QuantizedMatch {
   linalg::GenericOp op;
   WeightFormatInfo format;
   Value x, blocks, c;
-  /// q4_0 or q8_0 blocks packed by seq-cpu-pack-weights into panels of
-  /// this many columns (kQuantizedPanelAttr; `blocks` is then [panels,
-  /// k / 32, bytes * panel], bytes = 18 or 34), or 0.
+  /// q4_0, q4_1 or q8_0 blocks packed by seq-cpu-pack-weights into panels
+  /// of this many columns (kQuantizedPanelAttr; `blocks` is then [panels,
+  /// k / 32, bytes * panel], bytes = 18, 20 or 34), or 0.
   int64_t panel = 0;
 };
 
@@ -176,7 +176,7 @@ FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
   }
   if (auto panel = op->getAttrOfType<IntegerAttr>(cpu::kQuantizedPanelAttr)) {
     m.panel = panel.getInt();
-    if (!takesInt8Activations(*format) || hasMinimum(*format) ||
+    if (!takesInt8Activations(*format) ||
         blocksType.getDimSize(2) != format->blockBytes * m.panel ||
         !cpu::hasUnitInnerStride(m.c)) {
       reason = "panels whose blocks or output are not in the packed layout";
@@ -543,10 +543,11 @@ private:
   /// (panelTile), q is stored as it is, the signed operand, and the
   /// correction for the panels' unsigned values in `xs` [rows, blocks]
   /// (i32): -8 times each block's sum of q for q4_0 (whose value is the
-  /// nibble - 8), -128 times it for q8_0 (stored as value + 128). For q4_1,
-  /// d * sum(q) / 8 in `xm` [rows, blocks] (f32), what the block's minimum
-  /// multiplies (llama.cpp's q8_1 `s`, there rounded to f16), spread over
-  /// the 8 lanes of a block's accumulator: the division is exact.
+  /// nibble - 8), -128 times it for q8_0 (stored as value + 128), 0 for
+  /// q4_1 (its nibbles are its values). For q4_1, d * sum(q) in `xm`
+  /// [rows, blocks] (f32), what the block's minimum multiplies (llama.cpp's
+  /// q8_1 `s`, there rounded to f16); without panels an eighth of it,
+  /// spread over the 8 lanes of a block's accumulator (exactly).
   void quantizeActivations(Value rows, bool forPanels = false) {
     Type i8 = b.getIntegerType(8), f32 = b.getF32Type();
     int64_t block = m.format.blockElements;
@@ -560,7 +561,7 @@ private:
       xs = memref::AllocOp::create(
           b, loc, MemRefType::get({dyn, dyn}, b.getI32Type()),
           ValueRange{rows, numBlocks});
-    else if (hasMinimum(m.format))
+    if (hasMinimum(m.format))
       xm = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, f32),
                                    ValueRange{rows, numBlocks});
     Value zero = idx(0), one = idx(1);
@@ -618,10 +619,10 @@ private:
                 b, loc, f32,
                 vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
                                             q));
-            Value perLane = arith::MulFOp::create(
-                b, loc, arith::MulFOp::create(b, loc, scale, sum),
-                f32Const(0.125f));
-            memref::StoreOp::create(b, loc, perLane, xm, ValueRange{row, kb});
+            Value term = arith::MulFOp::create(b, loc, scale, sum);
+            if (!forPanels)
+              term = arith::MulFOp::create(b, loc, term, f32Const(0.125f));
+            memref::StoreOp::create(b, loc, term, xm, ValueRange{row, kb});
           }
           vector::StoreOp::create(
               b, loc, stored, xq,
@@ -815,8 +816,13 @@ private:
   //===--------------------------------------------------------------------===//
 
   /// What the panels' unsigned values exceed the format's by: q4_0's nibble
-  /// is its value + 8, q8_0's stored byte its value + 128.
-  int64_t unsignedOffset() const { return m.format.bits == 4 ? 8 : 128; }
+  /// is its value + 8, q8_0's stored byte its value + 128; q4_1's nibble is
+  /// its value.
+  int64_t unsignedOffset() const {
+    if (hasMinimum(m.format))
+      return 0;
+    return m.format.bits == 4 ? 8 : 128;
+  }
 
   /// The kernel of q4_0 or q8_0 blocks packed into panels of w = m.panel
   /// columns (seq-cpu-pack-weights): x quantized per block with signed q,
@@ -841,8 +847,9 @@ private:
       loop(m0, mFull, t.mr, rowsOf(t.mr));
       loop(mFull, mEnd, 1, rowsOf(1));
     });
-    for (Value buffer : {xq, dx, xs})
-      memref::DeallocOp::create(b, loc, buffer);
+    for (Value buffer : {xq, dx, xs, xm})
+      if (buffer)
+        memref::DeallocOp::create(b, loc, buffer);
   }
 
   /// The i32 at bytes k .. k + 3 of row `row` of xq (4 quantized
@@ -921,7 +928,8 @@ private:
       auto groupValues = [&](int64_t g, int64_t v) {
         Value packed = vector::LoadOp::create(
             b, loc, bytes, m.blocks,
-            ValueRange{panelAt[v], kb, idx(2 * w + 4 * w * g)});
+            ValueRange{panelAt[v], kb,
+                       idx(m.format.valuesOffset * w + 4 * w * g)});
         SmallVector<std::pair<Value, int64_t>, 2> parts;
         if (m.format.bits == 8) {
           parts.push_back({packed, 4 * g});
@@ -955,20 +963,31 @@ private:
           }
         }
       }
-      SmallVector<Value> scales;
-      for (int64_t v = 0; v < pv; ++v) {
-        Value raw = vector::LoadOp::create(b, loc, VectorType::get({2 * w}, i8),
-                                           m.blocks,
-                                           ValueRange{panelAt[v], kb, idx(0)});
+      // The panel's w f16 scales (q4_1: then its w minimums), widened.
+      auto panelHalves = [&](int64_t v, int64_t field) -> Value {
+        Value raw = vector::LoadOp::create(
+            b, loc, VectorType::get({2 * w}, i8), m.blocks,
+            ValueRange{panelAt[v], kb, idx(2 * w * field)});
         Value halves = vector::BitCastOp::create(
             b, loc, VectorType::get({w}, b.getF16Type()), raw);
-        scales.push_back(arith::ExtFOp::create(b, loc, floats, halves));
+        return arith::ExtFOp::create(b, loc, floats, halves);
+      };
+      SmallVector<Value> scales, minimums;
+      for (int64_t v = 0; v < pv; ++v) {
+        scales.push_back(panelHalves(v, 0));
+        if (xm)
+          minimums.push_back(panelHalves(v, 1));
       }
       SmallVector<Value> sums(forOp.getRegionIterArgs());
       for (int64_t i = 0; i < mr; ++i) {
         Value d = vector::BroadcastOp::create(
             b, loc, floats,
             memref::LoadOp::create(b, loc, dx, ValueRange{rowAt[i], kb}));
+        Value ds;
+        if (xm)
+          ds = vector::BroadcastOp::create(
+              b, loc, floats,
+              memref::LoadOp::create(b, loc, xm, ValueRange{rowAt[i], kb}));
         for (int64_t v = 0; v < pv; ++v) {
           Value dot = acc[i * pv + v];
           if (split)
@@ -977,6 +996,8 @@ private:
           Value scale = arith::MulFOp::create(b, loc, scales[v], d);
           Value &sum = sums[i * pv + v];
           sum = vector::FMAOp::create(b, loc, f, scale, sum);
+          if (xm)
+            sum = vector::FMAOp::create(b, loc, minimums[v], ds, sum);
         }
       }
       scf::YieldOp::create(b, loc, sums);
@@ -1042,10 +1063,16 @@ struct SeqCPUVectorizeQuantizedPass
           << (nibbles ? "unsigned nibbles" : "values + 128")
           << " (one i32 lane per column) times 4 broadcast activations, "
              "from "
-          << (nibbles ? "-8" : "-128")
-          << " sum(q), converted and scaled by the panel's "
-          << m.panel << " scales times the row's, " << t.mr << " rows x "
-          << t.pv << (t.pv == 1 ? " panel" : " panels") << " per tile, blocks of "
+          << (hasMinimum(m.format) ? "0"
+              : nibbles            ? "-8 sum(q)"
+                                   : "-128 sum(q)")
+          << ", converted and scaled by the panel's " << m.panel
+          << " scales times the row's"
+          << (hasMinimum(m.format) ? ", plus its " + std::to_string(m.panel) +
+                                         " minimums times the row's d sum(q)"
+                                   : "")
+          << ", " << t.mr << " rows x " << t.pv
+          << (t.pv == 1 ? " panel" : " panels") << " per tile, blocks of "
           << t.mc << " rows x " << t.pc << " panels";
       return;
     }

@@ -208,3 +208,63 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 4 : i64,
     return %y, %b : tensor<?x20xf32>, i8
   }
 }
+
+// -----
+
+// q4_1 blocks [33, 2, 20] in panels of 16 columns: per panel and block the
+// 16 f16 scales (bytes 2c, 2c + 1), then the 16 f16 minimums (bytes
+// 32 + 2c, 32 + 2c + 1), then per group of 4 value bytes the 16 columns'
+// groups (byte 64 + 64 q + 4 c + t holds the block's byte 4 + 4 q + t).
+
+// CHECK-DAG:   #[[VALUE1:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, ((d3 mod 16) floordiv 4) * 64 + (d1 mod 16) * 4 + d3 mod 4 + 64)>
+// CHECK-DAG:   #[[D0:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 2)>
+// CHECK-DAG:   #[[D1:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 2 + 1)>
+// CHECK-DAG:   #[[M0:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 2 + 32)>
+// CHECK-DAG:   #[[M1:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 2 + 33)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<?x2x32xf32>, %[[W:.*]]: tensor<33x2x20xi8>)
+// CHECK:         %[[P:.*]] = linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<3x2x320xi8>)
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[VALUE1]], #[[D0]], #[[D1]], #[[M0]], #[[M1]], #{{.*}}]
+// CHECK-SAME:      ins(%[[X]], %[[P]], %[[P]], %[[P]], %[[P]], %[[P]] :
+// CHECK-SAME:      attrs =  {seq.quantized = "q4_1", seq.quantized_panel = 16 : i64}
+// AVX2:          (d1 floordiv 8, d2, ((d3 mod 16) floordiv 4) * 32 + (d1 mod 8) * 4 + d3 mod 4 + 32)
+// AVX2:          tensor.empty() : tensor<5x2x160xi8>
+// F32ACT-NOT:    seq.quantized_panel
+#x = affine_map<(r, n, kb, j) -> (r, kb, j)>
+#v = affine_map<(r, n, kb, j) -> (n, kb, j mod 16 + 4)>
+#h0 = affine_map<(r, n, kb, j) -> (n, kb, 0)>
+#h1 = affine_map<(r, n, kb, j) -> (n, kb, 1)>
+#h2 = affine_map<(r, n, kb, j) -> (n, kb, 2)>
+#h3 = affine_map<(r, n, kb, j) -> (n, kb, 3)>
+#c = affine_map<(r, n, kb, j) -> (r, n)>
+module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
+                   seqc.num_params = 1 : i64} {
+  func.func @forward(%x: tensor<?x2x32xf32>, %w: tensor<33x2x20xi8>)
+      -> tensor<?x33xf32> {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %m = tensor.dim %x, %c0 : tensor<?x2x32xf32>
+    %empty = tensor.empty(%m) : tensor<?x33xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x33xf32>)
+        -> tensor<?x33xf32>
+    // expected-remark @+1 {{q4_1 blocks (a parameter) packed into 'tensor<3x2x320xi8>' panels of 16 columns for the int8-activation kernel (vpdpbusd, one i32 lane per column)}}
+    %y = linalg.generic {indexing_maps = [#x, #v, #h0, #h1, #h2, #h3, #c],
+                         iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+        ins(%x, %w, %w, %w, %w, %w : tensor<?x2x32xf32>, tensor<33x2x20xi8>, tensor<33x2x20xi8>, tensor<33x2x20xi8>, tensor<33x2x20xi8>, tensor<33x2x20xi8>)
+        outs(%init : tensor<?x33xf32>) attrs = {seq.quantized = "q4_1"} {
+    ^bb0(%in: f32, %q: i8, %d0: i8, %d1: i8, %m0: i8, %m1: i8, %out: f32):
+      // Not the dequantization (the pass keeps the body as it is): each
+      // byte read, so that every operand is used.
+      %0 = arith.addi %q, %d0 : i8
+      %1 = arith.addi %0, %d1 : i8
+      %2 = arith.addi %1, %m0 : i8
+      %3 = arith.addi %2, %m1 : i8
+      %4 = arith.sitofp %3 : i8 to f32
+      %5 = arith.mulf %in, %4 : f32
+      %6 = arith.addf %out, %5 : f32
+      linalg.yield %6 : f32
+    } -> tensor<?x33xf32>
+    return %y : tensor<?x33xf32>
+  }
+}
