@@ -93,8 +93,8 @@ struct SeqPipelineOptions {
   /// the target machine.
   int64_t vnniBits = 0;
 
-  /// On VNNI targets, at -O1 and above: the activations of q8_0 and q4_0
-  /// contractions are quantized per block of 32 to int8 with an f16 scale,
+  /// On VNNI targets, at -O1 and above: the activations of q8_0, q4_0 and
+  /// q4_1 contractions are quantized per block of 32 to int8 with an f16 scale,
   /// once per row (llama.cpp's q8_0 activations, its numerics), and the
   /// blocks multiplied with `vpdpbusd` instead of the weights dequantized to
   /// f32 (docs/pipeline.md, stage 6). The default, as in llama.cpp: decode's

@@ -50,15 +50,16 @@
 // (ggml_vec_dot_q4_1_q8_1). The results then differ from the f32 reference
 // by the activations' quantization.
 //
-// q8_0 and q4_0 blocks that seq-cpu-pack-weights packed into panels of w
-// columns (at -O2 with int8 activations; `seq.quantized_panel`) take a
+// q8_0, q4_0 and q4_1 blocks that seq-cpu-pack-weights packed into panels
+// of w columns (at -O2 with int8 activations; `seq.quantized_panel`) take a
 // kernel of their own (panelTile), llama.cpp's repacked Q4_0 GEMM in kind:
 // the panel's groups of 4 value bytes of w columns are vpdpbusd's unsigned
-// operand as loaded (q4_0: split into nibbles), the row's 4 activations
+// operand as loaded (q4: split into nibbles), the row's 4 activations
 // broadcast its signed one, so that one instruction adds 4 products to each
 // of w columns' i32 lanes; per block that sum, started at -8 or -128 times
-// the block's sum of q (the unsigned values' offset), is converted and
-// FMAed with the panel's w scales times the row's. No horizontal sums.
+// the block's sum of q (the unsigned values' offset; 0 for q4_1), is
+// converted and FMAed with the panel's w scales times the row's (q4_1:
+// then its w minimums times the row's d * sum(q)). No horizontal sums.
 //
 // Every weight byte is read once per tile of mr rows; no f32 copy of the
 // weight exists. Nothing is target-specific beyond `vector-bits` and
@@ -118,7 +119,7 @@ struct QuantizedTiling {
   /// Vectors per step of the reduction of a per-row format (int8): 32
   /// weights, as a block of the block formats.
   int64_t rowUnroll;
-  /// q8_0 and q4_0: activations quantized to int8 per block, blocks
+  /// q8_0, q4_0 and q4_1: activations quantized to int8 per block, blocks
   /// multiplied with vpdpbusd on vnniBits (256: one block per step, 512:
   /// two).
   bool int8Activations = false;

@@ -155,14 +155,14 @@ static cl::opt<bool> remarks(
 static cl::opt<bool> int8Activations(
     "int8-activations",
     cl::desc("On CPUs with VNNI (vpdpbusd), at -O1 and above: quantize the "
-             "activations of q8_0 and q4_0 Linears per block of 32 to int8, "
+             "activations of q8_0, q4_0 and q4_1 Linears per block of 32 to "
+             "int8, "
              "as llama.cpp does, and multiply them as integers (faster; "
              "the results differ from f32 activations by that "
              "quantization). Without VNNI the f32 kernels stay, and "
              "--remarks says so. On by default; --int8-activations=false "
              "keeps f32 activations"),
-    cl::init(seq::SeqPipelineOptions().int8Activations),
-    cl::cat(seqcCategory));
+    cl::init(seq::SeqPipelineOptions().int8Activations), cl::cat(seqcCategory));
 
 static cl::list<std::string> memoryPlanDims(
     "memory-plan-dims",
