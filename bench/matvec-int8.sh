@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Decode's matrix-vector product x @ W^T with W in q8_0 (or q4_0) blocks:
+# Decode's matrix-vector product x @ W^T with W in q8_0 (or q4_0, q4_1) blocks:
 # the f32-activation kernel (the weights dequantized to f32 in registers)
 # against the int8-activation kernel of --int8-activations (x quantized per
 # block of 32 to int8 once per row, blocks multiplied with VNNI's vpdpbusd),
