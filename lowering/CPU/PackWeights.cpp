@@ -60,15 +60,22 @@ struct SeqCPUPackWeightsPass
   /// Rewrites the byte reads of `blocks` outside its pack `packed` (the
   /// lookups of an Embedding whose table is tied to a packed head) to read
   /// the same bytes of the panels.
-  void readLookupsFromPanels(Value blocks, Value packed, int64_t width);
+  void readLookupsFromPanels(Value blocks, Value packed,
+                             const seq::WeightFormatInfo &format,
+                             int64_t width);
 
   /// One packed copy per parameter and layout (1: W is [n, k]; 2: in k
   /// pairs; 4: q4_0 or q8_0 panels), built at the top of the model
   /// function.
   DenseMap<std::pair<Value, unsigned>, Value> packs;
 
-  /// The (blocks, panels) of `packs`' layout 4, in the order built.
-  SmallVector<std::pair<Value, Value>> quantizedPacks;
+  /// The blocks, panels and format of `packs`' layout 4, in the order
+  /// built.
+  struct QuantizedPack {
+    Value blocks, packed;
+    seq::WeightFormatInfo format;
+  };
+  SmallVector<QuantizedPack> quantizedPacks;
 };
 
 /// A parallel generic producing a fresh tensor of `packedType` whose
@@ -181,22 +188,19 @@ struct IndexMath {
   }
 };
 
-/// The bytes before the values of a block of the formats packed into
-/// panels: the f16 scale (q8_0, q4_0), then q4_1's f16 minimum.
-int64_t headerBytes(int64_t blockBytes) { return blockBytes == 20 ? 4 : 2; }
-
 /// The q4_0, q4_1 or q8_0 blocks `blocks` [n, kb, bytes] (bytes = 18, 20 or
 /// 34) in panels of `width` columns, P [ceil(n / w), kb, bytes w]
 /// (Passes.td): per panel and block, the w columns' f16 scales, q4_1's w
 /// minimums, then for each group of 4 value bytes the w columns' groups
 /// (q8_0's values + 128, as unsigned bytes); zeros past n.
 Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
-                         int64_t width) {
+                         const seq::WeightFormatInfo &format, int64_t width) {
   auto type = cast<RankedTensorType>(blocks.getType());
   int64_t n = type.getDimSize(0), numBlocks = type.getDimSize(1);
-  int64_t blockBytes = type.getDimSize(2);
-  bool eightBits = blockBytes == 34;
-  int64_t header = headerBytes(blockBytes);
+  int64_t blockBytes = format.blockBytes;
+  bool eightBits = format.bits == 8;
+  // The bytes before the values: the f16 scale, then q4_1's f16 minimum.
+  int64_t header = format.valuesOffset;
   auto packedType = RankedTensorType::get(
       {(n + width - 1) / width, numBlocks, blockBytes * width},
       type.getElementType());
@@ -246,8 +250,9 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
   // bytes, q4_1's minimum's two), output [r, n].
   StringRef format = op->getAttrOfType<StringAttr>(seq::cpu::kQuantizedAttr)
                          .getValue();
-  int64_t blockBytes = seq::getWeightFormat(format)->blockBytes;
-  int64_t header = headerBytes(blockBytes);
+  seq::WeightFormatInfo info = *seq::getWeightFormat(format);
+  int64_t blockBytes = info.blockBytes;
+  int64_t header = info.valuesOffset;
   if (op.getNumDpsInputs() != 2 + header || op.getNumDpsInits() != 1 ||
       op.getNumLoops() != 4)
     return notPacked("not convert-seq-to-linalg's generic");
@@ -267,8 +272,8 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
   if (!packed) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(cast<BlockArgument>(blocks).getOwner());
-    packed = buildQuantizedPack(b, blocks.getLoc(), blocks, width);
-    quantizedPacks.push_back({blocks, packed});
+    packed = buildQuantizedPack(b, blocks.getLoc(), blocks, info, width);
+    quantizedPacks.push_back({blocks, packed, info});
   }
   MLIRContext *ctx = op.getContext();
   AffineExpr n = getAffineDimExpr(1, ctx), kb = getAffineDimExpr(2, ctx),
@@ -320,8 +325,9 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
   return success();
 }
 
-void SeqCPUPackWeightsPass::readLookupsFromPanels(Value blocks, Value packed,
-                                                  int64_t width) {
+void SeqCPUPackWeightsPass::readLookupsFromPanels(
+    Value blocks, Value packed, const seq::WeightFormatInfo &format,
+    int64_t width) {
   Operation *pack = packed.getDefiningOp();
   SmallVector<tensor::ExtractOp> reads;
   for (Operation *user : blocks.getUsers())
@@ -338,9 +344,8 @@ void SeqCPUPackWeightsPass::readLookupsFromPanels(Value blocks, Value packed,
         << "the lookups of this table read the panels of the Linear tied to "
            "it: only the preparation reads its blocks, which are held once";
   }
-  int64_t blockBytes = cast<RankedTensorType>(blocks.getType()).getDimSize(2);
-  bool eightBits = blockBytes == 34;
-  int64_t header = headerBytes(blockBytes);
+  bool eightBits = format.bits == 8;
+  int64_t header = format.valuesOffset;
   for (tensor::ExtractOp read : reads) {
     OpBuilder b(read);
     Location loc = read.getLoc();
@@ -520,6 +525,7 @@ void SeqCPUPackWeightsPass::runOnOperation() {
       seq::cpu::quantizedPanelWidth(vnniBits, vectorBits);
   for (linalg::GenericOp op : quantized)
     (void)packQuantized(op, quantizedWidth);
-  for (auto [blocks, packed] : quantizedPacks)
-    readLookupsFromPanels(blocks, packed, quantizedWidth);
+  for (const QuantizedPack &pack : quantizedPacks)
+    readLookupsFromPanels(pack.blocks, pack.packed, pack.format,
+                          quantizedWidth);
 }

@@ -425,9 +425,8 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
     into f32 accumulators times the product of the two scales. Blocks that
     `seq-cpu-pack-weights` packed into panels (`seq.quantized_panel`) get
     the panel kernel: x quantized with signed q and each block's
-    correction (-8, -128 or, for q4_1, 0 times its sum of q), per block
-    and (row, panel)
-    an i32 accumulator of w columns taking 8 vpdpbusd of the panel's
+    correction (-8 or -128 times its sum of q; none for q4_1), per block
+    and (row, panel) an i32 accumulator of w columns taking 8 vpdpbusd of the panel's
     unsigned values times 4 broadcast activations, converted and FMAed
     into an f32 accumulator of w columns times the panel's scales and the
     row's (q4_1: plus the panel's minimums times the row's d * sum(q)); C

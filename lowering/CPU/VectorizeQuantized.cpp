@@ -544,7 +544,7 @@ private:
   /// (panelTile), q is stored as it is, the signed operand, and the
   /// correction for the panels' unsigned values in `xs` [rows, blocks]
   /// (i32): -8 times each block's sum of q for q4_0 (whose value is the
-  /// nibble - 8), -128 times it for q8_0 (stored as value + 128), 0 for
+  /// nibble - 8), -128 times it for q8_0 (stored as value + 128); none for
   /// q4_1 (its nibbles are its values). For q4_1, d * sum(q) in `xm`
   /// [rows, blocks] (f32), what the block's minimum multiplies (llama.cpp's
   /// q8_1 `s`, there rounded to f16); without panels an eighth of it,
@@ -558,7 +558,7 @@ private:
                                  ValueRange{rows, length});
     dx = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, f32),
                                  ValueRange{rows, numBlocks});
-    if (forPanels)
+    if (forPanels && unsignedOffset())
       xs = memref::AllocOp::create(
           b, loc, MemRefType::get({dyn, dyn}, b.getI32Type()),
           ValueRange{rows, numBlocks});
@@ -602,7 +602,7 @@ private:
           Value q = arith::FPToSIOp::create(
               b, loc, words, math::RoundEvenOp::create(b, loc, scaled));
           Value stored = arith::TruncIOp::create(b, loc, bytes, q);
-          if (forPanels) {
+          if (xs) {
             Value sum = vector::ReductionOp::create(
                 b, loc, vector::CombiningKind::ADD, q);
             Value correction = arith::MulIOp::create(
@@ -611,7 +611,7 @@ private:
                     b, loc, b.getI32IntegerAttr(-unsignedOffset())));
             memref::StoreOp::create(b, loc, correction, xs,
                                     ValueRange{row, kb});
-          } else {
+          } else if (!forPanels) {
             stored = arith::AddIOp::create(b, loc, stored,
                                            intSplat(bytes, -128));
           }
@@ -873,7 +873,7 @@ private:
   /// A register tile of panels: rows m1 .. m1 + mr, panels p1 .. p1 + pv
   /// (columns w p1 .. w (p1 + pv)). Per block of 32 and (row, panel), an
   /// i32 accumulator of w lanes, one per column, starts at the row's
-  /// correction (-8 or -128 times sum(q)) and takes 8 vpdpbusd: for each
+  /// correction (-8 or -128 times sum(q); 0 for q4_1) and takes 8 vpdpbusd: for each
   /// group of 4 value bytes, the panel's vector of those 4 bytes of its w
   /// columns (q8_0: weights 4g .. 4g + 3 of the block, + 128; q4_0: split
   /// into the low nibbles, weights 4g .. 4g + 3, and the high ones,
@@ -916,9 +916,12 @@ private:
       }
       SmallVector<Value> acc, acc2;
       for (int64_t i = 0; i < mr; ++i) {
-        Value start = vector::BroadcastOp::create(
-            b, loc, words,
-            memref::LoadOp::create(b, loc, xs, ValueRange{rowAt[i], kb}));
+        Value start =
+            xs ? vector::BroadcastOp::create(
+                     b, loc, words,
+                     memref::LoadOp::create(b, loc, xs, ValueRange{rowAt[i], kb}))
+                     .getResult()
+               : zeroWords;
         for (int64_t v = 0; v < pv; ++v) {
           acc.push_back(start);
           if (split)
