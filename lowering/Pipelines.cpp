@@ -126,6 +126,14 @@ llvm::Error mlir::seq::verifyPipelineOptions(const SeqPipelineOptions &options) 
 // Pipelines
 //===----------------------------------------------------------------------===//
 
+/// Whether the layers are folded before bufferization (seq-fold-layers on
+/// tensors, then on buffers before the deallocation passes): from -O1, on
+/// the targets that fold layers.
+static bool foldsLayersOnTensors(const SeqPipelineOptions &options) {
+  return options.emitEntry && options.foldLayers && options.optLevel >= 1 &&
+         options.target != SeqTarget::NVPTX;
+}
+
 /// seqc's check at the end of `stage` (SeqPipelineOptions::verifyStages).
 static void addStageVerifier(OpPassManager &pm,
                              const SeqPipelineOptions &options,
@@ -179,6 +187,7 @@ void mlir::seq::buildSeqBufferizationPipeline(
   // One tensor.empty per layer: CSE merged the equal ones of every layer,
   // and the analyses below grow with the square of their uses.
   pm.addPass(seq::createSeqSplitEmptyTensors());
+  bool foldLayers = foldsLayersOnTensors(options);
   // Rewrites `tensor.empty` destinations into the tensors they end up being
   // inserted into, so that more ops write their results in place.
   if (options.optLevel >= 1)
@@ -194,9 +203,10 @@ void mlir::seq::buildSeqBufferizationPipeline(
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (foldLayers)
+    pm.addPass(createSeqInlineLayers());
   pm.addPass(createCanonicalizerPass());
-  if (options.emitEntry && options.foldLayers && options.optLevel >= 1 &&
-      options.target != SeqTarget::NVPTX) {
+  if (foldLayers) {
     // As soon as the model is on buffers, unless a layer's function would
     // return a buffer (then the run changes nothing): the deallocation
     // passes below see each layer once (at GPT-2 width and depth 96 they
@@ -258,10 +268,25 @@ void mlir::seq::buildSeqManifestPipeline(OpPassManager &pm,
   buildSeqPreparationPipeline(pm, options);
 }
 
-void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
-                                         const SeqPipelineOptions &options) {
+/// The tensor stage; with `outlineLayers`, the repeated layers are outlined
+/// once their preparation is hoisted, for seq-inline-layers to inline back
+/// after bufferization.
+static void buildTensorStage(OpPassManager &pm,
+                             const SeqPipelineOptions &options,
+                             bool outlineLayers) {
   buildSeqToLinalgPipeline(pm, options);
   buildSeqPreparationPipeline(pm, options);
+  if (outlineLayers) {
+    // From here to bufferization (the elementwise fusion, the target's
+    // tensor transforms, the elimination of empty tensors and One-Shot
+    // bufferization, whose analyses cost the most per layer) each group of
+    // twin layers is seen once, as a function bufferized across its
+    // boundary, whose body seq-inline-layers puts back in each caller's
+    // place right after (docs/pipeline.md, stage 4b).
+    SeqFoldLayersOptions outline;
+    outline.onTensors = true;
+    pm.addPass(createSeqFoldLayers(outline));
+  }
   if (options.optLevel >= 1) {
     // Producer-consumer fusion of elementwise linalg.generic ops: chains of
     // activations, residual adds and scalings become one loop nest each.
@@ -270,6 +295,11 @@ void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
   }
   getTargetInfo(options.target).addTensorTransforms(pm, options);
   addStageVerifier(pm, options, "tensor");
+}
+
+void mlir::seq::buildSeqToTensorPipeline(OpPassManager &pm,
+                                         const SeqPipelineOptions &options) {
+  buildTensorStage(pm, options, /*outlineLayers=*/false);
 }
 
 void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
@@ -282,7 +312,7 @@ void mlir::seq::buildSeqToLLVMPipeline(OpPassManager &pm,
   if (options.emitEntry)
     pm.addPass(createSeqBuildManifest({/*target=*/getManifestTarget(options)}));
 
-  buildSeqToTensorPipeline(pm, options);
+  buildTensorStage(pm, options, foldsLayersOnTensors(options));
   buildSeqBufferizationPipeline(pm, options);
   if (options.emitEntry && options.foldLayers) {
     // On buffers, before the target's kernels: the kernels, the memory

@@ -114,6 +114,12 @@ constexpr llvm::StringLiteral kPackedArgumentsAttr = "seqc.packed_arguments";
 /// The prefix of the functions seq-fold-layers makes, one per group of
 /// layers that compile to the same code (their team forms add a suffix).
 constexpr llvm::StringLiteral kLayerFunctionPrefix = "__seqc_layer_";
+/// The prefix of the functions seq-fold-layers outlines on tensors, and
+/// the attribute that marks them for seq-inline-layers.
+constexpr llvm::StringLiteral kTensorLayerFunctionPrefix =
+    "__seqc_tensor_layer_";
+constexpr llvm::StringLiteral kInlineAfterBufferizationAttr =
+    "seqc.inline_after_bufferization";
 
 /// Moves the ops of `body` whose operands are all defined at its entry
 /// (block arguments or ops moved before) up to the entry, in order: the

@@ -35,9 +35,12 @@
 #include "dialect/Seq/IR/ModelSignature.h"
 #include "dialect/Seq/Support/Debug.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -164,10 +167,37 @@ static bool usedOutside(Value buffer, Block *block,
   return outside;
 }
 
-/// Replaces each `memref.dim` of an allocation or of an expand_shape by the
-/// size operand it reads, transitively: a size computed from a layer's own
-/// buffers becomes the size at the entry it equals, so that what the layers
-/// share can move there.
+/// The size of dimension `index` of `source` read from where its buffer was
+/// made: an allocation's or an expand_shape's size operand, the product of
+/// the sizes a collapse_shape merges (built at `builder`'s point), else a
+/// `memref.dim`. Null when that would be a `memref.dim` of `source` itself.
+static Value resolveSize(OpBuilder &builder, Location loc, Value source,
+                         int64_t index) {
+  auto type = cast<MemRefType>(source.getType());
+  if (!type.isDynamicDim(index))
+    return arith::ConstantIndexOp::create(builder, loc, type.getDimSize(index));
+  if (auto alloc = source.getDefiningOp<memref::AllocOp>())
+    return alloc.getDynamicSizes()[type.getDynamicDimIndex(index)];
+  if (auto expand = source.getDefiningOp<memref::ExpandShapeOp>())
+    return dyn_cast<Value>(expand.getMixedOutputShape()[index]);
+  if (auto collapse = source.getDefiningOp<memref::CollapseShapeOp>()) {
+    Value product;
+    for (int64_t merged : collapse.getReassociationIndices()[index]) {
+      Value size = resolveSize(builder, loc, collapse.getSrc(), merged);
+      if (!size)
+        size = memref::DimOp::create(builder, loc, collapse.getSrc(), merged);
+      product =
+          product ? arith::MulIOp::create(builder, loc, product, size) : size;
+    }
+    return product;
+  }
+  return nullptr;
+}
+
+/// Replaces each `memref.dim` of an allocation, an expand_shape or a
+/// collapse_shape by the sizes it reads (resolveSize), transitively: a size
+/// computed from a layer's own buffers becomes the size at the entry it
+/// equals, so that what the layers share can move there.
 static void resolveDims(Block &body) {
   body.walk([](memref::DimOp dim) {
     std::optional<int64_t> index = dim.getConstantIndex();
@@ -176,12 +206,8 @@ static void resolveDims(Block &body) {
     if (!index || !type || *index < 0 || *index >= type.getRank() ||
         !type.isDynamicDim(*index))
       return;
-    Value size;
-    if (auto alloc = source.getDefiningOp<memref::AllocOp>())
-      size = alloc.getDynamicSizes()[type.getDynamicDimIndex(*index)];
-    else if (auto expand = source.getDefiningOp<memref::ExpandShapeOp>())
-      size = dyn_cast<Value>(expand.getMixedOutputShape()[*index]);
-    if (size)
+    OpBuilder builder(dim);
+    if (Value size = resolveSize(builder, dim.getLoc(), source, *index))
       dim.replaceAllUsesWith(size);
   });
 }
@@ -291,6 +317,42 @@ static void isolateSegment(Segment &segment) {
           operand.set(rebuild(operand.get()));
     });
   segment.ops.insert(segment.ops.begin(), views.begin(), views.end());
+}
+
+/// Moves to the entry the allocations of `segments` (cut below the
+/// outermost instances) that ops outside their segment use, as foldFunction
+/// does for the outermost ones: a sub-module's buffer that the next one
+/// reads (the residual stream of layers nested in a model) is then an
+/// argument of its function, not a result. The ops that move leave their
+/// segments, and a segment left empty is dropped.
+static void
+hoistEscapingAllocations(SmallVectorImpl<std::unique_ptr<Segment>> &segments) {
+  if (segments.empty())
+    return;
+  Block &body = *segments.front()->ops.front()->getBlock();
+  DenseSet<Operation *> escaping;
+  for (std::unique_ptr<Segment> &segment : segments) {
+    DenseSet<Operation *> members(segment->ops.begin(), segment->ops.end());
+    for (Operation *op : segment->ops)
+      if (isa<memref::AllocOp>(op) &&
+          usedOutside(op->getResult(0), &body, members))
+        escaping.insert(op);
+  }
+  if (escaping.empty())
+    return;
+  Operation *last = seq::hoistToEntry(body, escaping);
+  if (!last)
+    return;
+  DenseSet<Operation *> atEntry;
+  for (Operation &op :
+       llvm::make_range(body.begin(), std::next(last->getIterator())))
+    atEntry.insert(&op);
+  for (std::unique_ptr<Segment> &segment : segments)
+    llvm::erase_if(segment->ops,
+                   [&](Operation *op) { return atEntry.contains(op); });
+  llvm::erase_if(segments, [](const std::unique_ptr<Segment> &segment) {
+    return segment->ops.empty();
+  });
 }
 
 /// Fills in the externals, results, hash and size of `segment`, or the
@@ -490,12 +552,26 @@ private:
   SmallVector<std::pair<Location, std::string>> remarksToEmit;
 
   void remark(Location loc, const Twine &message) {
-    if (remarks)
+    if (remarks && !onTensors)
       remarksToEmit.emplace_back(loc, message.str());
   }
 
   /// Folds the layers of `function`, a defined function of one block.
   void foldFunction(func::FuncOp function);
+
+  /// On tensors: the pure ops of the function being folded that read only
+  /// its arguments, constants and other leaves (sizes of the inputs, empty
+  /// tensors of those sizes, reshapes and slices of weights).
+  DenseSet<Operation *> leaves;
+
+  /// On tensors: gives each top-level op of `body` but the leaves and
+  /// constants its instance chain, moves each leaf right after the last op
+  /// it reads, and returns the ops of `body` in their new order.
+  SmallVector<Operation *> gatherOnTensors(Block &body);
+
+  /// On tensors: gives `segment` its own copy of each leaf from above that
+  /// it reads, right before the first of its ops that does.
+  void cloneLeaves(Segment &segment);
 };
 
 } // namespace
@@ -593,15 +669,24 @@ func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group,
   auto module = getOperation();
   builder.setInsertionPointToEnd(module.getBody());
   auto func = func::FuncOp::create(
-      builder, loc, (seq::kLayerFunctionPrefix + Twine(numFolded++)).str(),
+      builder, loc,
+      ((onTensors ? seq::kTensorLayerFunctionPrefix
+                  : seq::kLayerFunctionPrefix) +
+       Twine(numFolded++))
+          .str(),
       FunctionType::get(context, argTypes, resultTypes));
   func.setPrivate();
-  // Internal in LLVM IR, and never inlined back into the model function:
-  // the point is one copy of the code.
-  func->setAttr("llvm.linkage",
-                LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
-  func->setAttr("passthrough",
-                builder.getArrayAttr({builder.getStringAttr("noinline")}));
+  if (onTensors) {
+    // Bufferized once, then inlined back by seq-inline-layers.
+    func->setAttr(seq::kInlineAfterBufferizationAttr, builder.getUnitAttr());
+  } else {
+    // Internal in LLVM IR, and never inlined back into the model function:
+    // the point is one copy of the code.
+    func->setAttr("llvm.linkage",
+                  LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
+    func->setAttr("passthrough",
+                  builder.getArrayAttr({builder.getStringAttr("noinline")}));
+  }
   symbols->insert(func);
   created.push_back(func);
 
@@ -720,10 +805,15 @@ SeqFoldLayersPass::cutSegments(ArrayRef<Operation *> ops, unsigned level) {
 
 void SeqFoldLayersPass::foldRange(ArrayRef<Operation *> ops, unsigned level) {
   SmallVector<std::unique_ptr<Segment>> segments = cutSegments(ops, level);
+  if (!onTensors && level != 0)
+    hoistEscapingAllocations(segments);
   if (segments.empty())
     return;
-  for (std::unique_ptr<Segment> &segment : segments)
+  for (std::unique_ptr<Segment> &segment : segments) {
+    if (onTensors)
+      cloneLeaves(*segment);
     isolateSegment(*segment);
+  }
 
   // Groups of twins, in order of first occurrence.
   llvm::MapVector<llvm::hash_code, SmallVector<SmallVector<Segment *>, 1>>
@@ -851,8 +941,10 @@ void SeqFoldLayersPass::runOnOperation() {
   symbols = &table;
   // A run after the deallocation passes numbers its functions after those
   // of the run before them.
-  numFolded = llvm::count_if(module.getOps<func::FuncOp>(), [](func::FuncOp f) {
-    return f.getSymName().starts_with(seq::kLayerFunctionPrefix);
+  StringRef prefix =
+      onTensors ? seq::kTensorLayerFunctionPrefix : seq::kLayerFunctionPrefix;
+  numFolded = llvm::count_if(module.getOps<func::FuncOp>(), [&](func::FuncOp f) {
+    return f.getSymName().starts_with(prefix);
   });
   for (func::FuncOp function : functions) {
     if (function.isExternal() || !llvm::hasSingleElement(function.getBody())) {
@@ -864,19 +956,19 @@ void SeqFoldLayersPass::runOnOperation() {
     // fold was.
     bool folded = llvm::any_of(
         function.getBody().front().getOps<func::CallOp>(),
-        [](func::CallOp call) {
-          return call.getCallee().starts_with(seq::kLayerFunctionPrefix);
-        });
+        [&](func::CallOp call) { return call.getCallee().starts_with(prefix); });
     if (folded)
       continue;
-    if (!beforeDeallocation) {
+    if (!beforeDeallocation && !onTensors) {
       foldFunction(function);
     } else {
       // All or nothing: a group left to the run after the deallocation
       // passes leaves it the function as it was, since what this run
       // changes around the layers it does not fold (their views rebuilt,
       // their buffers' allocations hoisted) would become other code after
-      // the deallocation passes, and the twins there would differ.
+      // the deallocation passes, and the twins there would differ. On
+      // tensors, a function in which nothing folds keeps its order and its
+      // empty tensors (bufferization decides by them).
       unsigned first = numFolded;
       func::FuncOp trial = function.clone();
       symbols->insert(trial, function->getIterator());
@@ -910,6 +1002,12 @@ void SeqFoldLayersPass::runOnOperation() {
 
 void SeqFoldLayersPass::foldFunction(func::FuncOp function) {
   Block &body = function.getBody().front();
+  if (onTensors) {
+    foldRange(gatherOnTensors(body), 0);
+    chains.clear();
+    leaves.clear();
+    return;
+  }
   freeAfterLastUse(body);
   resolveDims(body);
   foldResolvedSizes(body);
@@ -950,4 +1048,95 @@ void SeqFoldLayersPass::foldFunction(func::FuncOp function) {
   }
   foldRange(ops, 0);
   chains.clear();
+}
+
+SmallVector<Operation *> SeqFoldLayersPass::gatherOnTensors(Block &body) {
+  for (Operation &op : body.without_terminator()) {
+    if (op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    // A fill of an empty tensor is one too: CSE merges the equal fills of
+    // every layer, and a layer that read another's would return it.
+    bool isLeaf = (op.getNumRegions() == 0 || isa<linalg::FillOp>(op)) &&
+                  op.getNumResults() != 0 &&
+                  isMemoryEffectFree(&op) &&
+                  llvm::all_of(op.getOperands(), [&](Value operand) {
+                    Operation *def = operand.getDefiningOp();
+                    return !def || def->hasTrait<OpTrait::ConstantLike>() ||
+                           leaves.contains(def);
+                  });
+    if (isLeaf)
+      leaves.insert(&op);
+    else
+      chains[&op] = seq::getInstanceChain(op.getLoc());
+  }
+
+  // Each leaf goes right after the last op it reads (CSE keeps the first of
+  // equal ops, inside the first layer that computes it, and
+  // seq-split-empty-tensors puts each layer's empty tensor next to it): no
+  // segment then counts a leaf as its own, and each one that reads a leaf
+  // gets its copy (cloneLeaves), the first layer as the others.
+  SmallVector<Operation *> order;
+  DenseMap<Operation *, unsigned> waiting;
+  DenseMap<Operation *, SmallVector<Operation *, 1>> waiters;
+  std::function<void(Operation *)> place = [&](Operation *op) {
+    order.push_back(op);
+    for (Operation *leaf : waiters.lookup(op))
+      if (--waiting[leaf] == 0)
+        place(leaf);
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (!leaves.contains(&op))
+      continue;
+    DenseSet<Operation *> defs;
+    for (Value operand : op.getOperands())
+      if (Operation *def = operand.getDefiningOp(); def && defs.insert(def).second)
+        waiters[def].push_back(&op);
+    waiting[&op] = defs.size();
+  }
+  for (Operation &op : body.without_terminator())
+    if (leaves.contains(&op) && waiting[&op] == 0)
+      place(&op);
+  for (Operation &op : body.without_terminator())
+    if (!leaves.contains(&op))
+      place(&op);
+  Operation *terminator = body.getTerminator();
+  for (Operation *op : order)
+    op->moveBefore(terminator);
+  return order;
+}
+
+void SeqFoldLayersPass::cloneLeaves(Segment &segment) {
+  Block *block = segment.ops.front()->getBlock();
+  DenseSet<Operation *> members(segment.ops.begin(), segment.ops.end());
+  DenseMap<Operation *, Operation *> copies;
+  SmallVector<Operation *> ops;
+  for (Operation *top : segment.ops) {
+    OpBuilder builder(top);
+    std::function<Value(Value)> copyOf = [&](Value value) -> Value {
+      Operation *def = value.getDefiningOp();
+      if (!def || def->getBlock() != block || members.contains(def) ||
+          !leaves.contains(def))
+        return value;
+      Operation *&copy = copies[def];
+      if (!copy) {
+        IRMapping mapping;
+        for (Value operand : def->getOperands())
+          mapping.map(operand, copyOf(operand));
+        copy = builder.clone(*def, mapping);
+        // Where the segment's op is: the copy belongs to its instances
+        // (the leaf may name another's, seq-split-empty-tensors' copies
+        // name the first layer).
+        copy->setLoc(top->getLoc());
+        leaves.insert(copy);
+        ops.push_back(copy);
+      }
+      return copy->getResult(cast<OpResult>(value).getResultNumber());
+    };
+    top->walk([&](Operation *op) {
+      for (OpOperand &operand : op->getOpOperands())
+        operand.set(copyOf(operand.get()));
+    });
+    ops.push_back(top);
+  }
+  segment.ops = std::move(ops);
 }
