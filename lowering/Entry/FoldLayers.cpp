@@ -744,6 +744,7 @@ func::FuncOp SeqFoldLayersPass::fold(ArrayRef<Segment *> group,
     }
     for (Operation *op : llvm::reverse(segment->ops)) {
       chains.erase(op);
+      leaves.erase(op);
       op->erase();
     }
   }
@@ -1004,6 +1005,14 @@ void SeqFoldLayersPass::foldFunction(func::FuncOp function) {
   Block &body = function.getBody().front();
   if (onTensors) {
     foldRange(gatherOnTensors(body), 0);
+    // The leaves every segment now has a copy of are dead (bufferization
+    // would allocate and fill them).
+    for (Operation *op = body.getTerminator()->getPrevNode(); op;) {
+      Operation *prev = op->getPrevNode();
+      if (leaves.contains(op) && op->use_empty() && isMemoryEffectFree(op))
+        op->erase();
+      op = prev;
+    }
     chains.clear();
     leaves.clear();
     return;

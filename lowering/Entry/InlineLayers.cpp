@@ -37,8 +37,9 @@ struct SeqInlineLayersPass
 } // namespace
 
 /// Replaces `call` by a copy of the body of `callee`, a function of one
-/// block, in which the location `from` (the callee's instance) becomes the
-/// call's.
+/// block, in which the callee's instance (its location, the first twin's)
+/// becomes the call's, and so do the names of the instances nested in it
+/// ("layers.0.mlp" becomes "layers.1.mlp").
 static void inlineCall(func::CallOp call, func::FuncOp callee) {
   Block &body = callee.getBody().front();
   IRMapping mapping;
@@ -46,10 +47,22 @@ static void inlineCall(func::CallOp call, func::FuncOp callee) {
   AttrTypeReplacer relocate;
   Location from = callee.getLoc();
   Location to = call.getLoc();
+  auto fromName = dyn_cast<NameLoc>(from);
+  auto toName = dyn_cast<NameLoc>(to);
   relocate.addReplacement([&](LocationAttr loc) -> std::optional<Attribute> {
     if (loc == from)
       return to;
-    return std::nullopt;
+    auto nested = dyn_cast<NameLoc>(loc);
+    if (!nested || !fromName || !toName)
+      return std::nullopt;
+    StringRef name = nested.getName().getValue();
+    if (!name.consume_front(fromName.getName().getValue()) ||
+        !name.starts_with("."))
+      return std::nullopt;
+    // Its child, which names `from` further up, is relocated after.
+    return NameLoc::get(
+        StringAttr::get(loc.getContext(), toName.getName().getValue() + name),
+        nested.getChildLoc());
   });
   OpBuilder builder(call);
   for (Operation &op : body.without_terminator()) {

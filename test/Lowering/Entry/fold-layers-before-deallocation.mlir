@@ -104,3 +104,48 @@ module attributes {seqc.entry = @forward} {
     return
   }
 }
+
+// -----
+
+// Layers nested in a model instance (model.layers.N) that allocate the buffer
+// the next layer reads, of a size read through a collapse_shape of the input:
+// the size resolves to the product of the input's sizes, the allocations move
+// to the entry and the layers take them as arguments (at every level of
+// instances, not only the outermost), so the layers fold before the
+// deallocation passes instead of returning their buffers.
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      %[[X:[^:]*]]: memref<?x?xf32>, %[[W0:[^:]*]]: memref<?xf32>, %[[W1:[^:]*]]: memref<?xf32>)
+// CHECK-DAG:     %[[D0:.*]] = memref.dim %[[X]], %c0
+// CHECK-DAG:     %[[D1:.*]] = memref.dim %[[X]], %c1
+// CHECK:         %[[N:.*]] = arith.muli %[[D0]], %[[D1]]
+// CHECK:         %[[Y0:.*]] = memref.alloc(%[[N]])
+// CHECK:         %[[Y1:.*]] = memref.alloc(%[[N]])
+// CHECK:         %[[H:.*]] = memref.alloc(%[[N]])
+// CHECK:         memref.copy %{{.*}}, %[[H]]
+// CHECK-NEXT:    call @__seqc_layer_0(%[[H]], %[[W0]], %[[Y0]])
+// CHECK-NEXT:    call @__seqc_layer_0(%[[Y0]], %[[W1]], %[[Y1]])
+// CHECK-NEXT:    return %[[Y1]]
+// CHECK-LABEL: func.func private @__seqc_layer_0(
+// CHECK-NOT:     memref.alloc
+// CHECK:         linalg.add
+// CHECK-NEXT:    return
+#m = loc("model"("model.seq":9:3))
+#l0 = loc("model.layers.0"(callsite("model.seq":3:7 at #m)))
+#l1 = loc("model.layers.1"(callsite("model.seq":3:7 at #m)))
+module attributes {seqc.entry = @forward} {
+  func.func @forward(%x: memref<?x?xf32>, %w0: memref<?xf32>,
+                     %w1: memref<?xf32>) -> memref<?xf32> {
+    %c0 = arith.constant 0 : index
+    %flat = memref.collapse_shape %x [[0, 1]] : memref<?x?xf32> into memref<?xf32> loc(#m)
+    %n = memref.dim %flat, %c0 : memref<?xf32> loc(#m)
+    %h = memref.alloc(%n) : memref<?xf32> loc(#m)
+    memref.copy %flat, %h : memref<?xf32> to memref<?xf32> loc(#m)
+    %n0 = memref.dim %h, %c0 : memref<?xf32> loc(#l0)
+    %y0 = memref.alloc(%n0) : memref<?xf32> loc(#l0)
+    linalg.add ins(%h, %w0 : memref<?xf32>, memref<?xf32>) outs(%y0 : memref<?xf32>) loc(#l0)
+    %n1 = memref.dim %y0, %c0 : memref<?xf32> loc(#l1)
+    %y1 = memref.alloc(%n1) : memref<?xf32> loc(#l1)
+    linalg.add ins(%y0, %w1 : memref<?xf32>, memref<?xf32>) outs(%y1 : memref<?xf32>) loc(#l1)
+    return %y1 : memref<?xf32>
+  }
+}
