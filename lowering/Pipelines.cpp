@@ -156,8 +156,21 @@ void mlir::seq::buildSeqPartitionPipeline(OpPassManager &pm,
   addStageVerifier(pm, options, "tensor-parallel partitioning");
 }
 
-void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
-                                         const SeqPipelineOptions &options) {
+/// Adds a seq-fold-layers on tensors: each group of twin layers becomes one
+/// function, which the passes up to the matching seq-inline-layers see
+/// once.
+static void addLayerOutlining(OpPassManager &pm) {
+  SeqFoldLayersOptions outline;
+  outline.onTensors = true;
+  pm.addPass(createSeqFoldLayers(outline));
+}
+
+/// The seq-level stage and the conversion to linalg; with `outlineLayers`,
+/// the conversion and the canonicalization and CSE after it see each group
+/// of twin layers once (docs/pipeline.md, stage 3).
+static void buildSeqToLinalgStage(OpPassManager &pm,
+                                  const SeqPipelineOptions &options,
+                                  bool outlineLayers) {
   // The seq-level stage. Composite ops become primitive seq ops at every
   // level: the conversion only knows those.
   // No canonicalization between the decomposition and the conversion's (nor
@@ -173,6 +186,8 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
     getTargetInfo(options.target).addSeqTransforms(pm, options);
   }
 
+  if (outlineLayers)
+    addLayerOutlining(pm);
   ConvertSeqToLinalgOptions conversion =
       getTargetInfo(options.target).getConversionStrategy(options);
   conversion.remarks = options.remarks;
@@ -180,6 +195,15 @@ void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addStageVerifier(pm, options, "seq-to-linalg");
+  // Back in place for the preparation, which hoists what the layers compute
+  // from parameters alone out of the model function.
+  if (outlineLayers)
+    pm.addPass(createSeqInlineLayers());
+}
+
+void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,
+                                         const SeqPipelineOptions &options) {
+  buildSeqToLinalgStage(pm, options, /*outlineLayers=*/false);
 }
 
 void mlir::seq::buildSeqBufferizationPipeline(
@@ -274,19 +298,16 @@ void mlir::seq::buildSeqManifestPipeline(OpPassManager &pm,
 static void buildTensorStage(OpPassManager &pm,
                              const SeqPipelineOptions &options,
                              bool outlineLayers) {
-  buildSeqToLinalgPipeline(pm, options);
+  buildSeqToLinalgStage(pm, options, outlineLayers);
   buildSeqPreparationPipeline(pm, options);
-  if (outlineLayers) {
-    // From here to bufferization (the elementwise fusion, the target's
-    // tensor transforms, the elimination of empty tensors and One-Shot
-    // bufferization, whose analyses cost the most per layer) each group of
-    // twin layers is seen once, as a function bufferized across its
-    // boundary, whose body seq-inline-layers puts back in each caller's
-    // place right after (docs/pipeline.md, stage 4b).
-    SeqFoldLayersOptions outline;
-    outline.onTensors = true;
-    pm.addPass(createSeqFoldLayers(outline));
-  }
+  // From here to bufferization (the elementwise fusion, the target's tensor
+  // transforms, the elimination of empty tensors and One-Shot
+  // bufferization, whose analyses cost the most per layer) each group of
+  // twin layers is seen once, as a function bufferized across its boundary,
+  // whose body seq-inline-layers puts back in each caller's place right
+  // after (docs/pipeline.md, stage 4b).
+  if (outlineLayers)
+    addLayerOutlining(pm);
   if (options.optLevel >= 1) {
     // Producer-consumer fusion of elementwise linalg.generic ops: chains of
     // activations, residual adds and scalings become one loop nest each.

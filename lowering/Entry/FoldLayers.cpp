@@ -1065,14 +1065,16 @@ SmallVector<Operation *> SeqFoldLayersPass::gatherOnTensors(Block &body) {
       continue;
     // A fill of an empty tensor is one too: CSE merges the equal fills of
     // every layer, and a layer that read another's would return it.
-    bool isLeaf = (op.getNumRegions() == 0 || isa<linalg::FillOp>(op)) &&
-                  op.getNumResults() != 0 &&
-                  isMemoryEffectFree(&op) &&
-                  llvm::all_of(op.getOperands(), [&](Value operand) {
-                    Operation *def = operand.getDefiningOp();
-                    return !def || def->hasTrait<OpTrait::ConstantLike>() ||
-                           leaves.contains(def);
-                  });
+    bool isLeaf =
+        ((op.getNumRegions() == 0 &&
+          isa<tensor::TensorDialect, arith::ArithDialect>(op.getDialect())) ||
+         isa<linalg::FillOp>(op)) &&
+        op.getNumResults() != 0 && isMemoryEffectFree(&op) &&
+        llvm::all_of(op.getOperands(), [&](Value operand) {
+          Operation *def = operand.getDefiningOp();
+          return !def || def->hasTrait<OpTrait::ConstantLike>() ||
+                 leaves.contains(def);
+        });
     if (isLeaf)
       leaves.insert(&op);
     else
