@@ -167,7 +167,7 @@ static void addLayerOutlining(OpPassManager &pm) {
 
 /// The seq-level stage and the conversion to linalg; with `outlineLayers`,
 /// the conversion and the canonicalization and CSE after it see each group
-/// of twin layers once (docs/pipeline.md, stage 3).
+/// of twin layers once (docs/pipeline.md, stage 4b).
 static void buildSeqToLinalgStage(OpPassManager &pm,
                                   const SeqPipelineOptions &options,
                                   bool outlineLayers) {
@@ -196,9 +196,13 @@ static void buildSeqToLinalgStage(OpPassManager &pm,
   pm.addPass(createCSEPass());
   addStageVerifier(pm, options, "seq-to-linalg");
   // Back in place for the preparation, which hoists what the layers compute
-  // from parameters alone out of the model function.
-  if (outlineLayers)
+  // from parameters alone out of the model function; CSE merges again what
+  // the layers compute alike (a table of the weights they share), which the
+  // preparation would otherwise compute once per layer.
+  if (outlineLayers) {
     pm.addPass(createSeqInlineLayers());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void mlir::seq::buildSeqToLinalgPipeline(OpPassManager &pm,

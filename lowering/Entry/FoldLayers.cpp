@@ -33,6 +33,7 @@
 #include "lowering/Common/OpShape.h"
 
 #include "dialect/Seq/IR/ModelSignature.h"
+#include "dialect/Seq/IR/SeqOps.h"
 #include "dialect/Seq/Support/Debug.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1063,12 +1064,14 @@ SmallVector<Operation *> SeqFoldLayersPass::gatherOnTensors(Block &body) {
   for (Operation &op : body.without_terminator()) {
     if (op.hasTrait<OpTrait::ConstantLike>())
       continue;
-    // A fill of an empty tensor is one too: CSE merges the equal fills of
-    // every layer, and a layer that read another's would return it.
+    // A fill of an empty tensor is one too (CSE merges the equal fills of
+    // every layer, and a layer that read another's would return it), and so
+    // is a seq.dequantize of a weight, which the conversion to linalg
+    // requires next to the Linear that reads its blocks.
     bool isLeaf =
         ((op.getNumRegions() == 0 &&
           isa<tensor::TensorDialect, arith::ArithDialect>(op.getDialect())) ||
-         isa<linalg::FillOp>(op)) &&
+         isa<linalg::FillOp, seq::DequantizeOp>(op)) &&
         op.getNumResults() != 0 && isMemoryEffectFree(&op) &&
         llvm::all_of(op.getOperands(), [&](Value operand) {
           Operation *def = operand.getDefiningOp();
@@ -1128,7 +1131,7 @@ void SeqFoldLayersPass::cloneLeaves(Segment &segment) {
       if (!def || def->getBlock() != block || members.contains(def) ||
           !leaves.contains(def))
         return value;
-      Operation *&copy = copies[def];
+      Operation *copy = copies.lookup(def);
       if (!copy) {
         IRMapping mapping;
         for (Value operand : def->getOperands())
@@ -1138,6 +1141,7 @@ void SeqFoldLayersPass::cloneLeaves(Segment &segment) {
         // (the leaf may name another's, seq-split-empty-tensors' copies
         // name the first layer).
         copy->setLoc(top->getLoc());
+        copies[def] = copy;
         leaves.insert(copy);
         ops.push_back(copy);
       }

@@ -283,21 +283,29 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
     left unfolded says why. A non-empty `unsupported` (the target that
     cannot fold) folds nothing and says so in the remarks.
 
-    With `on-tensors` (seqc from -O1, right before the elimination of empty
-    tensors and One-Shot bufferization) the same segments are cut from the
-    model function on tensors, so that those two analyses, which cost the
-    most per layer, see each group of twins once: bufferizing across
+    With `on-tensors` (seqc from -O1 on the CPU: before the conversion to
+    linalg and again after the preparation) the same segments are cut from
+    the model function on tensors, so that the passes up to the matching
+    `seq-inline-layers` (after the conversion's verifier, after One-Shot
+    bufferization) see each group of twins once: bufferizing across
     function boundaries, a twin's function decides once which of its
-    tensors share buffers, and each call gets the same decision.
-    `seq-inline-layers` then puts each call's ops back in place. First each
-    pure op without regions whose users all belong to one instance (the
-    `tensor.empty` that seq-split-empty-tensors cloned for a layer next to
-    the first layer's, the reshapes and slices a layer's ops read) moves
-    right before its first user and joins that instance, so that every
-    twin's segment lists the same ops in the same order. A segment's
-    results are returned as tensors; nothing is remarked (the run on
-    buffers remarks on the layers it folds), and the functions are private
-    and marked `seqc.inline_after_bufferization`.
+    tensors share buffers, and each call gets the same decision. First the
+    leaves of the function (pure tensor and arith ops and `linalg.fill`s
+    that read only its arguments, constants and other leaves: the input's
+    sizes, an empty tensor of those sizes and its fill, a reshape of a
+    weight; CSE keeps the first of equal ones inside the first layer) move
+    right after what they read, and each segment gets its own copy of the
+    leaves it reads, located at its op, before the segments are compared;
+    the originals, dead once every segment has its copy, are erased. A
+    segment's results are returned as tensors; nothing is remarked (the
+    run on buffers remarks on the layers it folds), and the functions are
+    private, named `@__seqc_tensor_layer_N` and marked
+    `seqc.inline_after_bufferization`. If nothing folds, the function is
+    left as it was. On buffers, the allocations a segment cut below the
+    outermost instances shares with what follows move to the entry too
+    (the residual stream of layers nested in a model's instance), and a
+    `memref.dim` of a `collapse_shape` becomes the product of the sizes it
+    merges.
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",
@@ -311,9 +319,8 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
            "group of its layers would return a buffer, else leave it as it "
            "was to a run after them">,
     Option<"onTensors", "on-tensors", "bool", /*default=*/"false",
-           "Run on tensors, before bufferization: outline each group of "
-           "twins into a function that seq-inline-layers inlines back once "
-           "bufferization has seen it once">,
+           "Run on tensors: outline each group of twins into a function "
+           "that seq-inline-layers inlines back">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];
@@ -323,16 +330,18 @@ def SeqInlineLayers : Pass<"seq-inline-layers", "::mlir::ModuleOp"> {
   let summary = "Inlines the layer functions seq-fold-layers outlined on "
                 "tensors back into their callers";
   let description = [{
-    Runs right after One-Shot bufferization: each call of a function marked
+    Runs after the conversion to linalg's verifier and right after One-Shot
+    bufferization: each call of a function marked
     `seqc.inline_after_bufferization` (made by `seq-fold-layers` with
     `on-tensors`) is replaced by a copy of the function's ops on the call's
     operands, and the function is erased. In each copy the location of the
-    first twin's instance (the function's location) becomes the call's, so
-    that the ops name the instance that built them again, as they did
-    before the outlining: the run of `seq-fold-layers` on buffers cuts
-    them by instance, and remarks and diagnostics point at the layer they
-    belong to. The result is what bufferizing the unrolled layers gives,
-    analyzed once per group of twins instead of once per layer.
+    first twin's instance (the function's location) becomes the call's, and
+    so do the names of the instances nested in it (`layers.0.mlp` becomes
+    `layers.1.mlp`), so that the ops name the instance that built them
+    again, as they did before the outlining: the run of `seq-fold-layers`
+    on buffers cuts them by instance, and remarks and diagnostics point at the layer they
+    belong to. The layers compute what they computed unrolled; the passes
+    between the two ran once per group of twins instead of once per layer.
   }];
 }
 
