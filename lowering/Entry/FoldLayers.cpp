@@ -183,7 +183,9 @@ static Value resolveSize(OpBuilder &builder, Location loc, Value source,
     return dyn_cast<Value>(expand.getMixedOutputShape()[index]);
   if (auto collapse = source.getDefiningOp<memref::CollapseShapeOp>()) {
     Value product;
-    for (int64_t merged : collapse.getReassociationIndices()[index]) {
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    for (int64_t merged : groups[index]) {
       Value size = resolveSize(builder, loc, collapse.getSrc(), merged);
       if (!size)
         size = memref::DimOp::create(builder, loc, collapse.getSrc(), merged);
