@@ -169,9 +169,11 @@ static bool usedOutside(Value buffer, Block *block,
 }
 
 /// The size of dimension `index` of `source` read from where its buffer was
-/// made: an allocation's or an expand_shape's size operand, the product of
-/// the sizes a collapse_shape merges (built at `builder`'s point), else a
-/// `memref.dim`. Null when that would be a `memref.dim` of `source` itself.
+/// made: a constant for a static size, an allocation's or an expand_shape's
+/// size operand, or the product of the sizes a collapse_shape merges (each
+/// resolved the same way, else a `memref.dim` of its source; built at
+/// `builder`'s point). Null otherwise: only a `memref.dim` of `source`
+/// itself would give it.
 static Value resolveSize(OpBuilder &builder, Location loc, Value source,
                          int64_t index) {
   auto type = cast<MemRefType>(source.getType());
@@ -322,6 +324,20 @@ static void isolateSegment(Segment &segment) {
   segment.ops.insert(segment.ops.begin(), views.begin(), views.end());
 }
 
+/// Calls `fn(alloc, escapes)` for each allocation at the top level of
+/// `segments`, `escapes` telling whether an op of `body` outside its segment
+/// uses it.
+static void forEachAllocation(ArrayRef<std::unique_ptr<Segment>> segments,
+                              Block &body,
+                              llvm::function_ref<void(Operation *, bool)> fn) {
+  for (const std::unique_ptr<Segment> &segment : segments) {
+    DenseSet<Operation *> members(segment->ops.begin(), segment->ops.end());
+    for (Operation *op : segment->ops)
+      if (isa<memref::AllocOp>(op))
+        fn(op, usedOutside(op->getResult(0), &body, members));
+  }
+}
+
 /// Moves to the entry the allocations of `segments` (cut below the
 /// outermost instances) that ops outside their segment use, as foldFunction
 /// does for the outermost ones: a sub-module's buffer that the next one
@@ -334,13 +350,10 @@ hoistEscapingAllocations(SmallVectorImpl<std::unique_ptr<Segment>> &segments) {
     return;
   Block &body = *segments.front()->ops.front()->getBlock();
   DenseSet<Operation *> escaping;
-  for (std::unique_ptr<Segment> &segment : segments) {
-    DenseSet<Operation *> members(segment->ops.begin(), segment->ops.end());
-    for (Operation *op : segment->ops)
-      if (isa<memref::AllocOp>(op) &&
-          usedOutside(op->getResult(0), &body, members))
-        escaping.insert(op);
-  }
+  forEachAllocation(segments, body, [&](Operation *alloc, bool escapes) {
+    if (escapes)
+      escaping.insert(alloc);
+  });
   if (escaping.empty())
     return;
   Operation *last = seq::hoistToEntry(body, escaping);
@@ -1045,13 +1058,11 @@ void SeqFoldLayersPass::foldFunction(func::FuncOp function) {
   DenseSet<Operation *> shared;
   for (auto alloc : body.getOps<memref::AllocOp>())
     shared.insert(alloc);
-  for (std::unique_ptr<Segment> &segment : cutSegments(ops, 0)) {
-    DenseSet<Operation *> members(segment->ops.begin(), segment->ops.end());
-    for (Operation *op : segment->ops)
-      if (isa<memref::AllocOp>(op) &&
-          !usedOutside(op->getResult(0), &body, members))
-        shared.erase(op);
-  }
+  forEachAllocation(cutSegments(ops, 0), body,
+                    [&](Operation *alloc, bool escapes) {
+                      if (!escapes)
+                        shared.erase(alloc);
+                    });
   if (Operation *last = seq::hoistToEntry(body, shared)) {
     ops.clear();
     for (Operation &op : llvm::make_range(std::next(last->getIterator()),
