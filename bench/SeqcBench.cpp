@@ -172,13 +172,18 @@ void runWork(benchmark::State &state, const Work &work, const Size &size) {
   if (size.flops > 0) {
     double gflops = size.flops / best * 1e-9;
     state.counters["GFLOP/s"] = gflops;
-    state.counters["peak_frac"] =
-        gflops / machine().peakGflops(threads, work.precision == "bf16");
+    // No fraction of the peak for FLOPs seqc does not do (bench/compare
+    // says the same).
+    if (!work.asWritten)
+      state.counters["peak_frac"] =
+          gflops / machine().peakGflops(threads, work.precision == "bf16");
   }
   if (size.bytes > 0) {
     double gbs = size.bytes / best * 1e-9;
     state.counters["GB/s"] = gbs;
-    if (size.flops == 0)
+    // Nor of the triad for bytes that stay in the last-level cache.
+    if (size.flops == 0 &&
+        (machine().llcBytes == 0 || size.bytes > machine().llcBytes))
       state.counters["peak_frac"] = gbs / machine().bandwidthGBs(threads);
   }
 }

@@ -209,6 +209,7 @@ std::vector<Work> buildWorks() {
            std::move(what),
            {{"heads", "8"}, {"d", "64"}, {"causal", causal ? "true" : "false"}},
            {}};
+    w.asWritten = quadratic;
     for (int64_t n : ns) {
       double flops = quadratic ? 4.0 * 8 * n * n * 64 + 2.0 * 8 * n * n
                                : 4.0 * 8 * n * 64 * 64 + 4.0 * 8 * n * 64;
@@ -350,9 +351,10 @@ std::string seqc::bench::worksToJson() {
   for (size_t i = 0; i < works.size(); ++i) {
     const Work &w = works[i];
     os << (i ? ",\n" : "\n") << " {\"name\": \"" << w.name
-       << "\", \"family\": \"" << w.family << "\", \"library\": \""
-       << w.library << "\", \"what\": \"" << w.what
-       << "\", \"precision\": \"" << w.precision << "\", \"hyper\": {";
+       << "\", \"family\": \"" << w.family << "\", \"library\": \"" << w.library
+       << "\", \"what\": \"" << w.what << "\", \"precision\": \"" << w.precision
+       << "\", \"as_written\": " << (w.asWritten ? "true" : "false")
+       << ", \"hyper\": {";
     for (size_t j = 0; j < w.hyper.size(); ++j)
       os << (j ? ", " : "") << "\"" << w.hyper[j].first
          << "\": " << w.hyper[j].second;

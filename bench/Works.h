@@ -53,12 +53,17 @@ struct Work {
   /// "bf16" for work whose products are bf16 times bf16 (its `% peak` is
   /// against the bf16 dot peak where the CPU has one), else "f32".
   std::string precision = "f32";
+  /// The FLOPs of the sizes count the work as written, not what seqc does
+  /// (the quadratic form of linear attention, which seqc reassociates):
+  /// its rate compares forms, and no fraction of the peak is given.
+  bool asWritten = false;
 };
 
 /// Every work, in report order.
 const std::vector<Work> &allWorks();
 
-/// allWorks() as JSON: [{"name", "family", "library", "what", "hyper",
+/// allWorks() as JSON: [{"name", "family", "library", "what", "precision",
+/// "as_written", "hyper",
 /// "sizes": [{"label", "dims", "flops", "bytes", "quick",
 /// "smoke"}]}].
 std::string worksToJson();

@@ -32,6 +32,14 @@ struct FmaPeak {
 
 struct MachineFigures {
   std::string cpuModel;
+  /// /proc/cpuinfo's "cpu family" and "model" (-1 where absent): what tells
+  /// hosts of one model name apart (AMD EPYC: family 25 is Zen 3 or Zen 4,
+  /// 26 Zen 5).
+  int family = -1, model = -1;
+  /// The largest cache of CPU 0 (sysfs), in bytes; 0 where unknown. The
+  /// triad's arrays are each at least 4 times it, and bench/compare gives
+  /// no fraction of the triad to work whose bytes fit in it.
+  size_t llcBytes = 0;
   std::vector<std::string> isa; // the relevant ISA extensions present
   int cores = 0;                // online CPUs
   double clockGHz = 0;          // running clock of one busy core
