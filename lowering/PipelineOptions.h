@@ -93,15 +93,16 @@ struct SeqPipelineOptions {
   /// the target machine.
   int64_t vnniBits = 0;
 
-  /// On VNNI targets, at -O1 and above: the activations of q8_0, q4_0 and
-  /// q4_1 contractions are quantized per block of 32 to int8 with an f16 scale,
-  /// once per row (llama.cpp's q8_0 activations, its numerics), and the
-  /// blocks multiplied with `vpdpbusd` instead of the weights dequantized to
-  /// f32 (docs/pipeline.md, stage 6). The default, as in llama.cpp: decode's
-  /// matrix-vector products are 1.3-2.4x faster (docs/performance.md), and
-  /// the results differ from the f32 reference by the activations'
-  /// quantization, not only by rounding. Off (`--int8-activations=false`)
-  /// keeps f32 activations; without VNNI they stay too.
+  /// On VNNI targets, at -O1 and above: the activations of q8_0, q4_0, q4_1
+  /// and int8 (rows of whole blocks of 32) contractions are quantized per block
+  /// of 32 to int8 with an f16 scale, once per row (llama.cpp's q8_0
+  /// activations, its numerics), and the blocks multiplied with `vpdpbusd`
+  /// instead of the weights dequantized to f32 (docs/pipeline.md, stage 6). The
+  /// default, as in llama.cpp: decode's matrix-vector products are 1.3-2.4x
+  /// faster (docs/performance.md), and the results differ from the f32
+  /// reference by the activations' quantization, not only by rounding. Off
+  /// (`--int8-activations=false`) keeps f32 activations; without VNNI they stay
+  /// too.
   bool int8Activations = true;
 
   /// At -O1 and above, outline the loop nests that occur several times (the

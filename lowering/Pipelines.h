@@ -100,9 +100,10 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::init(SeqPipelineOptions().vnniBits)};
   Option<bool> int8Activations{
       *this, "int8-activations",
-      llvm::cl::desc("With VNNI: quantize the activations of q8_0 and q4_0 "
-                     "contractions to int8 per block and multiply with "
-                     "vpdpbusd (-O1+; the default)"),
+      llvm::cl::desc(
+          "With VNNI: quantize the activations of q8_0, q4_0, q4_1 "
+          "and int8 contractions to int8 per block and multiply with "
+          "vpdpbusd (-O1+; the default)"),
       llvm::cl::init(SeqPipelineOptions().int8Activations)};
   Option<bool> outlineKernels{
       *this, "outline-kernels",

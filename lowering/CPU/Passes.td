@@ -405,7 +405,8 @@ def SeqCPUVectorizeContractions
 
 def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
   let summary = "Rewrites x @ W^T with W in a block format (q8_0, q4_0, "
-                "q4_1) into a vector kernel that dequantizes in registers";
+                "q4_1) or in int8 rows into a vector kernel that dequantizes "
+                "in registers";
   let description = [{
     The `linalg.generic` of convert-seq-to-linalg carrying `seq.quantized`
     (a Linear whose weight is stored in GGUF blocks, on buffers) becomes an
@@ -416,9 +417,11 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
     widened (the nibbles split for q4_0 and q4_1), converted and scaled in
     registers, and multiplied into the accumulators of the tile's rows with
     FMAs. The weight is never copied. With `int8-activations` on a target
-    with VNNI (`vnni-bits`), q8_0, q4_0 and q4_1 take llama.cpp's path
-    instead (q4_1's minimum times each block's d * sum(q) of x added with
-    one more FMA):
+    with VNNI (`vnni-bits`), q8_0, q4_0, q4_1 and int8 take llama.cpp's
+    path instead (q4_1's minimum times each block's d * sum(q) of x added
+    with one more FMA; int8's rows, when their length is a multiple of 32,
+    read in blocks of 32, each scaled by x's scale alone and each output
+    by the row's scale after the reduction):
     x is quantized per block of 32 to int8 with an f16 scale once per row,
     and the blocks are multiplied with vpdpbusd (one block per 256 bits,
     two per 512), each block's integer dot product converted and FMAed
@@ -445,8 +448,8 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
            "(none)">,
     Option<"int8Activations", "int8-activations", "bool",
            /*default=*/"false",
-           "With VNNI: quantize the activations of q8_0, q4_0 and q4_1 "
-           "contractions per block of 32 to int8 (as llama.cpp's q8_0) and "
+           "With VNNI: quantize the activations of q8_0, q4_0, q4_1 and "
+           "int8 contractions per block of 32 to int8 (as llama.cpp's q8_0) and "
            "multiply them with vpdpbusd">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark on every quantized contraction">

@@ -37,7 +37,8 @@
 // accumulators per column.
 //
 // With int8 activations (`int8-activations`, seqc's default, on targets with
-// VNNI; q8_0, q4_0 and q4_1), llama.cpp's path instead: x is quantized once per
+// VNNI; q8_0, q4_0, q4_1, and int8 whose rows are whole blocks of 32),
+// llama.cpp's path instead: x is quantized once per
 // row, before the tiles, per block of 32 to int8 with an f16 scale
 // (quantize_row_q8_0, kept as q + 128, vpdpbusd's unsigned operand), and
 // the tiles multiply each block with vpdpbusd (one block per 256-bit step,
@@ -47,8 +48,11 @@
 // (ggml_vec_dot_q8_0_q8_0). q4_1's nibbles are its values as they are
 // (0 to 15), and its minimum m adds m * d_x * sum(q_x) per block, with
 // d_x * sum(q_x) computed once per row and block as x is quantized
-// (ggml_vec_dot_q4_1_q8_1). The results then differ from the f32 reference
-// by the activations' quantization.
+// (ggml_vec_dot_q4_1_q8_1). int8's rows are multiplied in blocks of 32
+// the same way, each block's integer dot product scaled by the
+// activations' scale alone and each output by the row's scale after the
+// reduction. The results then differ from the f32 reference by the
+// activations' quantization.
 //
 // q8_0, q4_0 and q4_1 blocks that seq-cpu-pack-weights packed into panels
 // of w columns (at -O2 with int8 activations; `seq.quantized_panel`) take a
@@ -130,13 +134,18 @@ struct QuantizedTiling {
 };
 
 /// Whether `format`'s blocks can be multiplied with int8 activations: the
-/// block formats whose values are integers times one scale, plus q4_1's
-/// minimum.
+/// formats whose values are integers times one scale (per block, or per row
+/// for int8), plus q4_1's minimum.
 bool takesInt8Activations(const WeightFormatInfo &format) {
   return format.format == WeightFormat::Q8_0 ||
          format.format == WeightFormat::Q4_0 ||
-         format.format == WeightFormat::Q4_1;
+         format.format == WeightFormat::Q4_1 ||
+         format.format == WeightFormat::Int8;
 }
+
+/// The activations' blocks of int8 activations: llama.cpp's q8_0 blocks of
+/// 32.
+constexpr int64_t kActivationBlock = 32;
 
 /// Whether the format's blocks have a minimum added to each value (q4_1).
 bool hasMinimum(const WeightFormatInfo &format) {
@@ -196,6 +205,17 @@ FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
   return m;
 }
 
+/// Whether the rows of a per-row format (int8) split into whole blocks of
+/// the activations' quantization: their length is static and a multiple of
+/// 32. (Block formats always do.)
+bool rowsInWholeBlocks(const QuantizedMatch &m) {
+  if (!m.format.isPerRow())
+    return true;
+  auto type = cast<MemRefType>(m.blocks.getType());
+  return !type.isDynamicDim(2) &&
+         (type.getDimSize(2) - m.format.valuesOffset) % kActivationBlock == 0;
+}
+
 class QuantizedEmitter : seq::cpu::KernelBuilder {
 public:
   QuantizedEmitter(QuantizedMatch m, const QuantizedTiling &t,
@@ -207,9 +227,14 @@ public:
     Value rows = memref::DimOp::create(b, loc, m.c, 0);
     Value cols = memref::DimOp::create(b, loc, m.c, 1);
     numBlocks = memref::DimOp::create(b, loc, m.blocks, 1);
-    if (m.format.isPerRow())
+    if (m.format.isPerRow()) {
       rowLength = sub(memref::DimOp::create(b, loc, m.blocks, 2),
                       idx(m.format.valuesOffset));
+      // With int8 activations a row is read in the activations' blocks.
+      if (t.int8Activations)
+        numBlocks =
+            arith::DivUIOp::create(b, loc, rowLength, idx(kActivationBlock));
+    }
     if (m.panel) {
       emitPanels(rows, cols);
       return;
@@ -551,7 +576,7 @@ private:
   /// spread over the 8 lanes of a block's accumulator (exactly).
   void quantizeActivations(Value rows, bool forPanels = false) {
     Type i8 = b.getIntegerType(8), f32 = b.getF32Type();
-    int64_t block = m.format.blockElements;
+    int64_t block = kActivationBlock;
     Value length = arith::MulIOp::create(b, loc, numBlocks, idx(block));
     int64_t dyn = ShapedType::kDynamic;
     xq = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, i8),
@@ -579,8 +604,11 @@ private:
           VectorType floats = VectorType::get({block}, f32);
           VectorType words = VectorType::get({block}, b.getI32Type());
           VectorType bytes = VectorType::get({block}, i8);
-          Value v = vector::LoadOp::create(b, loc, floats, m.x,
-                                           ValueRange{row, kb, zero});
+          // x is [rows, blocks, 32], or [rows, 1, k] for int8's rows.
+          SmallVector<Value, 3> xAt{row, kb, zero};
+          if (m.format.isPerRow())
+            xAt = {row, zero, arith::MulIOp::create(b, loc, kb, idx(block))};
+          Value v = vector::LoadOp::create(b, loc, floats, m.x, xAt);
           Value amax = vector::ReductionOp::create(
               b, loc, vector::CombiningKind::MAXNUMF,
               math::AbsFOp::create(b, loc, v));
@@ -646,10 +674,18 @@ private:
 
   /// The 32 integer values of block `kb` of row `n` (q8_0: its bytes; q4_0:
   /// the low nibbles of its 16 bytes, then the high ones, minus 8; q4_1:
-  /// the nibbles as they are, 0 to 15), as vpdpbusd's signed operand.
+  /// the nibbles as they are, 0 to 15; int8: the row's values 32 kb to
+  /// 32 kb + 31), as vpdpbusd's signed operand.
   Value blockValues(Value n, Value kb) {
     VectorType bytes32 = VectorType::get({32}, b.getIntegerType(8));
     Value at = idx(m.format.valuesOffset);
+    // int8: the row's 32 values of block kb.
+    if (m.format.isPerRow())
+      return vector::LoadOp::create(
+          b, loc, bytes32, m.blocks,
+          ValueRange{n, idx(0),
+                     add(at, arith::MulIOp::create(b, loc, kb,
+                                                   idx(kActivationBlock)))});
     if (m.format.bits == 8)
       return vector::LoadOp::create(b, loc, bytes32, m.blocks,
                                     ValueRange{n, kb, at});
@@ -693,6 +729,9 @@ private:
   /// product of the two f16 scales (llama.cpp's ggml_vec_dot_q8_0_q8_0).
   /// q4_1 adds its minimum times the row's d * sum(q) per block (xm, an
   /// eighth per lane) with one more FMA (ggml_vec_dot_q4_1_q8_1).
+  /// int8's rows are read in blocks of 32 values, each scaled by the
+  /// activations' scale alone, and each output's sum by the row's f32
+  /// scale once, after the reduction (as rowTile does).
   /// On 512 bits an odd last block is a step whose second half is zeros.
   void int8Tile(int64_t mr, int64_t nr, Value m1, Value n1) {
     int64_t per = blocksPerStep();
@@ -730,8 +769,15 @@ private:
         return concat(parts);
       };
       SmallVector<Value> w, negBias, dw, mw;
+      bool perRow = m.format.isPerRow();
       for (int64_t jn = 0; jn < nr; ++jn) {
-        prefetch(nextColAt[jn], kbs[0], idx(0));
+        if (perRow)
+          prefetch(nextColAt[jn], idx(0),
+                   add(idx(m.format.valuesOffset),
+                       arith::MulIOp::create(b, loc, kbs[0],
+                                             idx(kActivationBlock))));
+        else
+          prefetch(nextColAt[jn], kbs[0], idx(0));
         SmallVector<Value> parts;
         for (int64_t p = 0; p < per; ++p)
           parts.push_back(p < blocks ? blockValues(colAt[jn], kbs[p])
@@ -739,14 +785,15 @@ private:
         w.push_back(concat(parts));
         negBias.push_back(arith::SubIOp::create(
             b, loc, zeroWords, dpbusd(zeroWords, bias, w.back())));
-        dw.push_back(
-            scales([&](Value kb) { return halfAt(colAt[jn], kb, 0); }));
+        // int8's scale is the row's, applied after the reduction.
+        if (!perRow)
+          dw.push_back(
+              scales([&](Value kb) { return halfAt(colAt[jn], kb, 0); }));
         if (xm)
           mw.push_back(
               scales([&](Value kb) { return halfAt(colAt[jn], kb, 2); }));
       }
-      Value kAt = arith::MulIOp::create(b, loc, kb0,
-                                        idx(m.format.blockElements));
+      Value kAt = arith::MulIOp::create(b, loc, kb0, idx(kActivationBlock));
       for (int64_t i = 0; i < mr; ++i) {
         Value xs =
             blocks == per
@@ -768,7 +815,9 @@ private:
         for (int64_t jn = 0; jn < nr; ++jn) {
           Value dot = dpbusd(negBias[jn], xs, w[jn]);
           Value f = arith::SIToFPOp::create(b, loc, accType, dot);
-          Value scale = arith::MulFOp::create(b, loc, dw[jn], dxi);
+          Value scale =
+              perRow ? dxi
+                     : arith::MulFOp::create(b, loc, dw[jn], dxi).getResult();
           Value &sum = acc[i * nr + jn];
           sum = vector::FMAOp::create(b, loc, f, scale, sum);
           if (xm)
@@ -799,10 +848,16 @@ private:
       scf::YieldOp::create(b, loc, acc);
       results = tailOp.getResults();
     }
+    SmallVector<Value> rowScales;
+    if (m.format.isPerRow())
+      for (int64_t jn = 0; jn < nr; ++jn)
+        rowScales.push_back(floatAt(colAt[jn]));
     for (int64_t i = 0; i < mr; ++i) {
       for (int64_t jn = 0; jn < nr; ++jn) {
         Value sum = vector::ReductionOp::create(
             b, loc, vector::CombiningKind::ADD, results[i * nr + jn]);
+        if (!rowScales.empty())
+          sum = arith::MulFOp::create(b, loc, sum, rowScales[jn]);
         SmallVector<Value, 2> at = {rowAt[i], colAt[jn]};
         Value old = memref::LoadOp::create(b, loc, m.c, at);
         memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
@@ -1081,17 +1136,24 @@ struct SeqCPUVectorizeQuantizedPass
       return;
     }
     if (tiling.int8Activations) {
+      bool perRow = m.format.isPerRow();
       m.op.emitRemark("quantized contraction vectorized with int8 "
                       "activations (the target has VNNI; "
                       "--int8-activations=false keeps f32 ones): ")
           << "x quantized per block of 32 to int8 with an f16 scale "
              "(llama.cpp's q8_0), once per row, "
-          << m.format.name << " blocks multiplied with vpdpbusd, "
-          << t.vnniBits / 256 << (t.vnniBits > 256 ? " blocks" : " block")
-          << " per step (" << t.vnniBits / 32
-          << " i32 lanes), converted and scaled by the product of the two "
-             "scales into "
-          << t.vnniBits / 32 << "-lane f32 accumulators"
+          << m.format.name
+          << (perRow ? " rows multiplied in blocks of 32"
+                     : " blocks multiplied")
+          << " with vpdpbusd, " << t.vnniBits / 256
+          << (t.vnniBits > 256 ? " blocks" : " block") << " per step ("
+          << t.vnniBits / 32 << " i32 lanes), converted and scaled by "
+          << (perRow ? "the activations' scale"
+                     : "the product of the two scales")
+          << " into " << t.vnniBits / 32 << "-lane f32 accumulators"
+          << (perRow ? ", the row's f32 scale applied once per output after "
+                       "the reduction"
+                     : "")
           << (hasMinimum(m.format) ? " (plus the block's minimum times the "
                                      "sum of its activations)"
                                    : "")
@@ -1099,16 +1161,22 @@ struct SeqCPUVectorizeQuantizedPass
           << " for a single row), blocks of " << t.mc << " x " << t.nc;
       return;
     }
-    if (int8Activations && !takesInt8Activations(m.format))
+    if (int8Activations && vnniBits >= 256 && !rowsInWholeBlocks(m)) {
+      int64_t bytes = cast<MemRefType>(m.blocks.getType()).getDimSize(2);
       m.op.emitRemark("int8 activations not used: ")
-          << m.format.name
-          << " has no int8-activation kernel (q8_0, q4_0 and q4_1 have); "
-             "its weights are dequantized to f32 in registers";
-    else if (int8Activations)
+          << m.format.name << " rows of "
+          << (ShapedType::isDynamic(bytes)
+                  ? std::string("a dynamic number of")
+                  : std::to_string(bytes - m.format.valuesOffset))
+          << " weights are not whole blocks of " << kActivationBlock
+          << " (the activations' quantization); the weights are dequantized "
+             "to f32 in registers";
+    } else if (int8Activations) {
       m.op.emitRemark("int8 activations not used: the target has no VNNI "
                       "(vpdpbusd on 256-bit vectors: AVX-VNNI, or "
                       "AVX512_VNNI with AVX512VL); the weights are "
                       "dequantized to f32 in registers");
+    }
     if (m.format.isPerRow())
       m.op.emitRemark("quantized contraction vectorized: ")
           << m.format.name << " weight rows dequantized in registers ("
@@ -1172,7 +1240,8 @@ struct SeqCPUVectorizeQuantizedPass
       rewriter.setInsertionPoint(m.op);
       QuantizedTiling opTiling = t;
       opTiling.int8Activations = int8Activations && vnniBits >= 256 &&
-                                 takesInt8Activations(m.format);
+                                 takesInt8Activations(m.format) &&
+                                 rowsInWholeBlocks(m);
       opTiling.vnniBits = cpu::vnniKernelBits(vnniBits, vectorBits);
       if (m.panel) {
         // Packed for the int8-activation kernel of this target's vpdpbusd

@@ -155,8 +155,8 @@ static cl::opt<bool> remarks(
 static cl::opt<bool> int8Activations(
     "int8-activations",
     cl::desc("On CPUs with VNNI (vpdpbusd), at -O1 and above: quantize the "
-             "activations of q8_0, q4_0 and q4_1 Linears per block of 32 to "
-             "int8, "
+             "activations of q8_0, q4_0, q4_1 and int8 Linears per block of "
+             "32 to int8, "
              "as llama.cpp does, and multiply them as integers (faster; "
              "the results differ from f32 activations by that "
              "quantization). Without VNNI the f32 kernels stay, and "

@@ -168,3 +168,67 @@ func.func @linear_q4_0(%x: memref<?x3x32xf32>, %b: memref<8x3x18xi8>, %out: memr
   }
   return
 }
+
+// -----
+
+// Per-output-channel int8 rows of 64 weights (two blocks of 32, the row's
+// f32 scale in bytes 0..3): x [rows, 1, 64] is quantized per block of 32 as
+// for the block formats; per block and column the row's 32 values at byte
+// 4 + 32 kb are vpdpbusd's signed operand, the dot product scaled by x's
+// scale alone, and each output's sum by the row's scale once, after the
+// reduction.
+// CHECK-LABEL: func.func @linear_int8
+//       CHECK:   %[[DX:.+]] = memref.alloc(%{{.+}}) : memref<?x2xf32>
+//       CHECK:   scf.parallel
+//       CHECK:     scf.for %[[KB:.+]] = %c0 to %c2 step %c1 {
+//       CHECK:       %[[K:.+]] = arith.muli %[[KB]], %c32 : index
+//       CHECK:       vector.load %{{.+}}[%{{.+}}, %c0, %[[K]]] : memref<?x1x64xf32>, vector<32xf32>
+//       CHECK:   scf.parallel
+//       CHECK:     scf.for %[[STEP:.+]] = {{.+}} iter_args(
+//       CHECK:       %[[AT:.+]] = arith.addi %{{.+}}, %c4 : index
+//       CHECK:       memref.prefetch %{{.+}}[%{{.+}}, %c0, %[[AT]]], read, locality<2>, data : memref<8x1x68xi8>
+//       CHECK:       %[[W:.+]] = vector.load %{{.+}}[%{{.+}}, %c0, %[[AT]]] : memref<8x1x68xi8>, vector<32xi8>
+//       CHECK:       llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%{{.+}}, %{{.+}}, %[[W]])
+//       CHECK:       %[[DXI:.+]] = memref.load %[[DX]]
+//       CHECK:       %[[DXS:.+]] = vector.broadcast %[[DXI]] : f32 to vector<8xf32>
+//       CHECK:       %[[DOT:.+]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"
+//       CHECK:       %[[F:.+]] = arith.sitofp %[[DOT]] : vector<8xi32> to vector<8xf32>
+//       CHECK:       vector.fma %[[F]], %[[DXS]], %{{.+}} : vector<8xf32>
+//       CHECK:     %[[SCALE:.+]] = arith.bitcast %{{.+}} : i32 to f32
+//       CHECK:     %[[SUM:.+]] = vector.reduction <add>, %{{.+}} : vector<8xf32> into f32
+//       CHECK:     arith.mulf %[[SUM]], %[[SCALE]] : f32
+// NOVNNI: remark: int8 activations not used: the target has no VNNI
+// NOVNNI: remark: quantized contraction vectorized: int8 weight rows dequantized in registers
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#q = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3 + 4)>
+#s0 = affine_map<(d0, d1, d2, d3) -> (d1, d2, 0)>
+#s1 = affine_map<(d0, d1, d2, d3) -> (d1, d2, 1)>
+#s2 = affine_map<(d0, d1, d2, d3) -> (d1, d2, 2)>
+#s3 = affine_map<(d0, d1, d2, d3) -> (d1, d2, 3)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @linear_int8(%x: memref<?x1x64xf32>, %b: memref<8x1x68xi8>, %out: memref<?x8xf32>) {
+  %c8_i32 = arith.constant 8 : i32
+  %c16_i32 = arith.constant 16 : i32
+  %c24_i32 = arith.constant 24 : i32
+  // expected-remark @below {{quantized contraction vectorized with int8 activations (the target has VNNI; --int8-activations=false keeps f32 ones): x quantized per block of 32 to int8 with an f16 scale (llama.cpp's q8_0), once per row, int8 rows multiplied in blocks of 32 with vpdpbusd, 1 block per step (8 i32 lanes), converted and scaled by the activations' scale into 8-lane f32 accumulators, the row's f32 scale applied once per output after the reduction, 4 x 4 tiles (1 x 8 for a single row), blocks of 16 x 32}}
+  linalg.generic {indexing_maps = [#x, #q, #s0, #s1, #s2, #s3, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %b, %b, %b, %b, %b : memref<?x1x64xf32>, memref<8x1x68xi8>, memref<8x1x68xi8>, memref<8x1x68xi8>, memref<8x1x68xi8>, memref<8x1x68xi8>) outs(%out : memref<?x8xf32>) attrs =  {seq.quantized = "int8"} {
+  ^bb0(%in: f32, %in_2: i8, %in_3: i8, %in_4: i8, %in_5: i8, %in_6: i8, %acc: f32):
+    %0 = arith.extui %in_3 : i8 to i32
+    %1 = arith.extui %in_4 : i8 to i32
+    %2 = arith.shli %1, %c8_i32 : i32
+    %3 = arith.ori %0, %2 : i32
+    %4 = arith.extui %in_5 : i8 to i32
+    %5 = arith.shli %4, %c16_i32 : i32
+    %6 = arith.ori %3, %5 : i32
+    %7 = arith.extui %in_6 : i8 to i32
+    %8 = arith.shli %7, %c24_i32 : i32
+    %9 = arith.ori %6, %8 : i32
+    %10 = arith.bitcast %9 : i32 to f32
+    %11 = arith.sitofp %in_2 : i8 to f32
+    %12 = arith.mulf %11, %10 : f32
+    %13 = arith.mulf %in, %12 : f32
+    %14 = arith.addf %acc, %13 : f32
+    linalg.yield %14 : f32
+  }
+  return
+}

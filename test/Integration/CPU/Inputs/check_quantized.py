@@ -6,10 +6,9 @@ each element within 1e-5 of the sum of the magnitudes of its products
 (rounding of an f32 sum in any order). Prints "ok m=M" or the error.
 
 check_quantized.py --int8-activations DIR M...: DIR/model was compiled with
---int8-activations: the outputs of q8_0, q4_0 and q4_1 weights take x quantized
-as llama.cpp's q8_0 (per block of 32: d = max |x| / 127 rounded to f16,
-q = round-half-even(x * 127 / max |x|)) as their reference's x, q * d; the
-others take x."""
+--int8-activations: every output (of q8_0, q4_0, q4_1 or int8 weights) takes
+x quantized as llama.cpp's q8_0 (per block of 32: d = max |x| / 127 rounded
+to f16, q = round-half-even(x * 127 / max |x|)) as its reference's x, q * d."""
 import os
 import subprocess
 import sys
@@ -42,7 +41,7 @@ for m in map(int, args[1:]):
     weights = load_safetensors(f"{run}/w.safetensors")
     if "a.weight" in weights:
         outputs = int8_outputs
-        int8_names = set()
+        int8_names = set(int8_outputs)
     k = weights["w"].shape[1]
     x = np.random.default_rng(m).standard_normal((m, k)).astype(np.float32)
     np.save(f"{run}/x.npy", x)
