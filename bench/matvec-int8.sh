@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Decode's matrix-vector product x @ W^T with W in q8_0 (or q4_0, q4_1) blocks:
+# Decode's matrix-vector product x @ W^T with W in q8_0 (or q4_0, q4_1) blocks
+# or int8 rows:
 # the f32-activation kernel (the weights dequantized to f32 in registers)
 # against the int8-activation kernel of --int8-activations (x quantized per
 # block of 32 to int8 once per row, blocks multiplied with VNNI's vpdpbusd),
@@ -80,7 +81,10 @@ for format in $formats; do
         -D out_features="$n" -D in_features="$k" -D weight_format="$format" \
         -o "$out/$format-$shape-$kind"
     done
+    # The weight's bytes: blocks of 32 (q8_0 34, q4_0 18, q4_1 20 bytes),
+    # or int8's rows of k values and an f32 scale.
     bytes=$(awk -v n="$n" -v k="$k" -v f="$format" 'BEGIN {
+      if (f == "int8") { printf "%d", n * (k + 4); exit }
       b = f == "q8_0" ? 34 : f == "q4_0" ? 18 : 20
       printf "%d", n * k / 32 * b }')
     for m in $rows; do

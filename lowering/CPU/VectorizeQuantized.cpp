@@ -672,6 +672,12 @@ private:
         .getResult(0);
   }
 
+  /// The byte of an int8 row where its block `kb` of 32 values begins.
+  Value rowBlockByte(Value kb) {
+    return add(idx(m.format.valuesOffset),
+               arith::MulIOp::create(b, loc, kb, idx(kActivationBlock)));
+  }
+
   /// The 32 integer values of block `kb` of row `n` (q8_0: its bytes; q4_0:
   /// the low nibbles of its 16 bytes, then the high ones, minus 8; q4_1:
   /// the nibbles as they are, 0 to 15; int8: the row's values 32 kb to
@@ -679,13 +685,9 @@ private:
   Value blockValues(Value n, Value kb) {
     VectorType bytes32 = VectorType::get({32}, b.getIntegerType(8));
     Value at = idx(m.format.valuesOffset);
-    // int8: the row's 32 values of block kb.
     if (m.format.isPerRow())
-      return vector::LoadOp::create(
-          b, loc, bytes32, m.blocks,
-          ValueRange{n, idx(0),
-                     add(at, arith::MulIOp::create(b, loc, kb,
-                                                   idx(kActivationBlock)))});
+      return vector::LoadOp::create(b, loc, bytes32, m.blocks,
+                                    ValueRange{n, idx(0), rowBlockByte(kb)});
     if (m.format.bits == 8)
       return vector::LoadOp::create(b, loc, bytes32, m.blocks,
                                     ValueRange{n, kb, at});
@@ -772,10 +774,7 @@ private:
       bool perRow = m.format.isPerRow();
       for (int64_t jn = 0; jn < nr; ++jn) {
         if (perRow)
-          prefetch(nextColAt[jn], idx(0),
-                   add(idx(m.format.valuesOffset),
-                       arith::MulIOp::create(b, loc, kbs[0],
-                                             idx(kActivationBlock))));
+          prefetch(nextColAt[jn], idx(0), rowBlockByte(kbs[0]));
         else
           prefetch(nextColAt[jn], kbs[0], idx(0));
         SmallVector<Value> parts;
