@@ -402,10 +402,11 @@ MachineFigures seqc::bench::measureMachine(bool quick) {
             k.isa, threads, median, best, 100 * median / best));
   }
   // Each array 64 MiB (quick: 16 MiB) and at least 4 times the last-level
-  // cache, STREAM's rule: 3 x 16 MiB on a 32 MiB L3 measured 49 GB/s on 2
-  // threads where the memory gives 34.
-  size_t elems = std::max<size_t>((quick ? 2u : 8u) << 20,
-                                  4 * fig.llcBytes / sizeof(double));
+  // cache, STREAM's rule (up to 1 GiB): 3 x 16 MiB on a 32 MiB L3 measured
+  // 49 GB/s on 2 threads where the memory gives 34.
+  size_t elems = std::max<size_t>(
+      (quick ? 2u : 8u) << 20,
+      std::min<size_t>(4 * fig.llcBytes, size_t(1) << 30) / sizeof(double));
   fig.triadGBs1 = measureTriad(1, elems, rounds + 1);
   fig.triadGBs2 =
       maxThreads >= 2 ? measureTriad(2, elems, rounds + 1) : fig.triadGBs1;
