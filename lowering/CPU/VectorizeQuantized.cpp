@@ -133,16 +133,6 @@ struct QuantizedTiling {
   int64_t pv = 1, pc = 1;
 };
 
-/// Whether `format`'s blocks can be multiplied with int8 activations: the
-/// formats whose values are integers times one scale (per block, or per row
-/// for int8), plus q4_1's minimum.
-bool takesInt8Activations(const WeightFormatInfo &format) {
-  return format.format == WeightFormat::Q8_0 ||
-         format.format == WeightFormat::Q4_0 ||
-         format.format == WeightFormat::Q4_1 ||
-         format.format == WeightFormat::Int8;
-}
-
 /// The activations' blocks of int8 activations: llama.cpp's q8_0 blocks of
 /// 32.
 constexpr int64_t kActivationBlock = 32;
@@ -186,7 +176,8 @@ FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
   }
   if (auto panel = op->getAttrOfType<IntegerAttr>(cpu::kQuantizedPanelAttr)) {
     m.panel = panel.getInt();
-    if (!takesInt8Activations(*format) ||
+    // Panels hold blocks (q8_0, q4_0, q4_1), never int8's rows.
+    if (format->isPerRow() ||
         blocksType.getDimSize(2) != format->blockBytes * m.panel ||
         !cpu::hasUnitInnerStride(m.c)) {
       reason = "panels whose blocks or output are not in the packed layout";
@@ -226,15 +217,15 @@ public:
   void emit() {
     Value rows = memref::DimOp::create(b, loc, m.c, 0);
     Value cols = memref::DimOp::create(b, loc, m.c, 1);
-    numBlocks = memref::DimOp::create(b, loc, m.blocks, 1);
-    if (m.format.isPerRow()) {
+    if (m.format.isPerRow())
       rowLength = sub(memref::DimOp::create(b, loc, m.blocks, 2),
                       idx(m.format.valuesOffset));
-      // With int8 activations a row is read in the activations' blocks.
-      if (t.int8Activations)
-        numBlocks =
-            arith::DivUIOp::create(b, loc, rowLength, idx(kActivationBlock));
-    }
+    // With int8 activations an int8 row is read in the activations' blocks.
+    numBlocks = m.format.isPerRow() && t.int8Activations
+                    ? arith::DivUIOp::create(b, loc, rowLength,
+                                             idx(kActivationBlock))
+                          .getResult()
+                    : memref::DimOp::create(b, loc, m.blocks, 1).getResult();
     if (m.panel) {
       emitPanels(rows, cols);
       return;
@@ -1238,9 +1229,11 @@ struct SeqCPUVectorizeQuantizedPass
                  << m.op.getLoc() << "\n");
       rewriter.setInsertionPoint(m.op);
       QuantizedTiling opTiling = t;
-      opTiling.int8Activations = int8Activations && vnniBits >= 256 &&
-                                 takesInt8Activations(m.format) &&
-                                 rowsInWholeBlocks(m);
+      // Every format's values are integers times a scale (per block, or
+      // per row for int8), which vpdpbusd multiplies; int8's rows must be
+      // whole blocks of the activations' quantization.
+      opTiling.int8Activations =
+          int8Activations && vnniBits >= 256 && rowsInWholeBlocks(m);
       opTiling.vnniBits = cpu::vnniKernelBits(vnniBits, vectorBits);
       if (m.panel) {
         // Packed for the int8-activation kernel of this target's vpdpbusd

@@ -290,10 +290,10 @@ def SeqFoldLayers : Pass<"seq-fold-layers", "::mlir::ModuleOp"> {
     bufferization) see each group of twins once: bufferizing across
     function boundaries, a twin's function decides once which of its
     tensors share buffers, and each call gets the same decision. First the
-    leaves of the function (pure tensor and arith ops and `linalg.fill`s
-    that read only its arguments, constants and other leaves: the input's
-    sizes, an empty tensor of those sizes and its fill, a reshape of a
-    weight; CSE keeps the first of equal ones inside the first layer) move
+    leaves of the function (pure tensor and arith ops, `linalg.fill`s and
+    `seq.dequantize`s that read only its arguments, constants and other
+    leaves: the input's sizes, an empty tensor of those sizes and its fill,
+    a reshape of a weight, a quantized weight's view for its Linear; CSE keeps the first of equal ones inside the first layer) move
     right after what they read, and each segment gets its own copy of the
     leaves it reads, located at its op, before the segments are compared;
     the originals, dead once every segment has its copy, are erased. A
