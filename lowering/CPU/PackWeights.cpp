@@ -51,10 +51,10 @@ struct SeqCPUPackWeightsPass
   /// returns failure when the contraction is not one the kernels take.
   LogicalResult pack(linalg::LinalgOp op, OpOperand &weight, int64_t width);
 
-  /// Rewrites the q4_0 or q8_0 contraction `op` (a generic carrying
-  /// `seq.quantized`) to read its blocks, a parameter, from column panels
-  /// of `width` columns, or returns failure when it is not one the VNNI
-  /// kernel takes.
+  /// Rewrites the q4_0, q4_1, q8_0 or int8 contraction `op` (a generic
+  /// carrying `seq.quantized`) to read its blocks, a parameter, from column
+  /// panels of `width` columns, or returns failure when it is not one the
+  /// VNNI kernel takes.
   LogicalResult packQuantized(linalg::GenericOp op, int64_t width);
 
   /// Rewrites the byte reads of `blocks` outside its pack `packed` (the
@@ -65,8 +65,7 @@ struct SeqCPUPackWeightsPass
                              int64_t width);
 
   /// One packed copy per parameter and layout (1: W is [n, k]; 2: in k
-  /// pairs; 4: q4_0 or q8_0 panels), built at the top of the model
-  /// function.
+  /// pairs; 4: quantized panels), built at the top of the model function.
   DenseMap<std::pair<Value, unsigned>, Value> packs;
 
   /// The blocks, panels and format of `packs`' layout 4, in the order
@@ -189,18 +188,22 @@ struct IndexMath {
 };
 
 /// The q4_0, q4_1 or q8_0 blocks `blocks` [n, kb, bytes] (bytes = 18, 20 or
-/// 34) in panels of `width` columns, P [ceil(n / w), kb, bytes w]
-/// (Passes.td): per panel and block, the w columns' f16 scales, q4_1's w
-/// minimums, then for each group of 4 value bytes the w columns' groups
-/// (q8_0's values + 128, as unsigned bytes); zeros past n.
+/// 34), or int8's rows [n, 1, 4 + k], in panels of `width` columns,
+/// P [ceil(n / w), kb, bytes w] (Passes.td): per panel and block, the
+/// header's fields side by side for the w columns (the f16 scales, then
+/// q4_1's f16 minimums; int8's f32 scales), then for each group of 4 value
+/// bytes the w columns' groups (q8_0's and int8's values + 128, as unsigned
+/// bytes); zeros past n.
 Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
                          const seq::WeightFormatInfo &format, int64_t width) {
   auto type = cast<RankedTensorType>(blocks.getType());
   int64_t n = type.getDimSize(0), numBlocks = type.getDimSize(1);
-  int64_t blockBytes = format.blockBytes;
+  int64_t blockBytes = type.getDimSize(2);
   bool eightBits = format.bits == 8;
-  // The bytes before the values: the f16 scale, then q4_1's f16 minimum.
+  // The bytes before the values: the f16 scale, then q4_1's f16 minimum, or
+  // int8's f32 scale, in fields of `field` bytes.
   int64_t header = format.valuesOffset;
+  int64_t field = format.headerFieldBytes();
   auto packedType = RankedTensorType::get(
       {(n + width - 1) / width, numBlocks, blockBytes * width},
       type.getElementType());
@@ -210,15 +213,17 @@ Value buildQuantizedPack(OpBuilder &b, Location loc, Value blocks,
         IndexMath m{nb, nloc};
         Value byte = index[2];
         Value isScale = m.ult(byte, header * width);
-        // A header byte: field f = byte / 2w (the scale, the minimum),
-        // column (byte mod 2w) / 2, byte 2 f + byte mod 2 of its block.
+        // A header byte: field f = byte / (field w), column (byte mod
+        // field w) / field, byte field f + byte mod field of its block.
         // A value byte, r = byte - header w: group q = r / 4w, column
         // (r mod 4w) / 4, byte header + 4 q + r mod 4 of its block.
         Value r = m.select(isScale, m.constant(0), m.sub(byte, header * width));
-        Value column = m.select(isScale, m.div(m.rem(byte, 2 * width), 2),
-                                m.div(m.rem(r, 4 * width), 4));
+        Value column =
+            m.select(isScale, m.div(m.rem(byte, field * width), field),
+                     m.div(m.rem(r, 4 * width), 4));
         Value source = m.select(
-            isScale, m.add(m.mul(m.div(byte, 2 * width), 2), m.rem(byte, 2)),
+            isScale,
+            m.add(m.mul(m.div(byte, field * width), field), m.rem(byte, field)),
             m.add(m.constant(header),
                   m.add(m.mul(m.div(r, 4 * width), 4), m.rem(r, 4))));
         Value row = m.add(m.mul(index[0], width), column);
@@ -244,15 +249,15 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
                             << why << ": " << op.getLoc() << "\n");
     return failure();
   };
-  // convert-seq-to-linalg's q4_0, q4_1 or q8_0 generic
-  // (buildQuantizedLinear): loops (r, n, kb, j), inputs x [r, kb, j] and
-  // the blocks once per byte it reads (the value byte, the scale's two
-  // bytes, q4_1's minimum's two), output [r, n].
+  // convert-seq-to-linalg's quantized generic (buildQuantizedLinear):
+  // loops (r, n, kb, j), inputs x [r, kb, j] and the blocks once per byte
+  // it reads (the value byte, the scale's two bytes, q4_1's minimum's two,
+  // int8's scale's four), output [r, n].
   StringRef format = op->getAttrOfType<StringAttr>(seq::cpu::kQuantizedAttr)
                          .getValue();
   seq::WeightFormatInfo info = *seq::getWeightFormat(format);
-  int64_t blockBytes = info.blockBytes;
   int64_t header = info.valuesOffset;
+  int64_t field = info.headerFieldBytes();
   if (op.getNumDpsInputs() != 2 + header || op.getNumDpsInits() != 1 ||
       op.getNumLoops() != 4)
     return notPacked("not convert-seq-to-linalg's generic");
@@ -260,10 +265,13 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
   auto type = dyn_cast<RankedTensorType>(blocks.getType());
   if (!llvm::all_of(ArrayRef<Value>(op.getDpsInputs()).drop_front(),
                     [&](Value v) { return v == blocks; }) ||
-      !type || type.getRank() != 3 || type.getDimSize(2) != blockBytes ||
-      !type.hasStaticShape())
+      !type || type.getRank() != 3 || !type.hasStaticShape() ||
+      (!info.isPerRow() && type.getDimSize(2) != info.blockBytes))
     return notPacked("the blocks are not one static [n, k / 32, bytes] "
                      "tensor");
+  // The kernel multiplies int8's rows in the activations' blocks of 32.
+  if (info.isPerRow() && (type.getDimSize(2) - header) % 32)
+    return notPacked("int8 rows that are not whole blocks of 32");
   if (type.getDimSize(0) < width)
     return notPacked("fewer columns than one panel");
 
@@ -282,15 +290,15 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
     return AffineMap::get(4, 0, {n.floorDiv(width), kb, byte}, ctx);
   };
   AffineExpr c = n % width;
-  // Weight j of the block is in byte j (q8_0) or j mod 16 (q4's nibbles)
-  // of the values, in group (byte / 4); header byte h of column c at
-  // 2w (h / 2) + 2c + h mod 2.
-  AffineExpr valueByte = blockBytes == 34 ? j : j % 16;
+  // Weight j of the block is in byte j (q8_0, int8) or j mod 16 (q4's
+  // nibbles) of the values, in group (byte / 4); header byte h of column c
+  // at field w (h / field) + field c + h mod field.
+  AffineExpr valueByte = info.bits == 8 ? j : j % 16;
   SmallVector<AffineMap> maps = {
       op.getIndexingMapsArray()[0],
       map(header * width + 4 * width * valueByte.floorDiv(4) + 4 * c + j % 4)};
   for (int64_t h = 0; h < header; ++h)
-    maps.push_back(map(2 * width * (h / 2) + 2 * c + h % 2));
+    maps.push_back(map(field * width * (h / field) + field * c + h % field));
   maps.push_back(op.getIndexingMapsArray().back());
   SmallVector<Value> inputs = {op.getDpsInputs()[0]};
   inputs.append(1 + header, packed);
@@ -299,8 +307,9 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
                                            op.getIteratorTypesArray());
   IRMapping mapping;
   op->getRegion(0).cloneInto(&generic.getRegion(), mapping);
-  if (blockBytes == 34) {
-    // The body reads q8_0's signed value: flip the stored byte back.
+  if (info.bits == 8) {
+    // The body reads q8_0's or int8's signed value: flip the stored byte
+    // back.
     Block &body = generic.getRegion().front();
     BlockArgument value = body.getArgument(1);
     OpBuilder::InsertionGuard guard(b);
@@ -317,7 +326,8 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
   op->replaceAllUsesWith(generic->getResults());
   op->erase();
   if (remarks)
-    generic.emitRemark() << format << " blocks (a parameter) packed into "
+    generic.emitRemark() << format << (info.isPerRow() ? " rows" : " blocks")
+                         << " (a parameter) packed into "
                          << cast<RankedTensorType>(packed.getType())
                          << " panels of " << width
                          << " columns for the int8-activation kernel "
@@ -346,22 +356,23 @@ void SeqCPUPackWeightsPass::readLookupsFromPanels(
   }
   bool eightBits = format.bits == 8;
   int64_t header = format.valuesOffset;
+  int64_t field = format.headerFieldBytes();
   for (tensor::ExtractOp read : reads) {
     OpBuilder b(read);
     Location loc = read.getLoc();
     IndexMath m{b, loc};
     // Byte `byte` of block kb of row n: column c = n mod w of panel n / w;
-    // a header byte h (below `header`) at 2w (h / 2) + 2c + h mod 2, value
-    // byte v = byte - header at header w + 4w (v / 4) + 4c + v mod 4
-    // (buildQuantizedPack's layout).
+    // a header byte h (below `header`) at field w (h / field) + field c +
+    // h mod field, value byte v = byte - header at header w + 4w (v / 4) +
+    // 4c + v mod 4 (buildQuantizedPack's layout).
     Value row = read.getIndices()[0], kb = read.getIndices()[1],
           byte = read.getIndices()[2];
     Value c = m.rem(row, width);
     Value isScale = m.ult(byte, header);
     Value v = m.select(isScale, m.constant(0), m.sub(byte, header));
     Value at = m.select(isScale,
-                        m.add(m.mul(m.div(byte, 2), 2 * width),
-                              m.add(m.mul(c, 2), m.rem(byte, 2))),
+                        m.add(m.mul(m.div(byte, field), field * width),
+                              m.add(m.mul(c, field), m.rem(byte, field))),
                         m.add(m.constant(header * width),
                               m.add(m.mul(m.div(v, 4), 4 * width),
                                     m.add(m.mul(c, 4), m.rem(v, 4)))));
@@ -505,9 +516,7 @@ void SeqCPUPackWeightsPass::runOnOperation() {
       return;
     if (auto format = op->getAttrOfType<StringAttr>(seq::cpu::kQuantizedAttr)) {
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-      if (packPanels && generic &&
-          (format.getValue() == "q4_0" || format.getValue() == "q4_1" ||
-           format.getValue() == "q8_0") &&
+      if (packPanels && generic && seq::getWeightFormat(format.getValue()) &&
           op.getNumDpsInputs() > 1 && isParam(op.getDpsInputs()[1]))
         quantized.push_back(generic);
       return;

@@ -267,18 +267,22 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
     With `int8-activations` on a target with VNNI (`vnni-bits`), the blocks
     B [n, k / 32, b] of a q4_0 (b = 18), q4_1 (b = 20) or q8_0 (b = 34)
     Linear whose weight is a parameter (the generic carrying
-    `seq.quantized`, at least w columns) are packed into panels of w = 16
-    columns (8 with 256-bit vpdpbusd), one panel's block in b w bytes
-    (h = the header's bytes: 2, q4_1's 4):
+    `seq.quantized`, at least w columns), or the rows B [n, 1, b = 4 + k] of
+    an int8 one whose k is a multiple of 32, are packed into panels of
+    w = 16 columns (8 with 256-bit vpdpbusd), one panel's block (int8: its
+    rows) in b w bytes (h = the header's bytes: 2, q4_1's 4, int8's 4; e =
+    the bytes of one of its fields: 2 for the f16 scale and minimum, 4 for
+    int8's f32 scale):
 
     ```
-    P[p, kb, 2 w f + 2 c + s]         = B[p w + c, kb, 2 f + s]    scales, minimums
+    P[p, kb, e w f + e c + s]         = B[p w + c, kb, e f + s]    scales, minimums
     P[p, kb, h w + 4 w q + 4 c + t]   = B[p w + c, kb, h + 4 q + t] values
     ```
 
-    (c < w, s < 2, f < h / 2, t < 4, q < 4 for q4's nibble bytes, q < 8
-    for q8_0's values, which are stored + 128 (the sign bit flipped); 0
-    past n): the w f16 scales side by side (then q4_1's w minimums), then
+    (c < w, s < e, f < h / e, t < 4, q < 4 for q4's nibble bytes, q < 8
+    for q8_0's values, q < k / 4 for int8's, which are stored + 128 (the
+    sign bit flipped); 0 past n): the w scales side by side (then q4_1's w
+    minimums), then
     for each group q of 4 value bytes of the
     blocks, the w columns' groups, so that one vector load holds 4 bytes of
     every column, the unsigned operand layout of `vpdpbusd` with one i32
@@ -301,8 +305,8 @@ def SeqCPUPackWeights : Pass<"seq-cpu-pack-weights", "::mlir::ModuleOp"> {
            "0: none)">,
     Option<"int8Activations", "int8-activations", "bool",
            /*default=*/"false",
-           "Pack q4_0, q4_1 and q8_0 blocks into column panels for the "
-           "int8-activation kernel (with VNNI)">,
+           "Pack q4_0, q4_1 and q8_0 blocks and int8 rows into column "
+           "panels for the int8-activation kernel (with VNNI)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at every contraction whose weight is packed">
   ];
@@ -433,7 +437,9 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
     unsigned values times 4 broadcast activations, converted and FMAed
     into an f32 accumulator of w columns times the panel's scales and the
     row's (q4_1: plus the panel's minimums times the row's d * sum(q)); C
-    is updated w columns at a time. With
+    is updated w columns at a time. int8's panels take the same kernel over
+    the row's blocks of 32, each scaled by x's scale alone, and the w
+    columns' f32 scales applied once, after the reduction. With
     `remarks`, each such op says what it became, or why it kept the scalar
     loops, or why it kept f32 activations when int8 ones were asked for.
   }];

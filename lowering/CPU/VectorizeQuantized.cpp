@@ -54,16 +54,17 @@
 // reduction. The results then differ from the f32 reference by the
 // activations' quantization.
 //
-// q8_0, q4_0 and q4_1 blocks that seq-cpu-pack-weights packed into panels
-// of w columns (at -O2 with int8 activations; `seq.quantized_panel`) take a
-// kernel of their own (panelTile), llama.cpp's repacked Q4_0 GEMM in kind:
-// the panel's groups of 4 value bytes of w columns are vpdpbusd's unsigned
-// operand as loaded (q4: split into nibbles), the row's 4 activations
-// broadcast its signed one, so that one instruction adds 4 products to each
-// of w columns' i32 lanes; per block that sum, started at -8 or -128 times
-// the block's sum of q (the unsigned values' offset; 0 for q4_1), is
-// converted and FMAed with the panel's w scales times the row's (q4_1:
-// then its w minimums times the row's d * sum(q)). No horizontal sums.
+// q8_0, q4_0 and q4_1 blocks and int8 rows that seq-cpu-pack-weights
+// packed into panels of w columns (at -O2 with int8 activations;
+// `seq.quantized_panel`) take a kernel of their own (panelTile), llama.cpp's
+// repacked Q4_0 GEMM in kind: the panel's groups of 4 value bytes of w columns
+// are vpdpbusd's unsigned operand as loaded (q4: split into nibbles), the row's
+// 4 activations broadcast its signed one, so that one instruction adds 4
+// products to each of w columns' i32 lanes; per block that sum, started at -8
+// or -128 times the block's sum of q (the unsigned values' offset; 0 for q4_1),
+// is converted and FMAed with the panel's w scales times the row's (q4_1: then
+// its w minimums times the row's d * sum(q); int8: the row's alone, and the
+// panel's w f32 scales after the reduction). No horizontal sums.
 //
 // Every weight byte is read once per tile of mr rows; no f32 copy of the
 // weight exists. Nothing is target-specific beyond `vector-bits` and
@@ -109,9 +110,11 @@ struct QuantizedMatch {
   linalg::GenericOp op;
   WeightFormatInfo format;
   Value x, blocks, c;
-  /// q4_0, q4_1 or q8_0 blocks packed by seq-cpu-pack-weights into panels
-  /// of this many columns (kQuantizedPanelAttr; `blocks` is then [panels,
-  /// k / 32, bytes * panel], bytes = 18, 20 or 34), or 0.
+  /// q4_0, q4_1 or q8_0 blocks, or int8 rows, packed by
+  /// seq-cpu-pack-weights into panels of this many columns
+  /// (kQuantizedPanelAttr; `blocks` is then [panels, k / 32, bytes *
+  /// panel], bytes = 18, 20 or 34, or [panels, 1, (4 + k) * panel] for
+  /// int8), or 0.
   int64_t panel = 0;
 };
 
@@ -176,10 +179,15 @@ FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
   }
   if (auto panel = op->getAttrOfType<IntegerAttr>(cpu::kQuantizedPanelAttr)) {
     m.panel = panel.getInt();
-    // Panels hold blocks (q8_0, q4_0, q4_1), never int8's rows.
-    if (format->isPerRow() ||
-        blocksType.getDimSize(2) != format->blockBytes * m.panel ||
-        !cpu::hasUnitInnerStride(m.c)) {
+    int64_t bytes = blocksType.getDimSize(2);
+    // A block per panel of w columns (int8: the rows, whole blocks of 32).
+    bool packed =
+        format->isPerRow()
+            ? !ShapedType::isDynamic(bytes) && bytes % m.panel == 0 &&
+                  (bytes / m.panel - format->valuesOffset) % kActivationBlock ==
+                      0
+            : bytes == format->blockBytes * m.panel;
+    if (!packed || !cpu::hasUnitInnerStride(m.c)) {
       reason = "panels whose blocks or output are not in the packed layout";
       return failure();
     }
@@ -203,8 +211,12 @@ bool rowsInWholeBlocks(const QuantizedMatch &m) {
   if (!m.format.isPerRow())
     return true;
   auto type = cast<MemRefType>(m.blocks.getType());
+  // Panels hold w rows' bytes side by side (matchQuantized checked them).
   return !type.isDynamicDim(2) &&
-         (type.getDimSize(2) - m.format.valuesOffset) % kActivationBlock == 0;
+         (type.getDimSize(2) / std::max<int64_t>(m.panel, 1) -
+          m.format.valuesOffset) %
+                 kActivationBlock ==
+             0;
 }
 
 class QuantizedEmitter : seq::cpu::KernelBuilder {
@@ -217,9 +229,13 @@ public:
   void emit() {
     Value rows = memref::DimOp::create(b, loc, m.c, 0);
     Value cols = memref::DimOp::create(b, loc, m.c, 1);
-    if (m.format.isPerRow())
-      rowLength = sub(memref::DimOp::create(b, loc, m.blocks, 2),
-                      idx(m.format.valuesOffset));
+    if (m.format.isPerRow()) {
+      // Panels hold the bytes of w rows side by side.
+      Value bytes = memref::DimOp::create(b, loc, m.blocks, 2);
+      if (m.panel)
+        bytes = arith::DivUIOp::create(b, loc, bytes, idx(m.panel));
+      rowLength = sub(bytes, idx(m.format.valuesOffset));
+    }
     // With int8 activations an int8 row is read in the activations' blocks.
     numBlocks = m.format.isPerRow() && t.int8Activations
                     ? arith::DivUIOp::create(b, loc, rowLength,
@@ -870,11 +886,11 @@ private:
     return m.format.bits == 4 ? 8 : 128;
   }
 
-  /// The kernel of q4_0 or q8_0 blocks packed into panels of w = m.panel
-  /// columns (seq-cpu-pack-weights): x quantized per block with signed q,
-  /// then an scf.parallel over blocks of mc rows x pc panels, register
-  /// tiles of mr rows x pv panels (one row x pv panels for the rows left
-  /// over).
+  /// The kernel of q4_0, q4_1 or q8_0 blocks or int8 rows packed into
+  /// panels of w = m.panel columns (seq-cpu-pack-weights): x quantized per
+  /// block with signed q, then an scf.parallel over blocks of mc rows x pc
+  /// panels, register tiles of mr rows x pv panels (one row x pv panels for the
+  /// rows left over).
   void emitPanels(Value rows, Value cols) {
     quantizeActivations(rows, /*forPanels=*/true);
     Value panels = memref::DimOp::create(b, loc, m.blocks, 0);
@@ -918,19 +934,21 @@ private:
   /// A register tile of panels: rows m1 .. m1 + mr, panels p1 .. p1 + pv
   /// (columns w p1 .. w (p1 + pv)). Per block of 32 and (row, panel), an
   /// i32 accumulator of w lanes, one per column, starts at the row's
-  /// correction (-8 or -128 times sum(q); 0 for q4_1) and takes 8 vpdpbusd: for each
-  /// group of 4 value bytes, the panel's vector of those 4 bytes of its w
+  /// correction (-8 or -128 times sum(q); 0 for q4_1) and takes 8 vpdpbusd: for
+  /// each group of 4 value bytes, the panel's vector of those 4 bytes of its w
   /// columns (q8_0: weights 4g .. 4g + 3 of the block, + 128; q4_0: split
   /// into the low nibbles, weights 4g .. 4g + 3, and the high ones,
   /// 16 + 4g .., both + 8), unsigned, times the row's 4 activations at the
   /// same positions, broadcast. That is the block's exact sum of q * w for
   /// w columns at once; converted, it is FMAed into an f32 accumulator of w
-  /// columns times the panel's w scales (one vcvtph2ps) times the row's. A
-  /// single row splits its 8 vpdpbusd into two chains to hide their
-  /// latency. The values are loaded (and unpacked) once per tile and used
-  /// by its mr rows; no horizontal sum is needed, and C is read and
-  /// written a vector of w columns at a time (masked in the last, partial
-  /// panel).
+  /// columns times the panel's w scales (one vcvtph2ps) times the row's.
+  /// int8's panels hold the rows: block kb's groups follow block kb - 1's,
+  /// each block is scaled by the row's scale alone, and the sums by the
+  /// panel's w f32 scales after the reduction. A single row splits its 8
+  /// vpdpbusd into two chains to hide their latency. The values are loaded (and
+  /// unpacked) once per tile and used by its mr rows; no horizontal sum is
+  /// needed, and C is read and written a vector of w columns at a time (masked
+  /// in the last, partial panel).
   void panelTile(int64_t mr, int64_t pv, Value m1, Value p1, Value cols) {
     int64_t w = m.panel;
     Type i8 = b.getIntegerType(8), i32 = b.getI32Type(), f32 = b.getF32Type();
@@ -940,8 +958,20 @@ private:
     SmallVector<Value> rowAt = consecutive(m1, mr);
     SmallVector<Value> panelAt = consecutive(p1, pv);
     bool split = mr == 1;
+    bool perRow = m.format.isPerRow();
     Value zeros =
         arith::ConstantOp::create(b, loc, floats, b.getZeroAttr(floats));
+    // Block kb of a panel: its bytes in [panel, kb, :] from its header (the
+    // block formats), or int8's values of the block in [panel, 0, :] after
+    // the header and the blocks before it.
+    int64_t headerBytes = m.format.valuesOffset * w;
+    auto blockAt = [&](Value kb) -> std::pair<Value, Value> {
+      if (!perRow)
+        return {kb, idx(0)};
+      return {idx(0), add(idx(headerBytes),
+                          arith::MulIOp::create(b, loc, kb,
+                                                idx(kActivationBlock * w)))};
+    };
     SmallVector<Value> init(mr * pv, zeros);
     auto forOp = scf::ForOp::create(b, loc, idx(0), numBlocks, idx(1), init);
     {
@@ -949,15 +979,19 @@ private:
       b.setInsertionPointToStart(forOp.getBody());
       Value kb = forOp.getInductionVar();
       Value k0 = arith::MulIOp::create(b, loc, kb, idx(32));
+      Value kbAt, blockByte;
+      std::tie(kbAt, blockByte) = blockAt(kb);
       Value zeroWords =
           arith::ConstantOp::create(b, loc, words, b.getZeroAttr(words));
       // The same block of the next tile's panels, a cache line at a time,
       // as the other tiles prefetch their next tile's rows (prefetch).
       Value lastPanel = sub(memref::DimOp::create(b, loc, m.blocks, 0), idx(1));
+      int64_t blockBytes =
+          perRow ? kActivationBlock * w : m.format.blockBytes * w;
       for (int64_t v = 0; v < pv; ++v) {
         Value next = min(add(panelAt[v], idx(pv)), lastPanel);
-        for (int64_t line = 0; line < m.format.blockBytes * w; line += 64)
-          prefetch(next, kb, idx(line));
+        for (int64_t line = 0; line < blockBytes; line += 64)
+          prefetch(next, kbAt, add(blockByte, idx(line)));
       }
       SmallVector<Value> acc, acc2;
       for (int64_t i = 0; i < mr; ++i) {
@@ -977,8 +1011,9 @@ private:
       auto groupValues = [&](int64_t g, int64_t v) {
         Value packed = vector::LoadOp::create(
             b, loc, bytes, m.blocks,
-            ValueRange{panelAt[v], kb,
-                       idx(m.format.valuesOffset * w + 4 * w * g)});
+            ValueRange{
+                panelAt[v], kbAt,
+                add(blockByte, idx((perRow ? 0 : headerBytes) + 4 * w * g))});
         SmallVector<std::pair<Value, int64_t>, 2> parts;
         if (m.format.bits == 8) {
           parts.push_back({packed, 4 * g});
@@ -1022,7 +1057,7 @@ private:
         return arith::ExtFOp::create(b, loc, floats, halves);
       };
       SmallVector<Value> scales, minimums;
-      for (int64_t v = 0; v < pv; ++v) {
+      for (int64_t v = 0; v < pv && !perRow; ++v) {
         scales.push_back(panelHalves(v, 0));
         if (xm)
           minimums.push_back(panelHalves(v, 1));
@@ -1042,7 +1077,8 @@ private:
           if (split)
             dot = arith::AddIOp::create(b, loc, dot, acc2[i * pv + v]);
           Value f = arith::SIToFPOp::create(b, loc, floats, dot);
-          Value scale = arith::MulFOp::create(b, loc, scales[v], d);
+          Value scale =
+              perRow ? d : arith::MulFOp::create(b, loc, scales[v], d);
           Value &sum = sums[i * pv + v];
           sum = vector::FMAOp::create(b, loc, f, scale, sum);
           if (xm)
@@ -1058,6 +1094,14 @@ private:
                  colsType.getDimSize(1) % w == 0;
     for (int64_t v = 0; v < pv; ++v) {
       Value col = arith::MulIOp::create(b, loc, panelAt[v], idx(w));
+      // int8: the panel's w f32 row scales, its first 4w bytes.
+      Value rowScales;
+      if (perRow)
+        rowScales = vector::BitCastOp::create(
+            b, loc, floats,
+            vector::LoadOp::create(b, loc, VectorType::get({4 * w}, i8),
+                                   m.blocks,
+                                   ValueRange{panelAt[v], idx(0), idx(0)}));
       Value mask;
       if (!whole)
         mask = vector::CreateMaskOp::create(
@@ -1066,6 +1110,8 @@ private:
       for (int64_t i = 0; i < mr; ++i) {
         SmallVector<Value, 2> at = {rowAt[i], col};
         Value sum = forOp.getResult(i * pv + v);
+        if (rowScales)
+          sum = arith::MulFOp::create(b, loc, sum, rowScales);
         if (whole) {
           Value old = vector::LoadOp::create(b, loc, floats, m.c, at);
           vector::StoreOp::create(
@@ -1103,6 +1149,8 @@ struct SeqCPUVectorizeQuantizedPass
     const QuantizedTiling &t = tiling;
     if (m.panel) {
       bool nibbles = m.format.bits == 4;
+      bool perRow = m.format.isPerRow();
+      std::string w = std::to_string(m.panel);
       m.op.emitRemark("quantized contraction vectorized with int8 "
                       "activations on ")
           << m.format.name << " panels: "
@@ -1115,11 +1163,14 @@ struct SeqCPUVectorizeQuantizedPass
           << (hasMinimum(m.format) ? "0"
               : nibbles            ? "-8 sum(q)"
                                    : "-128 sum(q)")
-          << ", converted and scaled by the panel's " << m.panel
-          << " scales times the row's"
-          << (hasMinimum(m.format) ? ", plus its " + std::to_string(m.panel) +
-                                         " minimums times the row's d sum(q)"
-                                   : "")
+          << (perRow ? ", converted and scaled by the row's scale, the "
+                       "panel's " +
+                           w + " f32 row scales applied after the reduction"
+                     : ", converted and scaled by the panel's " + w +
+                           " scales times the row's")
+          << (hasMinimum(m.format)
+                  ? ", plus its " + w + " minimums times the row's d sum(q)"
+                  : "")
           << ", " << t.mr << " rows x " << t.pv
           << (t.pv == 1 ? " panel" : " panels") << " per tile, blocks of "
           << t.mc << " rows x " << t.pc << " panels";

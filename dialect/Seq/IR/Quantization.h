@@ -60,6 +60,9 @@ struct WeightFormatInfo {
 
   /// Whether a block is a whole row (int8).
   constexpr bool isPerRow() const { return blockElements == 0; }
+  /// Bytes of each field of the header before the values: the f16 scale
+  /// and q4_1's f16 minimum, or int8's f32 scale.
+  constexpr int64_t headerFieldBytes() const { return isPerRow() ? 4 : 2; }
   /// The blocks of a row of `in` weights and the bytes of each.
   constexpr int64_t blocksPerRow(int64_t in) const {
     return isPerRow() ? 1 : in / blockElements;

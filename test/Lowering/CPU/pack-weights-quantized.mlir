@@ -268,3 +268,104 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
     return %y : tensor<?x33xf32>
   }
 }
+
+// -----
+
+// int8 rows [20, 1, 68] (k = 64, whole blocks of 32) in panels of 16
+// columns: the 16 columns' f32 scales side by side (bytes 4c .. 4c + 3 of
+// column c), then per group of 4 values (16 groups) the 16 columns' groups,
+// each byte + 128; the body flips the byte it reads back. Rows of 48 (not
+// whole blocks of the activations' quantization) are not packed.
+
+// CHECK-DAG:   #[[IVALUE:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d3 floordiv 4) * 64 + (d1 mod 16) * 4 + d3 mod 4 + 64)>
+// CHECK-DAG:   #[[S0:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 4)>
+// CHECK-DAG:   #[[S3:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 4 + 3)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<?x1x64xf32>, %[[W:.*]]: tensor<20x1x68xi8>, %[[W48:.*]]: tensor<20x1x52xi8>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x1x1088xi8>
+// CHECK:         %[[P:.*]] = linalg.generic
+// CHECK-SAME:      outs(%[[E]] : tensor<2x1x1088xi8>)
+// CHECK:           %[[B:.*]] = tensor.extract %[[W]]
+// CHECK:           %[[FLIP:.*]] = arith.xori %[[B]], %{{.*}} : i8
+// CHECK:           arith.select %{{.*}}, %[[B]], %[[FLIP]] : i8
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[IVALUE]], #[[S0]], #{{.*}}, #{{.*}}, #[[S3]], #{{.*}}]
+// CHECK-SAME:      attrs =  {seq.quantized = "int8", seq.quantized_panel = 16 : i64}
+// CHECK-NEXT:      ^bb0(%{{[^:]*}}: f32, %[[Q:[^:]*]]: i8,
+// CHECK:             %[[BACK:.*]] = arith.xori %[[Q]], %{{.*}} : i8
+// CHECK:             arith.sitofp %[[BACK]] : i8 to f32
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%{{.*}}, %[[W48]], %[[W48]], %[[W48]], %[[W48]], %[[W48]] :
+// CHECK-SAME:      attrs =  {seq.quantized = "int8"}
+// AVX2:          tensor.empty() : tensor<3x1x544xi8>
+// F32ACT-NOT:    seq.quantized_panel
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#q = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3 + 4)>
+#s0 = affine_map<(d0, d1, d2, d3) -> (d1, d2, 0)>
+#s1 = affine_map<(d0, d1, d2, d3) -> (d1, d2, 1)>
+#s2 = affine_map<(d0, d1, d2, d3) -> (d1, d2, 2)>
+#s3 = affine_map<(d0, d1, d2, d3) -> (d1, d2, 3)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
+                   seqc.num_params = 2 : i64} {
+  func.func @forward(%x: tensor<?x1x64xf32>, %w: tensor<20x1x68xi8>,
+                     %w48: tensor<20x1x52xi8>)
+      -> (tensor<?x20xf32>, tensor<?x20xf32>) {
+    %c0 = arith.constant 0 : index
+    %c8_i32 = arith.constant 8 : i32
+    %c16_i32 = arith.constant 16 : i32
+    %c24_i32 = arith.constant 24 : i32
+    %zero = arith.constant 0.0 : f32
+    %m = tensor.dim %x, %c0 : tensor<?x1x64xf32>
+    %empty = tensor.empty(%m) : tensor<?x20xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x20xf32>)
+        -> tensor<?x20xf32>
+    // expected-remark @+1 {{int8 rows (a parameter) packed into 'tensor<2x1x1088xi8>' panels of 16 columns for the int8-activation kernel (vpdpbusd, one i32 lane per column)}}
+    %y = linalg.generic {indexing_maps = [#x, #q, #s0, #s1, #s2, #s3, #c],
+                         iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+        ins(%x, %w, %w, %w, %w, %w : tensor<?x1x64xf32>, tensor<20x1x68xi8>, tensor<20x1x68xi8>, tensor<20x1x68xi8>, tensor<20x1x68xi8>, tensor<20x1x68xi8>)
+        outs(%init : tensor<?x20xf32>) attrs = {seq.quantized = "int8"} {
+    ^bb0(%in: f32, %q: i8, %b0: i8, %b1: i8, %b2: i8, %b3: i8, %out: f32):
+      %0 = arith.extui %b0 : i8 to i32
+      %1 = arith.extui %b1 : i8 to i32
+      %2 = arith.shli %1, %c8_i32 : i32
+      %3 = arith.ori %0, %2 : i32
+      %4 = arith.extui %b2 : i8 to i32
+      %5 = arith.shli %4, %c16_i32 : i32
+      %6 = arith.ori %3, %5 : i32
+      %7 = arith.extui %b3 : i8 to i32
+      %8 = arith.shli %7, %c24_i32 : i32
+      %9 = arith.ori %6, %8 : i32
+      %10 = arith.bitcast %9 : i32 to f32
+      %11 = arith.sitofp %q : i8 to f32
+      %12 = arith.mulf %11, %10 : f32
+      %13 = arith.mulf %in, %12 : f32
+      %14 = arith.addf %out, %13 : f32
+      linalg.yield %14 : f32
+    } -> tensor<?x20xf32>
+    %x48 = tensor.extract_slice %x[0, 0, 0] [%m, 1, 48] [1, 1, 1]
+        : tensor<?x1x64xf32> to tensor<?x1x48xf32>
+    %y48 = linalg.generic {indexing_maps = [#x, #q, #s0, #s1, #s2, #s3, #c],
+                           iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+        ins(%x48, %w48, %w48, %w48, %w48, %w48 : tensor<?x1x48xf32>, tensor<20x1x52xi8>, tensor<20x1x52xi8>, tensor<20x1x52xi8>, tensor<20x1x52xi8>, tensor<20x1x52xi8>)
+        outs(%init : tensor<?x20xf32>) attrs = {seq.quantized = "int8"} {
+    ^bb0(%in: f32, %q: i8, %b0: i8, %b1: i8, %b2: i8, %b3: i8, %out: f32):
+      %0 = arith.extui %b0 : i8 to i32
+      %1 = arith.extui %b1 : i8 to i32
+      %2 = arith.shli %1, %c8_i32 : i32
+      %3 = arith.ori %0, %2 : i32
+      %4 = arith.extui %b2 : i8 to i32
+      %5 = arith.shli %4, %c16_i32 : i32
+      %6 = arith.ori %3, %5 : i32
+      %7 = arith.extui %b3 : i8 to i32
+      %8 = arith.shli %7, %c24_i32 : i32
+      %9 = arith.ori %6, %8 : i32
+      %10 = arith.bitcast %9 : i32 to f32
+      %11 = arith.sitofp %q : i8 to f32
+      %12 = arith.mulf %11, %10 : f32
+      %13 = arith.mulf %in, %12 : f32
+      %14 = arith.addf %out, %13 : f32
+      linalg.yield %14 : f32
+    } -> tensor<?x20xf32>
+    return %y, %y48 : tensor<?x20xf32>, tensor<?x20xf32>
+  }
+}

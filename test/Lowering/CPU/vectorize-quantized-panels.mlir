@@ -147,3 +147,75 @@ func.func @linear_q8_0_panels(%x: memref<?x2x32xf32>, %b: memref<2x2x544xi8>, %o
   }
   return
 }
+
+// -----
+
+// int8 rows of 64 in panels (20 columns, pack-weights-quantized.mlir): the
+// panel's first 64 bytes are its 16 columns' f32 scales, then the rows'
+// values (+ 128) in groups of 4 bytes of 16 columns, block kb's 8 groups at
+// bytes 64 + 512 kb. x (viewed [rows, 1, 64]) is quantized per block of 32
+// with signed q and -128 sum(q). Per block, the i32 accumulators are
+// scaled by the row's scale alone; after the reduction each (row, panel)
+// sum is multiplied by the panel's 16 row scales, one 64-byte load bitcast
+// to f32, before C is updated (masked in the last panel, of 4 columns).
+// CHECK-LABEL: func.func @linear_int8_panels
+//       CHECK:     vector.load %{{.+}}[%{{.+}}, %c0, %{{.+}}] : memref<?x1x64xf32>, vector<32xf32>
+//       CHECK:     arith.muli %{{.+}}, %c-128_i32 : i32
+//       CHECK:     scf.for %[[KB:.+]] = %c0 to %c2 step %c1 iter_args
+//       CHECK:       %[[BASE:.+]] = arith.muli %[[KB]], %c512 : index
+//       CHECK:       %[[AT:.+]] = arith.addi %[[BASE]], %c64 : index
+//       CHECK:       memref.prefetch %{{.+}}[%{{.+}}, %c0, %[[AT]]], read, locality<2>, data : memref<2x1x1088xi8>
+//       CHECK:       %[[V:.+]] = vector.load %{{.+}}[%{{.+}}, %c0, %[[AT]]] : memref<2x1x1088xi8>, vector<64xi8>
+//       CHECK:       llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.+}}, %[[V]], %{{.+}})
+//   CHECK-NOT:       vector<16xf16>
+//       CHECK:       %[[D:.+]] = memref.load %{{.+}}[%{{.+}}, %[[KB]]] : memref<?x2xf32>
+//       CHECK:       %[[DS:.+]] = vector.broadcast %[[D]] : f32 to vector<16xf32>
+//       CHECK:       %[[F:.+]] = arith.sitofp %{{.+}} : vector<16xi32> to vector<16xf32>
+//       CHECK:       vector.fma %[[F]], %[[DS]], %{{.+}} : vector<16xf32>
+//       CHECK:     %[[RAW:.+]] = vector.load %{{.+}}[%{{.+}}, %c0, %c0] : memref<2x1x1088xi8>, vector<64xi8>
+//       CHECK:     %[[SCALES:.+]] = vector.bitcast %[[RAW]] : vector<64xi8> to vector<16xf32>
+//       CHECK:     %[[SCALED:.+]] = arith.mulf %{{.+}}, %[[SCALES]] : vector<16xf32>
+//       CHECK:     %[[OLD:.+]] = vector.load %{{.+}} : memref<?x20xf32>, vector<16xf32>
+//       CHECK:     arith.addf %[[OLD]], %[[SCALED]] : vector<16xf32>
+//       CHECK:     %[[RAW2:.+]] = vector.load %{{.+}}[%c1, %c0, %c0] : memref<2x1x1088xi8>, vector<64xi8>
+//       CHECK:     %[[SCALES2:.+]] = vector.bitcast %[[RAW2]] : vector<64xi8> to vector<16xf32>
+//       CHECK:     %[[SCALED2:.+]] = arith.mulf %{{.+}}, %[[SCALES2]] : vector<16xf32>
+//       CHECK:     %[[OLD2:.+]] = vector.maskedload %{{.+}} : memref<?x20xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+//       CHECK:     arith.addf %[[OLD2]], %[[SCALED2]] : vector<16xf32>
+// OTHER: remark: quantized contraction left to the scalar loops: int8 panels of 16 columns need int8 activations and vpdpbusd on 512 bits
+// OTHER: linalg.generic
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#q = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d3 floordiv 4) * 64 + (d1 mod 16) * 4 + d3 mod 4 + 64)>
+#s0 = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 4)>
+#s1 = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 4 + 1)>
+#s2 = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 4 + 2)>
+#s3 = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 16, d2, (d1 mod 16) * 4 + 3)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @linear_int8_panels(%x: memref<?x1x64xf32>, %b: memref<2x1x1088xi8>, %out: memref<?x20xf32>) {
+  %c8_i32 = arith.constant 8 : i32
+  %c16_i32 = arith.constant 16 : i32
+  %c24_i32 = arith.constant 24 : i32
+  %flip = arith.constant -128 : i8
+  // expected-remark @below {{quantized contraction vectorized with int8 activations on int8 panels: x quantized per block of 32 to int8 with an f16 scale (llama.cpp's q8_0), once per row; per block, vpdpbusd of 16 columns' values + 128 (one i32 lane per column) times 4 broadcast activations, from -128 sum(q), converted and scaled by the row's scale, the panel's 16 f32 row scales applied after the reduction, 4 rows x 2 panels per tile, blocks of 16 rows x 2 panels}}
+  linalg.generic {indexing_maps = [#x, #q, #s0, #s1, #s2, #s3, #c], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %b, %b, %b, %b, %b : memref<?x1x64xf32>, memref<2x1x1088xi8>, memref<2x1x1088xi8>, memref<2x1x1088xi8>, memref<2x1x1088xi8>, memref<2x1x1088xi8>) outs(%out : memref<?x20xf32>) attrs =  {seq.quantized = "int8", seq.quantized_panel = 16 : i64} {
+  ^bb0(%in: f32, %in_2: i8, %in_3: i8, %in_4: i8, %in_5: i8, %in_6: i8, %acc: f32):
+    %v = arith.xori %in_2, %flip : i8
+    %0 = arith.extui %in_3 : i8 to i32
+    %1 = arith.extui %in_4 : i8 to i32
+    %2 = arith.shli %1, %c8_i32 : i32
+    %3 = arith.ori %0, %2 : i32
+    %4 = arith.extui %in_5 : i8 to i32
+    %5 = arith.shli %4, %c16_i32 : i32
+    %6 = arith.ori %3, %5 : i32
+    %7 = arith.extui %in_6 : i8 to i32
+    %8 = arith.shli %7, %c24_i32 : i32
+    %9 = arith.ori %6, %8 : i32
+    %10 = arith.bitcast %9 : i32 to f32
+    %11 = arith.sitofp %v : i8 to f32
+    %12 = arith.mulf %11, %10 : f32
+    %13 = arith.mulf %in, %12 : f32
+    %14 = arith.addf %acc, %13 : f32
+    linalg.yield %14 : f32
+  }
+  return
+}

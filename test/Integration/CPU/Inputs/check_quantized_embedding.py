@@ -2,8 +2,7 @@
 (Inputs/quantized_embedding.seq) with random weights, saved dequantized to
 F32, and checks that each lookup of a table in a weight format is the
 saved table's rows exactly (the first, the last and every row between, in
-a batch of two rows of ids), and that the Linears tied to the q8_0, q4_0
-and q4_1 tables agree with float64 NumPy on those tables to the rounding of an f32
+a batch of two rows of ids), and that the Linears tied to the tables agree with float64 NumPy on those tables to the rounding of an f32
 sum (each element within 1e-5 of the sum of the magnitudes of its
 products), their x quantized as llama.cpp's q8_0 with --int8-activations
 (Inputs/numpy_refs.py). Prints "ok NAME" per output or the error."""
@@ -30,7 +29,7 @@ ids = ids.astype(np.int32).reshape(2, -1)
 x = np.random.default_rng(0).standard_normal((5, dim)).astype(np.float32)
 np.save(f"{d}/ids.npy", ids)
 np.save(f"{d}/x.npy", x)
-names = ["y8", "y40", "y41", "yi8", "logits", "logits4", "logits41"]
+names = ["y8", "y40", "y41", "yi8", "logits", "logits4", "logits41", "logitsi8"]
 out = [a for name in names for a in ("--output", f"{name}={d}/{name}.npy")]
 run = subprocess.run(model + ["--input", f"ids={d}/ids.npy", "--input", f"x={d}/x.npy"] + out,
                      capture_output=True, text=True)
@@ -44,7 +43,8 @@ for name, table in (("y8", "e8"), ("y40", "e40"), ("y41", "e41"), ("yi8", "ei8")
     else:
         print(f"ok {name}")
 xr = quantize_q8_0(x) if int8_activations else x.astype(np.float64)
-for name, table in (("logits", "e8"), ("logits4", "e40"), ("logits41", "e41")):
+for name, table in (("logits", "e8"), ("logits4", "e40"), ("logits41", "e41"),
+                    ("logitsi8", "ei8")):
     t = w[table + ".weight"].astype(np.float64)
     ref = xr @ t.T
     bound = np.abs(xr) @ np.abs(t).T
