@@ -636,6 +636,21 @@ llvm::Error mlir::seq::linkModel(llvm::StringRef objectPath,
 // The whole back end
 //===----------------------------------------------------------------------===//
 
+/// Whether `cpu`'s vdpbf16ps on 512-bit vectors multiplies bf16 at least as
+/// fast as the FMAs of the widening kernels. Intel's server cores from
+/// Sapphire Rapids on issue it every other cycle (LLVM's scheduling model:
+/// reciprocal throughput 2; measured 0.45 a cycle on an Emerald Rapids,
+/// docs/performance.md, "bf16 on Intel's server cores") against two FMAs a
+/// cycle: 32 bf16 products per 2 cycles, half of the FMAs' 64 f32 ones, so
+/// bf16 is widened to f32 in registers there (their AMX tiles are the fast
+/// path). AMD's Zen 4 and Zen 5 issue one a cycle.
+static bool hasFastBf16Dot(llvm::StringRef cpu) {
+  return !llvm::is_contained({"sapphirerapids", "emeraldrapids",
+                              "graniterapids", "graniterapids-d",
+                              "diamondrapids"},
+                             cpu);
+}
+
 void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
                                    SeqPipelineOptions &options) {
   const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
@@ -646,7 +661,9 @@ void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
     options.vectorBits = avx512 ? 512 : avx ? 256 : 128;
     options.vectorRegisters = avx512 ? 32 : 16;
     options.f16c = info->checkFeatures("+f16c");
-    options.bf16Dot = avx512 && info->checkFeatures("+avx512bf16");
+    options.bf16Dot =
+        avx512 && info->checkFeatures("+avx512bf16") &&
+        options.bf16DotRequest.value_or(hasFastBf16Dot(info->getCPU()));
     options.vnniBits =
         avx512 && info->checkFeatures("+avx512vnni,+avx512bw") ? 512
         : info->checkFeatures("+avxvnni") ||

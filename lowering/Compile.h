@@ -145,8 +145,10 @@ LogicalResult lowerModule(ModuleOp module, EmitKind emit,
                           const CompileOptions &options);
 
 /// Sets the vector register width and count of `options` from `machine`'s
-/// features (AVX-512: 512 bits and 32 registers; AVX/AVX2: 256 and 16), and
-/// whether it converts f16 in vector registers (F16C).
+/// features (AVX-512: 512 bits and 32 registers; AVX/AVX2: 256 and 16),
+/// whether it converts f16 in vector registers (F16C), multiplies bf16 pairs
+/// with vdpbf16ps (AVX512_BF16, where the CPU issues it as fast as FMAs or
+/// `bf16DotRequest` asks for it) and has VNNI.
 void setVectorRegisters(const llvm::TargetMachine &machine,
                         SeqPipelineOptions &options);
 

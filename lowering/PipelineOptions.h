@@ -14,6 +14,7 @@
 #define SEQC_LOWERING_PIPELINEOPTIONS_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,11 @@ struct SeqPipelineOptions {
   /// it from the target machine; contractions whose operands are both bf16
   /// then read the weight in k-pair panels and use it.
   bool bf16Dot = false;
+
+  /// seqc --bf16-dot: whether bf16Dot is used where the target has
+  /// AVX512_BF16. Unset, the CPU decides: not on the CPUs whose vdpbf16ps is
+  /// slower than the FMAs of the widening kernels (setVectorRegisters).
+  std::optional<bool> bf16DotRequest;
 
   /// The widest vectors of VNNI's u8 x s8 dot product `vpdpbusd` on the
   /// target: 512 (AVX512_VNNI and AVX512BW, with 512-bit vectors), 256

@@ -164,6 +164,15 @@ static cl::opt<bool> int8Activations(
              "keeps f32 activations"),
     cl::init(seq::SeqPipelineOptions().int8Activations), cl::cat(seqcCategory));
 
+static cl::opt<cl::boolOrDefault> bf16Dot(
+    "bf16-dot",
+    cl::desc("On CPUs with AVX512_BF16: multiply bf16 x bf16 contractions "
+             "and attention with vdpbf16ps (true) or widen bf16 to f32 in "
+             "registers for FMAs (false). By default the CPU decides: "
+             "vdpbf16ps except on Intel's server cores from Sapphire Rapids "
+             "on, which issue it at half the FMAs' rate"),
+    cl::cat(seqcCategory));
+
 static cl::list<std::string> memoryPlanDims(
     "memory-plan-dims",
     cl::desc("Symbolic input sizes (name=value, comma separated) at which "
@@ -395,6 +404,8 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.pipeline.remarks = remarks;
   options.pipeline.int8Activations =
       *device == seq::SeqTarget::CPU && int8Activations;
+  if (bf16Dot != cl::BOU_UNSET)
+    options.pipeline.bf16DotRequest = bf16Dot == cl::BOU_TRUE;
   for (const std::string &binding : memoryPlanDims) {
     int64_t value;
     auto [name, text] = StringRef(binding).split('=');
