@@ -216,6 +216,11 @@ constexpr llvm::StringLiteral kQuantizedAttr = "seq.quantized";
 /// the VNNI kernel of seq-cpu-vectorize-quantized: the panel's width.
 constexpr llvm::StringLiteral kQuantizedPanelAttr = "seq.quantized_panel";
 
+/// The activations' blocks of int8 activations: llama.cpp's q8_0 blocks of
+/// 32. int8's rows take those kernels (and panels) when their length is a
+/// multiple of it.
+constexpr int64_t kActivationBlock = 32;
+
 /// The width of vpdpbusd the int8-activation kernels use: 512 bits where
 /// the target has AVX512_VNNI and 512-bit vectors, else 256.
 inline int64_t vnniKernelBits(int64_t vnniBits, int64_t vectorBits) {

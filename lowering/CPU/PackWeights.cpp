@@ -270,7 +270,8 @@ LogicalResult SeqCPUPackWeightsPass::packQuantized(linalg::GenericOp op,
     return notPacked("the blocks are not one static [n, k / 32, bytes] "
                      "tensor");
   // The kernel multiplies int8's rows in the activations' blocks of 32.
-  if (info.isPerRow() && (type.getDimSize(2) - header) % 32)
+  if (info.isPerRow() &&
+      (type.getDimSize(2) - header) % seq::cpu::kActivationBlock)
     return notPacked("int8 rows that are not whole blocks of 32");
   if (type.getDimSize(0) < width)
     return notPacked("fewer columns than one panel");

@@ -101,6 +101,7 @@ namespace seq {
 
 using namespace mlir;
 using namespace mlir::seq;
+using cpu::kActivationBlock;
 
 namespace {
 
@@ -135,10 +136,6 @@ struct QuantizedTiling {
   /// panels, or one row x pv panels; pc panels per parallel block.
   int64_t pv = 1, pc = 1;
 };
-
-/// The activations' blocks of int8 activations: llama.cpp's q8_0 blocks of
-/// 32.
-constexpr int64_t kActivationBlock = 32;
 
 /// Whether the format's blocks have a minimum added to each value (q4_1).
 bool hasMinimum(const WeightFormatInfo &format) {
@@ -180,13 +177,11 @@ FailureOr<QuantizedMatch> matchQuantized(linalg::GenericOp op,
   if (auto panel = op->getAttrOfType<IntegerAttr>(cpu::kQuantizedPanelAttr)) {
     m.panel = panel.getInt();
     int64_t bytes = blocksType.getDimSize(2);
-    // A block per panel of w columns (int8: the rows, whole blocks of 32).
-    bool packed =
-        format->isPerRow()
-            ? !ShapedType::isDynamic(bytes) && bytes % m.panel == 0 &&
-                  (bytes / m.panel - format->valuesOffset) % kActivationBlock ==
-                      0
-            : bytes == format->blockBytes * m.panel;
+    // A block per panel of w columns (int8: w rows; rowsInWholeBlocks
+    // decides whether the kernel takes them).
+    bool packed = format->isPerRow()
+                      ? !ShapedType::isDynamic(bytes) && bytes % m.panel == 0
+                      : bytes == format->blockBytes * m.panel;
     if (!packed || !cpu::hasUnitInnerStride(m.c)) {
       reason = "panels whose blocks or output are not in the packed layout";
       return failure();
@@ -961,17 +956,7 @@ private:
     bool perRow = m.format.isPerRow();
     Value zeros =
         arith::ConstantOp::create(b, loc, floats, b.getZeroAttr(floats));
-    // Block kb of a panel: its bytes in [panel, kb, :] from its header (the
-    // block formats), or int8's values of the block in [panel, 0, :] after
-    // the header and the blocks before it.
     int64_t headerBytes = m.format.valuesOffset * w;
-    auto blockAt = [&](Value kb) -> std::pair<Value, Value> {
-      if (!perRow)
-        return {kb, idx(0)};
-      return {idx(0), add(idx(headerBytes),
-                          arith::MulIOp::create(b, loc, kb,
-                                                idx(kActivationBlock * w)))};
-    };
     SmallVector<Value> init(mr * pv, zeros);
     auto forOp = scf::ForOp::create(b, loc, idx(0), numBlocks, idx(1), init);
     {
@@ -979,8 +964,14 @@ private:
       b.setInsertionPointToStart(forOp.getBody());
       Value kb = forOp.getInductionVar();
       Value k0 = arith::MulIOp::create(b, loc, kb, idx(32));
-      Value kbAt, blockByte;
-      std::tie(kbAt, blockByte) = blockAt(kb);
+      // Block kb of a panel: its bytes in [panel, kb, :] from its header
+      // (the block formats), or int8's values of the block in [panel, 0, :]
+      // after the header and the blocks before it.
+      Value kbAt = perRow ? idx(0) : kb;
+      Value blockByte = perRow ? add(idx(headerBytes),
+                                     arith::MulIOp::create(
+                                         b, loc, kb, idx(kActivationBlock * w)))
+                               : idx(0);
       Value zeroWords =
           arith::ConstantOp::create(b, loc, words, b.getZeroAttr(words));
       // The same block of the next tile's panels, a cache line at a time,
