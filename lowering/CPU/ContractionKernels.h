@@ -91,7 +91,8 @@ struct ContractionMatch {
 struct ContractionTiling {
   int64_t lanes;  // f32 elements per vector register
   int64_t mr, nr; // dot: rows x columns; broadcast: rows x vectors
-  int64_t mc, nc; // rows and columns per parallel block
+  int64_t mc, nc; // rows and columns per parallel block (the broadcast
+                  // kernel's in column-major order)
 };
 
 /// The tiling of `kernel` for a target with `vectorRegisters` registers of
@@ -115,11 +116,12 @@ SmallVector<int64_t> remainderCounts(const ContractionMatch &c,
                                      const ContractionTiling &t);
 
 /// With at most mr rows (a matrix-vector product at decode time), the
-/// parallel blocks split the columns into about this many blocks, each a
-/// multiple of fewRowsColumnUnit columns and at most nc.
+/// parallel blocks of the dot kernel split the columns into about this
+/// many blocks, each a multiple of nr columns and at most nc
+/// (hasFewRowsColumnSplit); the broadcast kernel's are one tile wide
+/// whatever the rows.
 constexpr int64_t kMinColumnBlocks = 16;
-int64_t fewRowsColumnUnit(const ContractionMatch &c,
-                          const ContractionTiling &t);
+bool hasFewRowsColumnSplit(const ContractionMatch &c);
 
 /// Emits at `b`'s insertion point the loop nest computing `c` with `tiling`:
 /// an scf.parallel over the batch loops and blocks of mc x nc, register

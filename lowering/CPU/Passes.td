@@ -326,7 +326,11 @@ def SeqCPUVectorizeContractions
     nest generated for the target's vector registers:
 
     - an `scf.parallel` over the batch loops and over blocks of `mc` rows and
-      `nc` columns of the output (the unit of work of the thread team);
+      `nc` columns of the output (the unit of work of the thread team); the
+      broadcast kernel's blocks are one register tile wide and ordered
+      columns first, so that a thread runs a strip of B's columns (a
+      weight's packed panel) against every row of A in turn while the strip
+      stays in L2, and reads B from memory once;
     - inside a block, register tiles: the **dot kernel** when both inputs
       are contiguous along the reduction (`x @ W^T`, `q @ k^T`): an
       `mr x nr` tile of accumulator vectors over reduction lanes, `mr + nr`
@@ -414,7 +418,8 @@ def SeqCPUVectorizeQuantized : Pass<"seq-cpu-vectorize-quantized"> {
   let description = [{
     The `linalg.generic` of convert-seq-to-linalg carrying `seq.quantized`
     (a Linear whose weight is stored in GGUF blocks, on buffers) becomes an
-    `scf.parallel` over blocks of rows and output columns with register
+    `scf.parallel` over blocks of rows and output columns (columns first:
+    a thread takes a block of columns' rows in turn) with register
     tiles of `mr x nr` f32 accumulator vectors inside (4 x 2 with 16
     registers, 4 x 4 with 32). Per weight block of 32 and column, the f16
     scale is read and splat; per vector of weights the bytes are loaded,

@@ -97,7 +97,7 @@ static std::string describeFewRows(const ContractionMatch &c,
       os << counts.front() << " to ";
     os << counts.back() << " rows of a block in one tile of their count";
   }
-  bool fewRows = c.m && c.batch.empty();
+  bool fewRows = hasFewRowsColumnSplit(c);
   if (fewRows)
     if (auto type = dyn_cast<MemRefType>(c.c.getType()))
       for (auto [i, e] : llvm::enumerate(c.mapC.getResults()))
@@ -108,8 +108,7 @@ static std::string describeFewRows(const ContractionMatch &c,
     if (!text.empty())
       os << "; ";
     os << "with at most " << t.mr << " rows, the columns in about "
-       << kMinColumnBlocks << " parallel blocks of a multiple of "
-       << fewRowsColumnUnit(c, t);
+       << kMinColumnBlocks << " parallel blocks of a multiple of " << t.nr;
   }
   return text;
 }

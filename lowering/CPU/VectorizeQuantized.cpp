@@ -11,7 +11,8 @@
 // (lowering/SeqToLinalg/Quantized.cpp); on buffers, this pass replaces it
 // with loops generated for the target's vectors:
 //
-//  - an scf.parallel over blocks of mc rows x nc output columns;
+//  - an scf.parallel over blocks of mc rows x nc output columns, columns
+//    first (a thread takes a block of columns' rows in turn);
 //  - register tiles of mr rows x nr columns (1 x 2nr for the rows left
 //    over, decode's single row: enough FMA chains to hide their latency),
 //    one f32 accumulator vector of `lanes` lanes each, carried over the
@@ -259,20 +260,23 @@ private:
 
   /// An scf.parallel over blocks of mc rows x `step` columns (or panels)
   /// of [rows, cols], whose body `body` emits for the block
-  /// [m0, mEnd) x [n0, nEnd).
+  /// [m0, mEnd) x [n0, nEnd). The columns are the outer loop, so that a
+  /// thread's share (the last loop runs fastest) takes a block of columns'
+  /// rows in turn while its weights stay in cache: rows first, every mc
+  /// rows re-read all the weights from memory.
   void parallelBlocks(
       Value rows, Value cols, int64_t step,
       function_ref<void(Value m0, Value mEnd, Value n0, Value nEnd)> body) {
     Value zero = idx(0);
     scf::ParallelOp::create(
-        b, loc, ValueRange{zero, zero}, ValueRange{rows, cols},
-        ValueRange{idx(t.mc), idx(step)},
+        b, loc, ValueRange{zero, zero}, ValueRange{cols, rows},
+        ValueRange{idx(step), idx(t.mc)},
         [&](OpBuilder &nested, Location, ValueRange ivs) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
                               nested.getInsertionPoint());
-          body(ivs[0], min(add(ivs[0], idx(t.mc)), rows), ivs[1],
-               min(add(ivs[1], idx(step)), cols));
+          body(ivs[1], min(add(ivs[1], idx(t.mc)), rows), ivs[0],
+               min(add(ivs[0], idx(step)), cols));
         });
   }
 

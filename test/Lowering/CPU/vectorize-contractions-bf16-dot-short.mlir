@@ -25,7 +25,7 @@ func.func @short_pairs(%q: memref<8x?x33xbf16>, %k: memref<8x?x33xbf16>, %s: mem
   }
   return
 }
-// CHECK: remark: contraction vectorized: broadcast kernel, 6 rows x 4 vectors of 16 lanes, bf16 operands multiplied in pairs by vdpbf16ps (AVX512_BF16), f32 accumulators, blocks of 48 x 256, right operand in packed panels of 64 columns in k pairs
+// CHECK: remark: contraction vectorized: broadcast kernel, 6 rows x 4 vectors of 16 lanes, bf16 operands multiplied in pairs by vdpbf16ps (AVX512_BF16), f32 accumulators, blocks of 48 x 64, right operand in packed panels of 64 columns in k pairs
 // CHECK: remark: contraction vectorized: dot kernel, 4 x 4 tiles of 16-lane accumulators, bf16 operands multiplied in pairs by vdpbf16ps (AVX512_BF16)
 // CHECK-LABEL: func.func @short_pairs
 //       CHECK:   %[[KT:.*]] = memref.alloc(%{{.*}}) : memref<8x?x17x64x2xbf16>
@@ -39,7 +39,7 @@ func.func @short_pairs(%q: memref<8x?x33xbf16>, %k: memref<8x?x33xbf16>, %s: mem
 //       CHECK:     x86vector.avx512.dot
 //       CHECK:   memref.dealloc %[[KT]]
 
-// NODOT: remark: contraction vectorized: broadcast kernel, 4 rows x 4 vectors of 16 lanes, bf16 operands widened to f32 in registers (16-bit shifts), f32 accumulators, blocks of 48 x 256, right operand in packed panels of 64 columns
+// NODOT: remark: contraction vectorized: broadcast kernel, 4 rows x 4 vectors of 16 lanes, bf16 operands widened to f32 in registers (16-bit shifts), f32 accumulators, blocks of 48 x 64, right operand in packed panels of 64 columns
 // NODOT-LABEL: func.func @short_pairs
 //       NODOT:   memref.alloc(%{{.*}}) : memref<8x?x33x64xbf16>
 //   NODOT-NOT:   x86vector.avx512.dot

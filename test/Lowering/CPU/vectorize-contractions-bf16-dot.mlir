@@ -30,7 +30,7 @@ func.func @pairs(%a: memref<?x33xbf16>, %b: memref<2x17x64x2xbf16>,
   }
   return
 }
-// CHECK: remark: contraction vectorized: broadcast kernel, 6 rows x 4 vectors of 16 lanes, bf16 operands multiplied in pairs by vdpbf16ps (AVX512_BF16), f32 accumulators, blocks of 48 x 256, right operand in packed panels of 64 columns in k pairs
+// CHECK: remark: contraction vectorized: broadcast kernel, 6 rows x 4 vectors of 16 lanes, bf16 operands multiplied in pairs by vdpbf16ps (AVX512_BF16), f32 accumulators, blocks of 48 x 64, right operand in packed panels of 64 columns in k pairs
 // CHECK-LABEL: func.func @pairs(
 //       CHECK:   %[[B:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<2x17x64x2xbf16> into memref<2x17x128xbf16>
 //       CHECK:   scf.parallel

@@ -21,8 +21,8 @@
 #pc = affine_map<(m, n, k) -> (m, n)>
 func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
                        %c: memref<?x20xf32>) {
-  // expected-remark @below {{contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, bf16 operands widened to f32 in registers (16-bit shifts), f32 accumulators, blocks of 48 x 64, right operand in packed panels of 16 columns}}
-  // expected-remark @below {{contraction with few rows: the last 1 to 3 rows of a block in one tile of their count; with at most 4 rows, the columns in about 16 parallel blocks of a multiple of 16}}
+  // expected-remark @below {{contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, bf16 operands widened to f32 in registers (16-bit shifts), f32 accumulators, blocks of 48 x 16, right operand in packed panels of 16 columns}}
+  // expected-remark @below {{contraction with few rows: the last 1 to 3 rows of a block in one tile of their count}}
   linalg.generic {indexing_maps = [#pa, #pb, #pc],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<?x32xbf16>, memref<2x32x16xbf16>) outs(%c : memref<?x20xf32>) {
@@ -85,7 +85,7 @@ func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
 func.func @panels_f16(%a: memref<?x67xf16>, %b: memref<2x67x16xf16>,
                       %c: memref<?x32xf32>) {
   // expected-remark @below {{contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, f16 operands widened to f32 in registers (F16C conversions), f32 accumulators}}
-  // expected-remark @below {{contraction with few rows: the last 1 to 3 rows of a block in one tile of their count; with at most 4 rows, the columns in about 16 parallel blocks of a multiple of 16}}
+  // expected-remark @below {{contraction with few rows: the last 1 to 3 rows of a block in one tile of their count}}
   linalg.generic {indexing_maps = [#pa, #pb, #pc],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<?x67xf16>, memref<2x67x16xf16>) outs(%c : memref<?x32xf32>) {

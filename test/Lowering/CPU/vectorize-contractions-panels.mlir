@@ -6,11 +6,11 @@
 // A right operand packed in panels by seq-cpu-pack-weights, read through
 // (n floordiv w, k, n mod w): the broadcast kernel loads each step's vectors
 // from the panel; the fill of C just before it (through a reshape) becomes
-// the accumulators' initial value instead of a pass over C. The row count
-// is dynamic: with at most one tile of rows (6) the column blocks are 64
-// wide (100 columns in about 16 blocks, a multiple of the 64-column tile)
-// instead of 256, and the rows after the last full tile run as one tile of
-// their count (1 to 5), each reading the panel's vectors once.
+// the accumulators' initial value instead of a pass over C. Each parallel
+// block is one panel wide, the blocks ordered columns first (a thread runs
+// a panel's blocks of rows in turn); the row count is dynamic, and the rows
+// after the last full tile run as one tile of their count (1 to 5), each
+// reading the panel's vectors once.
 #pa = affine_map<(m, n, k) -> (m, k)>
 #pb = affine_map<(m, n, k) -> (n floordiv 64, k, n mod 64)>
 #pc = affine_map<(m, n, k) -> (m, n)>
@@ -20,8 +20,8 @@ func.func @panels(%a: memref<?x32xf32>, %b: memref<2x32x64xf32>,
   %flat = memref.collapse_shape %c [[0, 1]] : memref<?x100xf32> into memref<?xf32>
   linalg.fill ins(%init : f32) outs(%c : memref<?x100xf32>)
   %m = memref.dim %a, %c0 : memref<?x32xf32>
-  // expected-remark @below {{contraction vectorized: broadcast kernel, 6 rows x 4 vectors of 16 lanes, blocks of 48 x 256, right operand in packed panels of 64 columns, the fill of the output folded into the accumulators}}
-  // expected-remark @below {{contraction with few rows: the last 1 to 5 rows of a block in one tile of their count; with at most 6 rows, the columns in about 16 parallel blocks of a multiple of 64}}
+  // expected-remark @below {{contraction vectorized: broadcast kernel, 6 rows x 4 vectors of 16 lanes, blocks of 48 x 64, right operand in packed panels of 64 columns, the fill of the output folded into the accumulators}}
+  // expected-remark @below {{contraction with few rows: the last 1 to 5 rows of a block in one tile of their count}}
   linalg.generic {indexing_maps = [#pa, #pb, #pc],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<?x32xf32>, memref<2x32x64xf32>) outs(%c : memref<?x100xf32>) {
@@ -36,9 +36,8 @@ func.func @panels(%a: memref<?x32xf32>, %b: memref<2x32x64xf32>,
 //  CHECK-SAME:   %[[A:.*]]: memref<?x32xf32>, %{{.*}}: memref<2x32x64xf32>, %{{.*}}: memref<?x100xf32>, %[[INIT:.*]]: f32)
 //   CHECK-NOT:   linalg.fill
 //       CHECK:   %[[M:.*]] = memref.dim %[[A]], %c0
-//       CHECK:   %[[FEW:.*]] = arith.cmpi ule, %[[M]], %c6 : index
-//       CHECK:   %[[STEP:.*]] = arith.select %[[FEW]], %c64, %c256 : index
-//       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%[[M]], %c100) step (%c48, %[[STEP]])
+// One panel per block, the blocks of a panel's rows in turn (columns first).
+//       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c100, %[[M]]) step (%c64, %c48)
 //       CHECK:     scf.for %{{.*}} step %c6 {
 //       CHECK:       %[[Z:.*]] = vector.broadcast %[[INIT]] : f32 to vector<16xf32>
 //       CHECK:       scf.for {{.*}} iter_args(%{{.*}} = %[[Z]],

@@ -36,7 +36,7 @@
 //       CHECK:     %[[CORR:.+]] = arith.muli %[[SUM]], %{{.+}} : i32
 //       CHECK:     memref.store %[[CORR]], %[[XS]]
 //       CHECK:     vector.store %[[QB]], %[[XQ]]
-//       CHECK:   scf.parallel ({{.+}}) = ({{.+}}) to ({{.+}}, %c3) step (%c16, %c2) {
+//       CHECK:   scf.parallel ({{.+}}) = ({{.+}}) to (%c3, {{.+}}) step (%c2, %c16) {
 //       CHECK:     scf.for %[[KB:.+]] = %c0 to %c2 step %c1 iter_args({{.+}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 //       CHECK:       memref.prefetch %{{.+}}[%{{.+}}, %[[KB]], %c256], read, locality<2>, data : memref<3x2x288xi8>
 //       CHECK:       %[[S:.+]] = memref.load %[[XS]][%{{.+}}, %[[KB]]] : memref<?x2xi32>
