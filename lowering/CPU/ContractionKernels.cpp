@@ -42,8 +42,11 @@ ContractionTiling mlir::seq::cpu::getContractionTiling(
     // first re-read B from memory once per 48 rows wherever k x 4 tiles
     // outgrow L2 (k >= 2048 on a 2 MiB L2): a Linear of 3072 -> 768 ran
     // at 0.45x the speed it now has on an Emerald Rapids.
-    t.mc = 48;
     t.nc = t.nr * t.lanes;
+    // 48 rows per block: enough blocks per column for the threads to share
+    // few columns evenly (a reduction in kc steps reads the strip once per
+    // block: getContractionTiling(ContractionMatch) doubles it there).
+    t.mc = 48;
   }
   return t;
 }
@@ -70,6 +73,25 @@ mlir::seq::cpu::getContractionTiling(const ContractionMatch &c,
   if (c.kernel == ContractionKernel::Broadcast && !c.kPairs &&
       readsQuadsOfA(c, t.lanes))
     t.mr = std::min<int64_t>(t.mr, 4);
+  // A strip of B longer than kMaxStripBytes along a static reduction would
+  // leave L2 between two tiles of rows (1 MiB: half the L2 of an Emerald
+  // Rapids, all of a Zen 4's): the reduction then runs in steps of kc, a
+  // strip of kStepStripBytes each, and the block's rows pass over one step
+  // before the next (the tiles' sums kept in C between them). Each block
+  // reads the whole strip once, so blocks get twice the rows. Measured on
+  // an Emerald Rapids (2 threads): a Linear of 11008 -> 4096 at 128 rows
+  // went from 150 to 230 GFLOP/s; one of 3072 -> 768 (a 768 KiB strip)
+  // runs at 317 without steps and 210-300 with them, so shorter ones keep
+  // the whole reduction.
+  constexpr int64_t kMaxStripBytes = 1 << 20, kStepStripBytes = 1 << 18;
+  int64_t k = linalg::LinalgOp(c.op).getStaticLoopRanges()[c.k];
+  int64_t rowBytes =
+      t.nc * cast<MemRefType>(c.b.getType()).getElementTypeBitWidth() / 8;
+  if (c.kernel == ContractionKernel::Broadcast && !ShapedType::isDynamic(k) &&
+      k * rowBytes > kMaxStripBytes) {
+    t.kc = kStepStripBytes / rowBytes;
+    t.mc *= 2;
+  }
   return t;
 }
 
@@ -239,7 +261,30 @@ private:
     return operandIndices(map, iv);
   }
 
+  /// The block [m0, mEnd) x [n0, nEnd): its tiles over the whole
+  /// reduction, or (blocksReduction) over each kc steps in turn.
   void emitBlock(Value m0, Value mEnd, Value n0, Value nEnd) {
+    Value kSize = extent[c.k];
+    kLo = idx(0);
+    kHi = kSize;
+    kFirst = kLast = Value();
+    if (!t.kc) {
+      emitTiles(m0, mEnd, n0, nEnd);
+      return;
+    }
+    loop(kLo, kSize, t.kc, [&](Value k0) {
+      kLo = k0;
+      kHi = min(add(k0, idx(t.kc)), kSize);
+      kFirst =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0, idx(0));
+      kLast =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kHi, kSize);
+      emitTiles(m0, mEnd, n0, nEnd);
+    });
+  }
+
+  /// The register tiles of a block over the reduction's steps [kLo, kHi).
+  void emitTiles(Value m0, Value mEnd, Value n0, Value nEnd) {
     Value mFull = fullEnd(m0, mEnd, t.mr);
     auto rows = [&](int64_t mr) {
       return [&, mr](Value m1) {
@@ -490,20 +535,32 @@ private:
     // vectors 2p and 2p + 1 hold the even and the odd columns of their 2 *
     // lanes, interleaved back when the tile is done.
     bool paired = pairedB(nv, mask);
-    // The output tile starts from C: the contraction accumulates into it.
-    SmallVector<Value> init;
-    iv[c.k] = idx(0);
-    for (int64_t i = 0; i < mr; ++i) {
-      setRow(m1, i);
-      for (int64_t v = 0; v < nv; ++v) {
-        column(v);
-        init.push_back(initialTile(mask));
+    // The output tile starts from C: the contraction accumulates into it
+    // (at the first kc steps, from what an absorbed fill or bias would have
+    // written there; after them, from the sums they left in C).
+    auto tiles = [&](bool partial) {
+      SmallVector<Value> values;
+      for (int64_t i = 0; i < mr; ++i) {
+        setRow(m1, i);
+        for (int64_t v = 0; v < nv; ++v) {
+          column(v);
+          values.push_back(partial ? partialTile(mask) : initialTile(mask));
+        }
       }
+      return values;
+    };
+    SmallVector<Value> init;
+    if (!kFirst || (!c.initValue && !c.initInput))
+      init = tiles(/*partial=*/false);
+    else
+      init = ifElse(
+          kFirst, [&] { return tiles(/*partial=*/false); },
+          [&] { return tiles(/*partial=*/true); });
+    for (int64_t i = 0; i < mr; ++i)
       if (paired)
         for (int64_t v = 0; v < nv; v += 2)
           std::tie(init[i * nv + v], init[i * nv + v + 1]) =
               deinterleave(init[i * nv + v], init[i * nv + v + 1]);
-    }
     // The steps of the reduction in [lo, hi), `group` at a time, from the
     // accumulators `acc`: B's vectors at each step, A's splat (splatOfA) for
     // each row.
@@ -544,38 +601,73 @@ private:
     };
     // A narrow A contiguous along the reduction is read in quads up to the
     // last multiple of 4; the other steps read one element.
-    Value kSize = extent[c.k];
     SmallVector<Value> acc;
     if (c.kPairs) {
       acc = reducePairs(mr, nv, m1, n1, init);
     } else if (readOfA() == ReadOfA::Quad) {
-      Value kMain = fullEnd(idx(0), kSize, 4);
-      acc = reduce(idx(0), kMain, ReadOfA::Quad, init);
-      acc = reduce(kMain, kSize, ReadOfA::Element, acc);
+      // kLo is a multiple of kc, itself a multiple of 4.
+      Value kMain = fullEnd(kLo, kHi, 4);
+      acc = reduce(kLo, kMain, ReadOfA::Quad, init);
+      acc = reduce(kMain, kHi, ReadOfA::Element, acc);
     } else {
-      acc = reduce(idx(0), kSize, ReadOfA::Element, init);
+      acc = reduce(kLo, kHi, ReadOfA::Element, init);
     }
-    for (int64_t i = 0; i < mr; ++i) {
-      setRow(m1, i);
+    for (int64_t i = 0; i < mr; ++i)
       if (paired)
         for (int64_t v = 0; v < nv; v += 2)
           std::tie(acc[i * nv + v], acc[i * nv + v + 1]) =
               interleave(acc[i * nv + v], acc[i * nv + v + 1]);
-      for (int64_t v = 0; v < nv; ++v) {
-        column(v);
-        Value value = acc[i * nv + v];
-        Value out = c.c;
-        if (c.epilogue) {
-          value = applyEpilogue(value, mask);
-          out = c.epilogueOut;
+    // The finished tile through the epilogue; before the last kc steps,
+    // the sums into C.
+    auto store = [&](bool partial) {
+      for (int64_t i = 0; i < mr; ++i) {
+        setRow(m1, i);
+        for (int64_t v = 0; v < nv; ++v) {
+          column(v);
+          Value value = acc[i * nv + v];
+          Value out = c.c;
+          if (c.epilogue && !partial) {
+            value = applyEpilogue(value, mask);
+            out = c.epilogueOut;
+          }
+          if (mask)
+            vector::MaskedStoreOp::create(b, loc, out, indices(c.mapC), mask,
+                                          value);
+          else
+            vector::StoreOp::create(b, loc, value, out, indices(c.mapC));
         }
-        if (mask)
-          vector::MaskedStoreOp::create(b, loc, out, indices(c.mapC), mask,
-                                        value);
-        else
-          vector::StoreOp::create(b, loc, value, out, indices(c.mapC));
       }
-    }
+      return SmallVector<Value>();
+    };
+    if (!kLast || !c.epilogue)
+      store(/*partial=*/false);
+    else
+      ifElse(
+          kLast, [&] { return store(/*partial=*/false); },
+          [&] { return store(/*partial=*/true); });
+  }
+
+  /// An scf.if on `cond` whose branches `then` and `otherwise` emit and
+  /// return the values it yields.
+  SmallVector<Value> ifElse(Value cond, function_ref<SmallVector<Value>()> then,
+                            function_ref<SmallVector<Value>()> otherwise) {
+    SmallVector<Value> thenValues;
+    auto ifOp = scf::IfOp::create(
+        b, loc, cond,
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          thenValues = then();
+          scf::YieldOp::create(b, loc, thenValues);
+        },
+        [&](OpBuilder &nested, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          scf::YieldOp::create(b, loc, otherwise());
+        });
+    return ifOp.getResults();
   }
 
   /// A's elements k and k + 1 (k = iv[c.k]) of the current row as one
@@ -651,10 +743,9 @@ private:
     };
     // The whole pairs, then the odd last step when there is one (a loop of
     // zero or one trip).
-    Value kSize = extent[c.k];
-    Value kMain = fullEnd(idx(0), kSize, 2);
-    SmallVector<Value> acc = reduce(idx(0), kMain, init, /*last=*/false);
-    return reduce(kMain, kSize, acc, /*last=*/true);
+    Value kMain = fullEnd(kLo, kHi, 2);
+    SmallVector<Value> acc = reduce(kLo, kMain, init, /*last=*/false);
+    return reduce(kMain, kHi, acc, /*last=*/true);
   }
 
   /// Loads the vector of `memref` (indexed by `map` in terms of C's
@@ -671,6 +762,12 @@ private:
     return loadVector(memref, where, mask);
   }
 
+  /// C at the current C vector: the sums of the kc steps before.
+  Value partialTile(Value mask) {
+    int64_t rank = c.mapC.getNumResults();
+    return loadAlongC(c.c, b.getMultiDimIdentityMap(rank), mask);
+  }
+
   /// The accumulators' initial value at the current C vector: C itself, or
   /// what the absorbed fill or bias copy would have written there.
   Value initialTile(Value mask) {
@@ -678,8 +775,7 @@ private:
       return vector::BroadcastOp::create(b, loc, vecType, c.initValue);
     if (c.initInput)
       return widen(loadAlongC(c.initInput, c.initMap, mask));
-    int64_t rank = c.mapC.getNumResults();
-    return loadAlongC(c.c, b.getMultiDimIdentityMap(rank), mask);
+    return partialTile(mask);
   }
 
   /// `value` (a vector of f32) rounded to bf16 to nearest even, in integer
@@ -760,6 +856,9 @@ private:
   Value pairsOfB;
   /// Per loop: its extent, and its value at the point being emitted.
   SmallVector<Value> extent, iv;
+  /// The reduction steps of the tiles being emitted, [kLo, kHi), and
+  /// whether they are the first and the last (null: statically true).
+  Value kLo, kHi, kFirst, kLast;
 };
 
 } // namespace

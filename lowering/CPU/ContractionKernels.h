@@ -93,6 +93,8 @@ struct ContractionTiling {
   int64_t mr, nr; // dot: rows x columns; broadcast: rows x vectors
   int64_t mc, nc; // rows and columns per parallel block (the broadcast
                   // kernel's in column-major order)
+  int64_t kc = 0; // the broadcast kernel's reduction steps per pass over a
+                  // block (0: all of them), for a long static reduction
 };
 
 /// The tiling of `kernel` for a target with `vectorRegisters` registers of

@@ -128,6 +128,9 @@ static void remarkOn(ContractionMatch c, const ContractionTiling &t, bool f16c,
   if (!widening.empty())
     remark << ", " << widening;
   remark << ", blocks of " << t.mc << " x " << t.nc;
+  if (t.kc)
+    remark << ", the reduction in steps of " << t.kc
+           << " (sums kept in the output between them)";
   if (c.panel)
     remark << ", right operand in packed panels of " << c.panel << " columns"
            << (c.kPairs ? " in k pairs" : "");
