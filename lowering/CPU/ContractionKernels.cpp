@@ -262,7 +262,7 @@ private:
   }
 
   /// The block [m0, mEnd) x [n0, nEnd): its tiles over the whole
-  /// reduction, or (blocksReduction) over each kc steps in turn.
+  /// reduction, or (t.kc set) over each kc steps in turn.
   void emitBlock(Value m0, Value mEnd, Value n0, Value nEnd) {
     Value kSize = extent[c.k];
     kLo = idx(0);
