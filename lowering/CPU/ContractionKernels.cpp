@@ -651,15 +651,13 @@ private:
   /// return the values it yields.
   SmallVector<Value> ifElse(Value cond, function_ref<SmallVector<Value>()> then,
                             function_ref<SmallVector<Value>()> otherwise) {
-    SmallVector<Value> thenValues;
     auto ifOp = scf::IfOp::create(
         b, loc, cond,
         [&](OpBuilder &nested, Location) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(),
                               nested.getInsertionPoint());
-          thenValues = then();
-          scf::YieldOp::create(b, loc, thenValues);
+          scf::YieldOp::create(b, loc, then());
         },
         [&](OpBuilder &nested, Location) {
           OpBuilder::InsertionGuard guard(b);
