@@ -187,8 +187,9 @@ def SeqCPUApproximateMath : Pass<"seq-cpu-approximate-math"> {
 }
 
 def SeqCPUVectorizeRows : Pass<"seq-cpu-vectorize-rows"> {
-  let summary = "Rewrites f32 elementwise ops and row reductions on buffers "
-                "into loops over vectors of their contiguous innermost loop";
+  let summary = "Rewrites f32 elementwise ops, row reductions and row copies "
+                "on buffers into loops over vectors of their contiguous "
+                "innermost loop";
   let description = [{
     Two kinds of `linalg.generic` on f32 buffers, whose body is elementwise
     `arith`/`math` and whose operands either run contiguously along the
@@ -203,6 +204,14 @@ def SeqCPUVectorizeRows : Pass<"seq-cpu-vectorize-rows"> {
       `arith.maximumf`, `arith.minimumf`, vectorized along the reduction:
       softmax's row max and sum, layer norm's mean and variance, RMSNorm's
       sum of squares.
+
+    Copies and transposes of f32 buffers that keep the innermost dimension
+    innermost and contiguous on both sides (`linalg.copy` of strided slices,
+    the heads' `[b, n, h, d] <-> [b, h, n, d]` transposes) are elementwise
+    ops whose body yields its input: they are generalized and move rows of
+    vectors too. Without this they became scalar loops whose parallel
+    dimensions, coalesced into one index, divided it at every element. A
+    transpose of the innermost dimension keeps its scalar loops.
 
     Each becomes an `scf.parallel` over the other loops (the rows) and, per
     row, a loop over full vectors followed by one masked step: an

@@ -12,7 +12,10 @@
 //    with a masked vector at the end of each row;
 //  - row reductions (softmax's row max and sum, layer norm's mean and
 //    variance, RMSNorm's sum of squares): the body evaluated on vectors and
-//    combined into a vector of partial results, reduced once per row.
+//    combined into a vector of partial results, reduced once per row;
+//  - copies and transposes that keep the innermost dim in place (the heads'
+//    transposes, copies into strided slices), generalized into elementwise
+//    ops whose body yields its input.
 //
 // See the pass description in Passes.td.
 //
@@ -23,6 +26,7 @@
 
 #include "dialect/Seq/Support/Debug.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
@@ -123,9 +127,6 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
       if (!seq::cpu::isVectorizableBodyOp(inner))
         return notMatched("elementwise, but the body has an op without a "
                           "vector form");
-    // A body that only copies or broadcasts is left to the copy lowering.
-    if (body->without_terminator().empty())
-      return notMatched("a copy");
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] elementwise along loop "
                             << r.loop << ": " << op.getLoc() << "\n");
     return r;
@@ -372,12 +373,48 @@ private:
   SmallVector<Value> iv;
 };
 
+/// Whether a linalg.copy or linalg.transpose moves f32 rows: the innermost
+/// dimension stays innermost and contiguous on both sides (the heads'
+/// [b, n, heads, d] <-> [b, heads, n, d] transposes, strided copies of
+/// slices). Its generic form, a body that yields its input, is then an
+/// elementwise row op. Other transposes move single elements and keep the
+/// scalar loops.
+static bool movesRows(linalg::LinalgOp op) {
+  if (!isa<linalg::CopyOp, linalg::TransposeOp>(op.getOperation()) ||
+      !op.hasPureBufferSemantics())
+    return false;
+  Value source = op.getDpsInputOperand(0)->get();
+  Value target = op.getDpsInitOperand(0)->get();
+  auto targetType = dyn_cast<MemRefType>(target.getType());
+  if (!targetType || !targetType.getElementType().isF32() ||
+      !seq::cpu::hasUnitInnerStride(source) ||
+      !seq::cpu::hasUnitInnerStride(target) ||
+      targetType.getShape().back() == 1)
+    return false;
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op.getOperation()))
+    return transpose.getPermutation().back() ==
+           static_cast<int64_t>(transpose.getPermutation().size()) - 1;
+  return true;
+}
+
 struct SeqCPUVectorizeRowsPass
     : public mlir::seq::impl::SeqCPUVectorizeRowsBase<
           SeqCPUVectorizeRowsPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> moves;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (movesRows(op))
+        moves.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : moves) {
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::generalizeNamedOp(rewriter, op)))
+        return signalPassFailure();
+    }
+
     SmallVector<Row> found;
     getOperation()->walk([&](linalg::GenericOp op) {
       FailureOr<Row> r = matchRow(op);

@@ -103,3 +103,36 @@ func.func @others(%x: memref<8x100xf32>, %cols: memref<100xf32>, %y: memref<8x10
 // DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: not an f32 body:
 // CHECK-COUNT-3: linalg.generic
 //   CHECK-NOT:   vector.
+
+// -----
+
+// Copies and transposes that keep the innermost dim in place move whole
+// rows: the heads' [b, n, h, d] -> [b, h, n, d] transpose and a copy into a
+// strided slice become vector loads and stores along d, the last part of a
+// row masked. A transpose that moves the innermost dim, and a copy of rows
+// of one element, keep their scalar loops.
+func.func @moves(%q: memref<?x?x3x24xf32>, %heads: memref<?x3x?x24xf32>,
+                 %x: memref<?x72xf32>, %cat: memref<?x72xf32, strided<[144, 1]>>,
+                 %t: memref<72x?xf32>, %col: memref<?x1xf32>,
+                 %colOut: memref<?x1xf32, strided<[2, 1]>>) {
+  linalg.transpose ins(%q : memref<?x?x3x24xf32>) outs(%heads : memref<?x3x?x24xf32>) permutation = [0, 2, 1, 3]
+  linalg.copy ins(%x : memref<?x72xf32>) outs(%cat : memref<?x72xf32, strided<[144, 1]>>)
+  linalg.transpose ins(%x : memref<?x72xf32>) outs(%t : memref<72x?xf32>) permutation = [1, 0]
+  linalg.copy ins(%col : memref<?x1xf32>) outs(%colOut : memref<?x1xf32, strided<[2, 1]>>)
+  return
+}
+// CHECK-LABEL: func.func @moves(
+//  CHECK-SAME:   %[[Q:[^:]*]]: memref<?x?x3x24xf32>, %[[H:[^:]*]]: memref<?x3x?x24xf32>, %[[X:[^:]*]]: memref<?x72xf32>, %[[CAT:[^:]*]]: memref<?x72xf32, strided<[144, 1]>>
+//       CHECK:   scf.parallel (%[[B:.*]], %[[HD:.*]], %[[N:.*]]) =
+//       CHECK:     %[[V:.*]] = vector.load %[[Q]][%[[B]], %[[N]], %[[HD]], %c0] : memref<?x?x3x24xf32>, vector<16xf32>
+//       CHECK:     vector.store %[[V]], %[[H]][%[[B]], %[[HD]], %[[N]], %c0] : memref<?x3x?x24xf32>, vector<16xf32>
+//       CHECK:     %[[TAIL:.*]] = vector.maskedload %[[Q]][%[[B]], %[[N]], %[[HD]], %c16]
+//       CHECK:     vector.maskedstore %[[H]][%[[B]], %[[HD]], %[[N]], %c16], %{{.*}}, %[[TAIL]]
+//       CHECK:   scf.parallel (%[[R:.*]]) =
+//       CHECK:     scf.for %[[C:.*]] = %c0 to %c64 step %c16 {
+//       CHECK:       %[[W:.*]] = vector.load %[[X]][%[[R]], %[[C]]]
+//       CHECK:       vector.store %[[W]], %[[CAT]][%[[R]], %[[C]]]
+//       CHECK:     vector.maskedstore %[[CAT]][%[[R]], %c64]
+//       CHECK:   linalg.transpose
+//       CHECK:   linalg.copy
+//   CHECK-NOT:   vector.
