@@ -9,7 +9,9 @@
 // Passes.td):
 //  - seq-split-empty-tensors clones every tensor.empty used by several
 //    layers once per layer, so that One-Shot Bufferize's alias sets are
-//    those of one layer instead of every op that CSE made share the tensor;
+//    those of one layer instead of every op that CSE made share the tensor
+//    (and gives each writer of a shared fill its own, which bufferization
+//    would otherwise copy);
 //  - seq-split-deallocs splits the one bufferization.dealloc that
 //    ownership-based deallocation puts at the end of the model function
 //    into one dealloc per allocation, which the simplification then handles
@@ -20,7 +22,10 @@
 #include "lowering/Common/Instances.h"
 #include "lowering/Common/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir {
@@ -34,9 +39,49 @@ namespace seq {
 using namespace mlir;
 
 namespace {
+/// Gives each op that writes into a shared fill of an empty tensor (the
+/// destination of several ops: CSE merges the equal zero fills of a layer's
+/// projections) its own fill of its own empty tensor, next to the original.
+/// One-Shot Bufferize would otherwise fill one buffer and copy it into each
+/// writer's buffer but the last, and the contraction kernels, which fold a
+/// fill of their output into their accumulators, would read those zeros
+/// from memory instead.
+static void splitSharedFills(Operation *root) {
+  SmallVector<std::pair<linalg::FillOp, SmallVector<OpOperand *>>> shared;
+  root->walk([&](linalg::FillOp fill) {
+    if (!fill.hasPureTensorSemantics() ||
+        !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+      return;
+    SmallVector<OpOperand *> writers;
+    for (OpOperand &use : fill->getResult(0).getUses()) {
+      auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+      if (dps && dps.isDpsInit(&use))
+        writers.push_back(&use);
+    }
+    // A value's uses are listed latest first: the first writer in program
+    // order keeps the original.
+    std::reverse(writers.begin(), writers.end());
+    if (writers.size() > 1)
+      shared.push_back({fill, std::move(writers)});
+  });
+  OpBuilder builder(root->getContext());
+  for (auto &[fill, writers] : shared) {
+    builder.setInsertionPointAfter(fill);
+    for (OpOperand *writer : llvm::drop_begin(writers)) {
+      Operation *empty = builder.clone(*fill.getOutputs()[0].getDefiningOp());
+      IRMapping map;
+      map.map(fill.getOutputs()[0], empty->getResult(0));
+      Operation *clone = builder.clone(*fill, map);
+      writer->set(clone->getResult(0));
+      builder.setInsertionPointAfter(clone);
+    }
+  }
+}
+
 struct SplitEmptyTensorsPass
     : seq::impl::SeqSplitEmptyTensorsBase<SplitEmptyTensorsPass> {
   void runOnOperation() override {
+    splitSharedFills(getOperation());
     SmallVector<tensor::EmptyOp> shared;
     getOperation()->walk([&](tensor::EmptyOp empty) {
       if (!empty->use_empty() && !empty->hasOneUse())

@@ -82,7 +82,7 @@ def SeqCheckLowered : Pass<"seq-check-lowered", "::mlir::ModuleOp"> {
 
 def SeqSplitEmptyTensors : Pass<"seq-split-empty-tensors"> {
   let summary = "Gives each layer that uses a tensor.empty its own "
-                "tensor.empty";
+                "tensor.empty, and each writer of a shared fill its own fill";
   let description = [{
     Runs right before bufferization. `tensor.empty` is pure, so CSE merges
     the empty tensors of equal shapes into one value; in a model of L
@@ -110,6 +110,16 @@ def SeqSplitEmptyTensors : Pass<"seq-split-empty-tensors"> {
     ```
 
     becomes two `tensor.empty(%n)`, one for each layer's fill.
+
+    CSE also merges equal fills: the zero fills of a layer's Q, K and V
+    projections become one `linalg.fill` that all three contractions write
+    into. One-Shot Bufferize then fills one buffer and copies it into the
+    buffer of each writer but the last, and the contraction kernels, which
+    fold a fill of their output into their accumulators, read those zeros
+    from memory. So, first, each op that writes into a shared fill of a
+    `tensor.empty` (its destination, not an input) gets its own fill of its
+    own empty tensor, next to the original; the first writer keeps the
+    original.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }

@@ -70,3 +70,38 @@ func.func @branches(%c: i1, %x: f32, %y: f32) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// One zero fill as the destination of three projections (CSE merged their
+// fills): each writer but the first gets its own fill of its own empty
+// tensor, so that bufferization copies no filled buffer and each contraction
+// can fold its fill. A fill that is only read is left alone.
+
+// CHECK-LABEL: func.func @shared_fill(
+// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x8xf32>
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?x8xf32>)
+// CHECK:         %[[E2:.*]] = tensor.empty(%{{.*}}) : tensor<?x8xf32>
+// CHECK:         %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<?x8xf32>)
+// CHECK:         %[[E3:.*]] = tensor.empty(%{{.*}}) : tensor<?x8xf32>
+// CHECK:         %[[F3:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E3]] : tensor<?x8xf32>)
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<4x8xf32>) outs(%[[F]] : tensor<?x8xf32>)
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<4x8xf32>) outs(%[[F2]] : tensor<?x8xf32>)
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<4x8xf32>) outs(%[[F3]] : tensor<?x8xf32>)
+// CHECK:         %[[R:.*]] = linalg.fill
+// CHECK:         linalg.add ins(%[[R]], %[[R]] : tensor<?x8xf32>, tensor<?x8xf32>)
+// CHECK-NOT:     linalg.fill
+func.func @shared_fill(%n: index, %x: tensor<?x4xf32>, %wq: tensor<4x8xf32>,
+                       %wk: tensor<4x8xf32>, %wv: tensor<4x8xf32>, %y: tensor<?x8xf32>)
+    -> (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %q = linalg.matmul ins(%x, %wq : tensor<?x4xf32>, tensor<4x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %k = linalg.matmul ins(%x, %wk : tensor<?x4xf32>, tensor<4x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %v = linalg.matmul ins(%x, %wv : tensor<?x4xf32>, tensor<4x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %e2 = tensor.empty(%n) : tensor<?x8xf32>
+  %r = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %s = linalg.add ins(%r, %r : tensor<?x8xf32>, tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %q, %k, %v, %s : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
