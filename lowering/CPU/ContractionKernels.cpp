@@ -240,12 +240,7 @@ private:
       // [batch..., n / w, k, n % w] of a packed B; in k pairs, of its view
       // with each panel row's pairs collapsed (pairsOfB),
       // [batch..., n / w, k / 2, 2 (n % w) + k % 2].
-      unsigned packed = c.kPairs ? 4 : 3;
-      SmallVector<int64_t> dropped;
-      for (unsigned r = map.getNumResults() - packed; r < map.getNumResults();
-           ++r)
-        dropped.push_back(r);
-      SmallVector<Value> at = operandIndices(map.dropResults(dropped), iv);
+      SmallVector<Value> at = batchIndicesOfB();
       Value width = idx(c.panel);
       at.push_back(arith::DivUIOp::create(b, loc, iv[c.n], width));
       Value column = arith::RemUIOp::create(b, loc, iv[c.n], width);
@@ -259,6 +254,16 @@ private:
       return at;
     }
     return operandIndices(map, iv);
+  }
+
+  /// The indices of a packed B before its panel's: those of its batch loops.
+  SmallVector<Value> batchIndicesOfB() {
+    unsigned packed = c.kPairs ? 4 : 3;
+    unsigned results = c.mapB.getNumResults();
+    SmallVector<int64_t> dropped;
+    for (unsigned r = results - packed; r < results; ++r)
+      dropped.push_back(r);
+    return operandIndices(c.mapB.dropResults(dropped), iv);
   }
 
   /// The block [m0, mEnd) x [n0, nEnd): its tiles over the whole
@@ -563,7 +568,8 @@ private:
               deinterleave(init[i * nv + v], init[i * nv + v + 1]);
     // The steps of the reduction in [lo, hi), `group` at a time, from the
     // accumulators `acc`: B's vectors at each step, A's splat (splatOfA) for
-    // each row.
+    // each row, and a line of the next panel (nextPanelLine).
+    std::optional<std::pair<Value, Value>> nextLine = nextPanelLine(m1, n1);
     auto reduce = [&](Value lo, Value hi, ReadOfA read,
                       ValueRange acc) -> SmallVector<Value> {
       int64_t group = read == ReadOfA::Quad ? 4 : 1;
@@ -594,6 +600,12 @@ private:
                   next[i * nv + v] = vector::FMAOp::create(
                       b, loc, splat, bs[v], next[i * nv + v]);
               }
+            }
+            // After the group's loads: a prefetch between them would keep
+            // CSE from sharing a quad of A between its steps.
+            for (int64_t step = 0; nextLine && step < group; ++step) {
+              iv[c.k] = step == 0 ? k : add(k, idx(step));
+              prefetchNextPanel(*nextLine);
             }
             scf::YieldOp::create(b, loc, next);
           });
@@ -645,6 +657,54 @@ private:
       ifElse(
           kLast, [&] { return store(/*partial=*/false); },
           [&] { return store(/*partial=*/true); });
+  }
+
+  /// Where the tile at (m1, n1) prefetches the next panel of a packed B
+  /// (f32, bf16 or f16 panels, not k pairs): the panel after n1's (its own
+  /// at the last) and the first column of one of a panel row's cache lines,
+  /// chosen by the tile's row (m1 / mr), so that a panel's first tiles
+  /// fetch all its lines. The broadcast kernel's parallel blocks are one
+  /// panel wide and ordered columns first (getContractionTiling): a thread
+  /// runs its panels in turn, and the first tiles of a panel read its strip
+  /// of the weight from memory at the FMAs' pace, which memory cannot
+  /// sustain for one core (a 768 x 64 f32 strip is 192 KiB in 3.4 us on the
+  /// Emerald Rapids host: 58 GB/s against its 14 GB/s triad). A line of the
+  /// next panel per step spreads that read over the current panel's tiles,
+  /// into L2 (locality 2), and costs one load slot per mr x nr FMAs; the
+  /// prefetches of a thread's last panel, which the next thread runs, are
+  /// wasted.
+  std::optional<std::pair<Value, Value>> nextPanelLine(Value m1, Value n1) {
+    if (!c.panel || c.kPairs || t.kc)
+      return std::nullopt;
+    auto type = cast<MemRefType>(c.b.getType());
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    // Two strips and the rows of A they meet must stay in L2: longer
+    // strips (k > 1024 in f32 with 16 lanes) evict the current strip and A,
+    // and 3072 -> 768 ran 1.2-1.4x slower with the prefetches.
+    constexpr int64_t kMaxStripBytes = 256 * 1024;
+    int64_t k = type.getDimSize(type.getRank() - 2);
+    if (ShapedType::isDynamic(k) || k * c.panel * bytes > kMaxStripBytes)
+      return std::nullopt;
+    constexpr int64_t kLineBytes = 64;
+    int64_t lineElements = kLineBytes / bytes;
+    int64_t lines = std::max<int64_t>(1, c.panel / lineElements);
+    Value panels = memref::DimOp::create(b, loc, c.b, type.getRank() - 3);
+    Value panel = arith::DivUIOp::create(b, loc, n1, idx(c.panel));
+    Value nextPanel = min(add(panel, idx(1)), sub(panels, idx(1)));
+    Value row = c.m ? arith::DivUIOp::create(b, loc, m1, idx(t.mr)).getResult()
+                    : idx(0);
+    Value line = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, row, idx(lines)),
+        idx(lineElements));
+    return std::make_pair(nextPanel, line);
+  }
+
+  /// The prefetch of the next panel's line (nextPanelLine) at step iv[c.k].
+  void prefetchNextPanel(std::pair<Value, Value> next) {
+    SmallVector<Value> at = batchIndicesOfB();
+    at.append({next.first, iv[c.k], next.second});
+    memref::PrefetchOp::create(b, loc, c.b, at, b.getBoolAttr(false),
+                               b.getI32IntegerAttr(2), b.getBoolAttr(true));
   }
 
   /// An scf.if on `cond` whose branches `then` and `otherwise` emit and

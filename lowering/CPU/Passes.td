@@ -339,7 +339,11 @@ def SeqCPUVectorizeContractions
       broadcast kernel's blocks are one register tile wide and ordered
       columns first, so that a thread runs a strip of B's columns (a
       weight's packed panel) against every row of A in turn while the strip
-      stays in L2, and reads B from memory once;
+      stays in L2, and reads B from memory once; while it runs a panel of
+      at most 256 KiB (k <= 1024 in f32 with 16 lanes, one pass over the
+      reduction), each step prefetches a cache line of the next panel into
+      L2 (`memref.prefetch`, the line chosen by the tile's row), so that
+      the first tiles of a panel do not wait on memory;
     - inside a block, register tiles: the **dot kernel** when both inputs
       are contiguous along the reduction (`x @ W^T`, `q @ k^T`): an
       `mr x nr` tile of accumulator vectors over reduction lanes, `mr + nr`

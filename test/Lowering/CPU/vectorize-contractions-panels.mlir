@@ -40,9 +40,17 @@ func.func @panels(%a: memref<?x32xf32>, %b: memref<2x32x64xf32>,
 //       CHECK:   scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c100, %[[M]]) step (%c64, %c48)
 //       CHECK:     scf.for %{{.*}} step %c6 {
 //       CHECK:       %[[Z:.*]] = vector.broadcast %[[INIT]] : f32 to vector<16xf32>
-//       CHECK:       scf.for {{.*}} iter_args(%{{.*}} = %[[Z]],
+// Each step prefetches a line of the next panel (the last panel its own):
+// the line of the tile's row (m1 / 6) modulo the panel row's 4 lines.
+//       CHECK:       %[[NEXT:.*]] = arith.minsi %{{.*}}, %c1 : index
+//       CHECK:       %[[TILE:.*]] = arith.divui %{{.*}}, %c6 : index
+//       CHECK:       %[[LINEI:.*]] = arith.remui %[[TILE]], %c4 : index
+//       CHECK:       %[[LINE:.*]] = arith.muli %[[LINEI]], %c16 : index
+//       CHECK:       scf.for %[[K:.*]] = {{.*}} iter_args(%{{.*}} = %[[Z]],
 //       CHECK:         vector.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x32x64xf32>, vector<16xf32>
-// CHECK-COUNT-4:       vector.fma
+// CHECK-COUNT-24:      vector.fma
+//       CHECK:         memref.prefetch %{{.*}}[%[[NEXT]], %[[K]], %[[LINE]]], read, locality<2>, data : memref<2x32x64xf32>
+//  CHECK-NEXT:         scf.yield
 // The column edge (the block's columns past its last 64-column tile) in
 // masked vectors of the panel.
 //       CHECK:     scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %c16
@@ -71,3 +79,25 @@ func.func @panels(%a: memref<?x32xf32>, %b: memref<2x32x64xf32>,
 // AVX2-LABEL: func.func @panels
 //       AVX2:   linalg.fill
 //       AVX2:   linalg.generic
+
+// A strip longer than 256 KiB (2048 x 64 f32) is not prefetched: two of
+// them and the rows of A would not stay in L2.
+func.func @long_strip(%a: memref<?x2048xf32>, %b: memref<2x2048x64xf32>,
+                      %c: memref<?x128xf32>) {
+  // expected-remark @below {{contraction vectorized: broadcast kernel, 6 rows x 4 vectors of 16 lanes, blocks of 48 x 64, right operand in packed panels of 64 columns}}
+  // expected-remark @below {{contraction with few rows: the last 1 to 5 rows of a block in one tile of their count}}
+  linalg.generic {indexing_maps = [#pa, #pb, #pc],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x2048xf32>, memref<2x2048x64xf32>) outs(%c : memref<?x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @long_strip(
+//   CHECK-NOT:   memref.prefetch
+//       CHECK:   vector.fma
+//   CHECK-NOT:   memref.prefetch
+//       CHECK:   return
