@@ -339,8 +339,8 @@ def SeqCPUVectorizeContractions
       broadcast kernel's blocks are one register tile wide and ordered
       columns first, so that a thread runs a strip of B's columns (a
       weight's packed panel) against every row of A in turn while the strip
-      stays in L2, and reads B from memory once; while it runs a panel of
-      at most 256 KiB (k <= 1024 in f32 with 16 lanes, one pass over the
+      stays in L2, and reads B from memory once; while it runs an f32 or
+      bf16 panel of at most 256 KiB (k <= 1024 in f32 with 16 lanes, one pass over the
       reduction), each step prefetches a cache line of the next panel into
       L2 (`memref.prefetch`, the line chosen by the tile's row), so that
       the first tiles of a panel do not wait on memory;
