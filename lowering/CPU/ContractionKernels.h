@@ -65,6 +65,9 @@ struct ContractionMatch {
   /// The dot kernel multiplies bf16 A and B in pairs of reduction steps
   /// with vdpbf16ps (set by vectorizeContraction where the target has it).
   bool dotPairs = false;
+  /// A's stored type (bf16 or f16) when `a` is its copy widened to f32
+  /// once per call (widenLeftOperand); null otherwise.
+  Type widenedA;
   /// The value a linalg.fill gave all of C just before (the fill is then
   /// erased and the kernels start from it instead of loading C).
   Value initValue;

@@ -80,6 +80,19 @@ Value packShortReduction(OpBuilder &b, ContractionMatch &c, int64_t width,
 Value allocatePackedShortReduction(OpBuilder &b, const ContractionMatch &c,
                                    int64_t width, bool kPairs = false);
 
+/// Whether the broadcast kernel of `c` (not in k pairs) reads a bf16 or f16
+/// A, contiguous along its last dimension, over at least two blocks of
+/// `columnBlock` columns: widenLeftOperand pays there.
+bool isWidenableLeftOperand(const ContractionMatch &c, int64_t columnBlock);
+
+/// The broadcast kernel widens each element of a bf16 or f16 A once per
+/// block of columns, on the ports its FMAs use (and a quad of A per four
+/// steps keeps it at 4 rows per tile). Copies A at `b`'s insertion point
+/// into an f32 buffer of its shape, once (vector conversions, a row per
+/// parallel iteration), and switches `c` to it. Returns the buffer, to
+/// free after the kernel. `c` must satisfy isWidenableLeftOperand.
+Value widenLeftOperand(OpBuilder &b, ContractionMatch &c, int64_t lanes);
+
 /// Target parameters of vectorizeContraction.
 struct ContractionOptions {
   int64_t vectorBits = 256;

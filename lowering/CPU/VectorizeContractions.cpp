@@ -46,13 +46,20 @@ static Type elementTypeOf(Value memref) {
 /// are f32), for the remark and the trace.
 static std::string describeWidening(const ContractionMatch &c, bool f16c) {
   Type a = elementTypeOf(c.a), b = elementTypeOf(c.b);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (c.widenedA) {
+    os << "the left operand (" << c.widenedA
+       << ") widened to f32 once, into a copy";
+    if (!isNarrowFloat(b))
+      return text;
+    os << ", ";
+  }
   if (!isNarrowFloat(a) && !isNarrowFloat(b))
     return "";
   if (c.kPairs || c.dotPairs)
     return "bf16 operands multiplied in pairs by vdpbf16ps (AVX512_BF16), "
            "f32 accumulators";
-  std::string text;
-  llvm::raw_string_ostream os(text);
   if (a == b)
     os << a << " operands";
   else if (isNarrowFloat(a) && isNarrowFloat(b))
@@ -279,6 +286,13 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
     memref::DeallocOp::create(rewriter, loc, packed);
   } else if (pack) {
     emitPacked(c, rewriter, Value());
+  } else if (isWidenableLeftOperand(c, t.nc)) {
+    Value wide = widenLeftOperand(rewriter, c, t.lanes);
+    emitKernel(
+        rewriter, c,
+        getContractionTiling(c, options.vectorBits, options.vectorRegisters),
+        options, noEpilogue);
+    memref::DeallocOp::create(rewriter, loc, wide);
   } else {
     emitKernel(rewriter, c, t, options, noEpilogue);
   }

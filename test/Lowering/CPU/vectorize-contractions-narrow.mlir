@@ -82,13 +82,13 @@ func.func @panels_bf16(%a: memref<?x32xbf16>, %b: memref<2x32x16xbf16>,
 #pa = affine_map<(m, n, k) -> (m, k)>
 #pb = affine_map<(m, n, k) -> (n floordiv 16, k, n mod 16)>
 #pc = affine_map<(m, n, k) -> (m, n)>
-func.func @panels_f16(%a: memref<?x67xf16>, %b: memref<2x67x16xf16>,
-                      %c: memref<?x32xf32>) {
+func.func @panels_f16(%a: memref<?x67xf16>, %b: memref<1x67x16xf16>,
+                      %c: memref<?x16xf32>) {
   // expected-remark @below {{contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, f16 operands widened to f32 in registers (F16C conversions), f32 accumulators}}
   // expected-remark @below {{contraction with few rows: the last 1 to 3 rows of a block in one tile of their count}}
   linalg.generic {indexing_maps = [#pa, #pb, #pc],
                   iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b : memref<?x67xf16>, memref<2x67x16xf16>) outs(%c : memref<?x32xf32>) {
+      ins(%a, %b : memref<?x67xf16>, memref<1x67x16xf16>) outs(%c : memref<?x16xf32>) {
   ^bb0(%x: f16, %y: f16, %acc: f32):
     %xf = arith.extf %x : f16 to f32
     %yf = arith.extf %y : f16 to f32
@@ -110,6 +110,52 @@ func.func @panels_f16(%a: memref<?x67xf16>, %b: memref<2x67x16xf16>,
 //       CHECK:   scf.for %{{.*}} = %c64 to %c67 step %c1 iter_args(
 //       CHECK:     memref.load %{{.*}} : memref<?x67xf16>
 // NOF16C: remark: contraction vectorized: broadcast kernel, 4 rows x 2 vectors of 8 lanes, f16 operands widened to f32 in registers (a conversion call per element, the target has no F16C)
+
+// -----
+
+// Over three blocks of 16 columns (40 > 2 x 16), each element of A would be
+// widened once per block: A is widened once instead, into an f32 copy of
+// its shape (a row per parallel iteration: whole vectors, then a masked one
+// for 67 mod 8 = 3 elements), and the kernel reads the copy with 6 rows per
+// tile, its B still f16 and widened in registers. The copy is freed after
+// the kernel.
+#pa = affine_map<(m, n, k) -> (m, k)>
+#pb = affine_map<(m, n, k) -> (n floordiv 16, k, n mod 16)>
+#pc = affine_map<(m, n, k) -> (m, n)>
+func.func @widened_f16(%a: memref<?x67xf16>, %b: memref<3x67x16xf16>,
+                       %c: memref<?x40xf32>) {
+  // expected-remark @below {{contraction vectorized: broadcast kernel, 6 rows x 2 vectors of 8 lanes, the left operand (f16) widened to f32 once, into a copy, the right operand (f16) widened to f32 in registers (F16C conversions), f32 accumulators}}
+  // expected-remark @below {{contraction with few rows: the last 1 to 5 rows of a block in one tile of their count}}
+  linalg.generic {indexing_maps = [#pa, #pb, #pc],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x67xf16>, memref<3x67x16xf16>) outs(%c : memref<?x40xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xf = arith.extf %x : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @widened_f16(
+//       CHECK:   %[[ROWS:.*]] = memref.dim %{{.*}}, %c0 : memref<?x67xf16>
+//       CHECK:   %[[WIDE:.*]] = memref.alloc(%[[ROWS]]) : memref<?x67xf32>
+//       CHECK:   scf.parallel (%[[ROW:.*]]) = (%c0) to (%[[ROWS]]) step (%c1) {
+//       CHECK:     scf.for %[[J:.*]] = %c0 to %c64 step %c8 {
+//       CHECK:       %[[V:.*]] = vector.load %{{.*}}[%[[ROW]], %[[J]]] : memref<?x67xf16>, vector<8xf16>
+//       CHECK:       %[[W:.*]] = arith.extf %[[V]] : vector<8xf16> to vector<8xf32>
+//       CHECK:       vector.store %[[W]], %[[WIDE]][%[[ROW]], %[[J]]] : memref<?x67xf32>, vector<8xf32>
+//       CHECK:     %[[MASK:.*]] = vector.constant_mask [3] : vector<8xi1>
+//       CHECK:     vector.maskedload %{{.*}}[%[[ROW]], %c64], %[[MASK]]
+//       CHECK:     vector.maskedstore %[[WIDE]][%[[ROW]], %c64], %[[MASK]]
+//   CHECK-NOT:   vector<4xf16>
+//       CHECK:   scf.parallel
+//       CHECK:     memref.load %[[WIDE]]
+//       CHECK:     vector.load %{{.*}} : memref<3x67x16xf16>, vector<8xf16>
+//       CHECK:     arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+//       CHECK:     vector.fma
+//       CHECK:   memref.dealloc %[[WIDE]] : memref<?x67xf32>
 
 // -----
 
