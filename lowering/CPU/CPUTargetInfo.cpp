@@ -134,6 +134,11 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
     SeqCPUVectorizeRowsOptions rows;
     rows.vectorBits = options.vectorBits;
     pm.addPass(createSeqCPUVectorizeRows(rows));
+    // Sequential loops that walk a buffer by a long stride (the fused
+    // selective scan over time) prefetch their reads a few steps ahead.
+    SeqCPUPrefetchStridedReadsOptions prefetch;
+    prefetch.remarks = options.remarks;
+    pm.addPass(createSeqCPUPrefetchStridedReads(prefetch));
   }
   // Every layer of a model has its own copy of the same kernels by now: one
   // function per distinct loop nest (or linalg op still to be lowered),
