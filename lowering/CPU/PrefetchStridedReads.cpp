@@ -77,11 +77,13 @@ struct SeqCPUPrefetchStridedReadsPass
         if (isa<vector::TransferReadOp, vector::LoadOp>(op))
           reads.push_back(&op);
       for (Operation *read : reads)
-        prefetchAhead(loop, *step, iv, read);
+        prefetchAhead(*step, iv, read);
     });
   }
 
-  void prefetchAhead(scf::ForOp loop, int64_t step, Value iv, Operation *read) {
+  /// Prefetches `read` `distance` iterations ahead if one of its indices
+  /// moves by a long stride per iteration of the loop of `iv`.
+  void prefetchAhead(int64_t step, Value iv, Operation *read) {
     Value memref;
     ValueRange indices;
     if (auto transfer = dyn_cast<vector::TransferReadOp>(read)) {
