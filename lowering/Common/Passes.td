@@ -45,6 +45,43 @@ def SeqLowerDynamicExpandShape
                            "::mlir::memref::MemRefDialect"];
 }
 
+def SeqExpandFastMinMax : Pass<"seq-expand-fast-min-max"> {
+  let summary = "Rewrites the floating-point minima and maxima whose "
+                "fast-math flags waive NaNs and signed zeros into a compare "
+                "and a select";
+  let description = [{
+    Runs right before `arith-expand`, which rewrites every `arith.maximumf`,
+    `minimumf`, `maxnumf` and `minnumf` into the form that propagates NaNs
+    and orders the zeros (two compares and two selects) whatever their
+    fast-math flags say: x86 then spends four instructions where one
+    `vmaxps` would do. An op whose flags allow it becomes
+    `select(cmpf ogt/olt (lhs, rhs), lhs, rhs)`, the compare carrying the
+    op's flags, which x86's instruction selection takes as one
+    `vmaxps`/`vminps` (their exact semantics) and other targets as a compare
+    and a select:
+
+    - `maximumf`/`minimumf` with `nnan` and `nsz` (their result on a NaN or
+      on zeros of both signs is the only difference);
+    - `maxnumf`/`minnumf` with `nnan` (they may return either zero).
+
+    Attention's row maximum (`nnan nsz`: the maximum only shifts the exps,
+    and a NaN score still reaches its row through its own exp) is the op
+    this is for. Ops without these flags are left to `arith-expand`.
+
+    ```mlir
+    %m = arith.maximumf %a, %b fastmath<nnan,nsz> : vector<16xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %c = arith.cmpf ogt, %a, %b fastmath<nnan,nsz> : vector<16xf32>
+    %m = arith.select %c, %a, %b : vector<16xi1>, vector<16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def SeqVerify : Pass<"seq-verify"> {
   let summary = "Verifies the IR: seqc's check at the end of each stage of "
                 "its pipeline";

@@ -17,8 +17,11 @@ using namespace mlir;
 void mlir::seq::addControlFlowAndDescriptorLowering(OpPassManager &pm) {
   // Structured control flow and index arithmetic first: linalg's loops use
   // affine.apply, and arith-expand rewrites the arith ops (ceildivsi,
-  // maximumf on some types...) that have no direct LLVM lowering.
+  // maximumf on some types...) that have no direct LLVM lowering; the
+  // minima and maxima whose flags waive NaNs first become a compare and a
+  // select (one vmaxps on x86) rather than arith-expand's four ops.
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createSeqExpandFastMinMax());
   pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createSCFToControlFlowPass());
   // Subviews, reshapes and casts become explicit descriptor arithmetic,

@@ -104,13 +104,20 @@ public:
                    });
   }
 
-  /// Reduces the rows of `x` [rows, cols] with `combine` from `init`.
-  /// The maximum is `nnan nsz`: the row maximum only shifts the exps, and
-  /// a NaN score reaches the row's sum and output through its own exp
-  /// whatever maximum is taken (as does +-0's sign, which no exp sees), so
-  /// the vector kernels may take it as a plain vmaxps (VectorizeRows.cpp)
-  /// instead of NaN-propagating compares and blends per step: that row
-  /// reduction took 10% of full attention's time on Zen 5.
+  /// The maximum of two row maxima (or scores), `nnan nsz`: a row maximum
+  /// only shifts the exps, and a NaN score reaches the row's sum and output
+  /// through its own exp whatever maximum is taken (as does +-0's sign,
+  /// which no exp sees), so the vector kernels may take it as a plain
+  /// vmaxps (VectorizeRows.cpp, seq-expand-fast-min-max) instead of
+  /// NaN-propagating compares and blends per step: the row reduction took
+  /// 10% of full attention's time on Zen 5.
+  static Value shiftMax(OpBuilder &b, Location loc, Value x, Value y) {
+    return arith::MaximumFOp::create(
+        b, loc, x, y, arith::FastMathFlags::nnan | arith::FastMathFlags::nsz);
+  }
+
+  /// Reduces the rows of `x` [rows, cols] to their sums or (`max`) their
+  /// maxima (shiftMax) from `init`.
   Value rowReduce(Value x, Value rows, double init, bool max) {
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
@@ -118,10 +125,7 @@ public:
                    {map(2, {dim(0), dim(1)}), map(2, {dim(0)})}, {par, red},
                    [max](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
                      if (max)
-                       return arith::MaximumFOp::create(
-                           nb, nloc, a[0], a[1],
-                           arith::FastMathFlags::nnan |
-                               arith::FastMathFlags::nsz);
+                       return shiftMax(nb, nloc, a[0], a[1]);
                      return arith::AddFOp::create(nb, nloc, a[0], a[1]);
                    });
   }
@@ -219,7 +223,7 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
                      /*max=*/true);
     auto newMax = [](OpBuilder &gb, Location gl, Value m, Value bm) {
       // Rows that have seen no key yet keep exp(-inf) = 0.
-      return createSafeMax(gb, gl, arith::MaximumFOp::create(gb, gl, m, bm));
+      return createSafeMax(gb, gl, BlockBuilder::shiftMax(gb, gl, m, bm));
     };
     // alpha = exp(m - m'), the rescaling of what came before; 0 while no
     // key was seen (m = -inf: l and O are 0), which also keeps exp away
@@ -234,7 +238,7 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
           Value rescale = math::ExpOp::create(
               gb, gl,
               arith::SubFOp::create(
-                  gb, gl, a[0], arith::MaximumFOp::create(gb, gl, a[0], a[1])));
+                  gb, gl, a[0], BlockBuilder::shiftMax(gb, gl, a[0], a[1])));
           return arith::SelectOp::create(
               gb, gl, unseen,
               createFloatConstant(gb, gl, gb.getF32Type(), 0.0), rescale);
@@ -256,11 +260,11 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
     Value blockSum = kb.rowReduce(p, rows, 0.0, /*max=*/false);
     // The state is updated in place, so that the loop carries the same
     // buffers from tile to tile.
-    Value mNew = kb.generic(
-        ValueRange{blockMax}, op.getMax(), {id1, id1}, {par},
-        [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-          return arith::MaximumFOp::create(gb, gl, a[1], a[0]);
-        });
+    Value mNew =
+        kb.generic(ValueRange{blockMax}, op.getMax(), {id1, id1}, {par},
+                   [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+                     return BlockBuilder::shiftMax(gb, gl, a[1], a[0]);
+                   });
     Value lNew = kb.generic(
         ValueRange{alpha, blockSum}, op.getSum(), {id1, id1, id1}, {par},
         [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
