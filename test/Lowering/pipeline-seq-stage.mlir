@@ -19,7 +19,7 @@
 // O2-NEXT:   seq-decompose,
 // O2-NEXT:   cse,
 // O2-NEXT:   seq-raise-attention{remarks=false},
-// O2-NEXT:   seq-tile-attention{bf16-dot=false key-block=64 narrow-in-place=true pack-keys=true query-block=64 remarks=false split-min-keys=512 split-units=8},
+// O2-NEXT:   seq-tile-attention{bf16-dot=false key-block=128 narrow-in-place=true pack-keys=true query-block=64 remarks=false split-min-keys=512 split-units=8},
 // O2-NEXT:   seq-reassociate-linear-attention{remarks=false},
 // O2-NEXT:   convert-seq-to-linalg{linear-attention-chunk=64 remarks=false row-forms=true scan-scalef=false scan-vector-lanes=8},
 
