@@ -656,65 +656,29 @@ bool mlir::seq::cpu::isWidenableLeftOperand(const ContractionMatch &c,
   return !ShapedType::isDynamic(n) && n >= 2 * columnBlock;
 }
 
-Value mlir::seq::cpu::widenLeftOperand(OpBuilder &b, ContractionMatch &c,
-                                       int64_t lanes) {
+Value mlir::seq::cpu::widenLeftOperand(OpBuilder &b, ContractionMatch &c) {
   auto aType = cast<MemRefType>(c.a.getType());
   int64_t rank = aType.getRank();
   Location loc = c.op->getLoc();
-  auto idx = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  SmallVector<Value> sizes, dynamic;
-  for (int64_t i = 0; i < rank; ++i) {
-    sizes.push_back(memref::DimOp::create(b, loc, c.a, i));
+  SmallVector<Value> dynamic;
+  for (int64_t i = 0; i < rank; ++i)
     if (aType.isDynamicDim(i))
-      dynamic.push_back(sizes.back());
-  }
+      dynamic.push_back(memref::DimOp::create(b, loc, c.a, i));
   auto wideType = MemRefType::get(aType.getShape(), b.getF32Type());
   Value wide = memref::AllocOp::create(b, loc, wideType, dynamic);
-  // W[..., j] = extf(A[..., j]): one parallel iteration per row of A, along
-  // the row whole vectors, then one masked vector for the rest.
-  VectorType narrow = VectorType::get({lanes}, aType.getElementType());
-  VectorType f32 = VectorType::get({lanes}, b.getF32Type());
-  Value c0 = idx(0), c1 = idx(1), cLanes = idx(lanes);
-  Value k = sizes.back();
-  Value whole = arith::SubIOp::create(
-      b, loc, k, arith::RemUIOp::create(b, loc, k, cLanes));
-  auto row = [&](OpBuilder &rb, Location rloc, ValueRange outer) {
-    auto at = [&](Value j) {
-      SmallVector<Value> indices(outer);
-      indices.push_back(j);
-      return indices;
-    };
-    auto loop = scf::ForOp::create(rb, rloc, c0, whole, cLanes);
-    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-    Value j = loop.getInductionVar();
-    Value v = vector::LoadOp::create(lb, rloc, narrow, c.a, at(j));
-    vector::StoreOp::create(lb, rloc, arith::ExtFOp::create(lb, rloc, f32, v),
-                            wide, at(j));
-    Value rest = arith::SubIOp::create(rb, rloc, k, whole);
-    Value some =
-        arith::CmpIOp::create(rb, rloc, arith::CmpIPredicate::ne, rest, c0);
-    auto tail = scf::IfOp::create(rb, rloc, some, /*withElse=*/false);
-    OpBuilder tb = tail.getThenBodyBuilder();
-    Value mask = vector::CreateMaskOp::create(
-        tb, rloc, VectorType::get({lanes}, tb.getI1Type()), ValueRange{rest});
-    Value zeros =
-        arith::ConstantOp::create(tb, rloc, narrow, tb.getZeroAttr(narrow));
-    Value last = vector::MaskedLoadOp::create(tb, rloc, narrow, c.a, at(whole),
-                                              mask, zeros);
-    vector::MaskedStoreOp::create(tb, rloc, wide, at(whole), mask,
-                                  arith::ExtFOp::create(tb, rloc, f32, last));
-  };
-  if (rank == 1) {
-    row(b, loc, {});
-  } else {
-    SmallVector<Value> lbs(rank - 1, c0), steps(rank - 1, c1);
-    scf::ParallelOp::create(b, loc, lbs, ArrayRef(sizes).drop_back(), steps,
-                            [&](OpBuilder &pb, Location ploc, ValueRange ivs) {
-                              row(pb, ploc, ivs);
-                            });
-  }
+  // W = extf(A), elementwise: seq-cpu-vectorize-rows, which runs next,
+  // reads a row of A per parallel iteration as narrow vectors and widens
+  // them in registers.
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  linalg::GenericOp::create(
+      b, loc, ValueRange{c.a}, ValueRange{wide}, {identity, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, nloc,
+            arith::ExtFOp::create(nb, nloc, nb.getF32Type(), args[0])
+                .getResult());
+      });
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] left operand " << aType
                           << " widened into " << wideType << " once\n");
   c.a = wide;

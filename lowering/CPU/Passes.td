@@ -194,7 +194,11 @@ def SeqCPUVectorizeRows : Pass<"seq-cpu-vectorize-rows"> {
     Two kinds of `linalg.generic` on f32 buffers, whose body is elementwise
     `arith`/`math` and whose operands either run contiguously along the
     vectorized loop or do not depend on it (those are loaded once and
-    broadcast):
+    broadcast). Inputs may be bf16 or f16 when the body only widens them
+    (`arith.extf` to f32): they are read as narrow vectors and widened in
+    registers (a shift for bf16, `vcvtph2ps` for f16), as in the copy of a
+    narrow left operand that `seq-cpu-vectorize-contractions` widens once
+    per call.
 
     - **elementwise** ops (all loops parallel), vectorized along the
       output's innermost loop: activations, residual adds, softmax's
@@ -370,7 +374,8 @@ def SeqCPUVectorizeContractions
     element of a bf16 or f16 A once per block of columns, on the ports the
     FMAs use: over at least two blocks (a static column count of 2 nc or
     more), A contiguous along its last dimension is widened once instead,
-    into an f32 buffer of its shape (vector conversions, one row per
+    into an f32 buffer of its shape (an elementwise `arith.extf` that
+    `seq-cpu-vectorize-rows` turns into vector conversions, one row per
     parallel iteration; freed after the kernel), and the kernel reads that
     with its f32 tiles (a bf16 512 x 1024 x 1024 Linear ran 1.34x faster,
     an f16 one 1.29x, on an Emerald Rapids). Otherwise it reads such an A

@@ -88,10 +88,11 @@ bool isWidenableLeftOperand(const ContractionMatch &c, int64_t columnBlock);
 /// The broadcast kernel widens each element of a bf16 or f16 A once per
 /// block of columns, on the ports its FMAs use (and a quad of A per four
 /// steps keeps it at 4 rows per tile). Copies A at `b`'s insertion point
-/// into an f32 buffer of its shape, once (vector conversions, a row per
+/// into an f32 buffer of its shape, once (an elementwise linalg.generic,
+/// which seq-cpu-vectorize-rows turns into vector conversions, a row per
 /// parallel iteration), and switches `c` to it. Returns the buffer, to
 /// free after the kernel. `c` must satisfy isWidenableLeftOperand.
-Value widenLeftOperand(OpBuilder &b, ContractionMatch &c, int64_t lanes);
+Value widenLeftOperand(OpBuilder &b, ContractionMatch &c);
 
 /// Target parameters of vectorizeContraction.
 struct ContractionOptions {

@@ -287,7 +287,7 @@ mlir::seq::cpu::vectorizeContraction(RewriterBase &rewriter, ContractionMatch c,
   } else if (pack) {
     emitPacked(c, rewriter, Value());
   } else if (isWidenableLeftOperand(c, t.nc)) {
-    Value wide = widenLeftOperand(rewriter, c, t.lanes);
+    Value wide = widenLeftOperand(rewriter, c);
     emitKernel(
         rewriter, c,
         getContractionTiling(c, options.vectorBits, options.vectorRegisters),

@@ -87,6 +87,36 @@ static bool inputsContiguousAlong(linalg::GenericOp op, unsigned loop) {
   return true;
 }
 
+/// Whether `op` widens a bf16 or f16 value to f32: the only use a body may
+/// make of a narrow input.
+static bool isWidening(Operation &op) {
+  auto ext = dyn_cast<arith::ExtFOp>(op);
+  return ext && seq::cpu::isNarrowFloat(ext.getIn().getType()) &&
+         ext.getType().isF32();
+}
+
+/// Ops a vectorized row body may contain: those of
+/// seq::cpu::isVectorizableBodyOp, and the widening of a narrow input.
+static bool isRowBodyOp(Operation &op) {
+  return seq::cpu::isVectorizableBodyOp(op) || isWidening(op);
+}
+
+/// Whether every argument of `op`'s body is f32, but bf16 or f16 inputs
+/// that the body only widens to f32 (read as narrow vectors, widened in
+/// registers).
+static bool hasF32OrWidenedArguments(linalg::GenericOp op) {
+  for (BlockArgument arg : op.getBlock()->getArguments()) {
+    if (arg.getType().isF32())
+      continue;
+    if (arg.getArgNumber() >= op.getNumDpsInputs() ||
+        !seq::cpu::isNarrowFloat(arg.getType()) ||
+        !llvm::all_of(arg.getUsers(),
+                      [](Operation *user) { return isWidening(*user); }))
+      return false;
+  }
+  return true;
+}
+
 static FailureOr<Row> matchRow(linalg::GenericOp op) {
   auto notMatched = [&](StringRef why) {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] not vectorized: " << why
@@ -102,8 +132,9 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
       return notMatched("an operand is indexed by something other than loop "
                         "indices");
   Block *body = op.getBlock();
-  if (!seq::cpu::isF32Body(body))
-    return notMatched("not an f32 body");
+  if (!hasF32OrWidenedArguments(op))
+    return notMatched("not an f32 body (or one that widens bf16 or f16 "
+                      "inputs)");
   Row r;
   r.op = op;
   OpOperand *init = op.getDpsInitOperand(0);
@@ -124,7 +155,7 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
       return notMatched("elementwise, but an operand is not contiguous "
                         "along the output's last loop");
     for (Operation &inner : body->without_terminator())
-      if (!seq::cpu::isVectorizableBodyOp(inner))
+      if (!isRowBodyOp(inner))
         return notMatched("elementwise, but the body has an op without a "
                           "vector form");
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] elementwise along loop "
@@ -168,7 +199,7 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
     return notMatched("a reduction whose combiner is not addf, maximumf or "
                       "minimumf");
   for (Operation &inner : body->without_terminator())
-    if (&inner != combine && !seq::cpu::isVectorizableBodyOp(inner))
+    if (&inner != combine && !isRowBodyOp(inner))
       return notMatched("a reduction whose body has an op without a vector "
                         "form");
   LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] reduction along loop " << r.loop
@@ -249,15 +280,23 @@ private:
       operands.push_back(op.getDpsInitOperand(0));
     for (OpOperand *input : operands) {
       AffineMap m = op.getMatchingIndexingMap(input);
+      // A bf16 or f16 input is read as such; the body widens it.
+      Type element = getElementTypeOrSelf(input->get().getType());
+      VectorType vecType = VectorType::get({lanes}, element);
       Value v;
       if (!m.isFunctionOfDim(r.loop)) {
         Value s = memref::LoadOp::create(b, loc, input->get(), indices(m));
-        v = vector::BroadcastOp::create(b, loc, f32Vec, s);
+        v = vector::BroadcastOp::create(b, loc, vecType, s);
       } else if (mask) {
-        v = vector::MaskedLoadOp::create(b, loc, f32Vec, input->get(),
-                                         indices(m), mask, neutral);
+        Value passThru = element.isF32()
+                             ? neutral
+                             : arith::ConstantOp::create(b, loc, vecType,
+                                                         b.getZeroAttr(vecType))
+                                   .getResult();
+        v = vector::MaskedLoadOp::create(b, loc, vecType, input->get(),
+                                         indices(m), mask, passThru);
       } else {
-        v = vector::LoadOp::create(b, loc, f32Vec, input->get(), indices(m));
+        v = vector::LoadOp::create(b, loc, vecType, input->get(), indices(m));
       }
       map.map(body->getArgument(input->getOperandNumber()), v);
     }

@@ -141,14 +141,8 @@ func.func @widened_f16(%a: memref<?x67xf16>, %b: memref<3x67x16xf16>,
 // CHECK-LABEL: func.func @widened_f16(
 //       CHECK:   %[[ROWS:.*]] = memref.dim %{{.*}}, %c0 : memref<?x67xf16>
 //       CHECK:   %[[WIDE:.*]] = memref.alloc(%[[ROWS]]) : memref<?x67xf32>
-//       CHECK:   scf.parallel (%[[ROW:.*]]) = (%c0) to (%[[ROWS]]) step (%c1) {
-//       CHECK:     scf.for %[[J:.*]] = %c0 to %c64 step %c8 {
-//       CHECK:       %[[V:.*]] = vector.load %{{.*}}[%[[ROW]], %[[J]]] : memref<?x67xf16>, vector<8xf16>
-//       CHECK:       %[[W:.*]] = arith.extf %[[V]] : vector<8xf16> to vector<8xf32>
-//       CHECK:       vector.store %[[W]], %[[WIDE]][%[[ROW]], %[[J]]] : memref<?x67xf32>, vector<8xf32>
-//       CHECK:     %[[MASK:.*]] = vector.constant_mask [3] : vector<8xi1>
-//       CHECK:     vector.maskedload %{{.*}}[%[[ROW]], %c64], %[[MASK]]
-//       CHECK:     vector.maskedstore %[[WIDE]][%[[ROW]], %c64], %[[MASK]]
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}} : memref<?x67xf16>) outs(%[[WIDE]] : memref<?x67xf32>)
+//       CHECK:     arith.extf %{{.*}} : f16 to f32
 //   CHECK-NOT:   vector<4xf16>
 //       CHECK:   scf.parallel
 //       CHECK:     memref.load %[[WIDE]]

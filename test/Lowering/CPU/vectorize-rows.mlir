@@ -100,8 +100,78 @@ func.func @others(%x: memref<8x100xf32>, %cols: memref<100xf32>, %y: memref<8x10
 // CHECK-LABEL: func.func @others
 // DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: a reduction, but the output moves with it or an input is not contiguous along it:
 // DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: a reduction, but the output moves with it or an input is not contiguous along it:
-// DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: not an f32 body:
+// DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: not an f32 body (or one that widens bf16 or f16 inputs):
 // CHECK-COUNT-3: linalg.generic
+//   CHECK-NOT:   vector.
+
+// -----
+
+// bf16 and f16 inputs that the body only widens: read as narrow vectors,
+// widened in registers. The copy of a narrow left operand that
+// seq-cpu-vectorize-contractions widens once per call (extf per element),
+// and a row sum of an f16 input.
+func.func @narrow(%a: memref<?x67xbf16>, %w: memref<?x67xf32>,
+                  %h: memref<4x40xf16>, %sums: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r, c)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<?x67xbf16>) outs(%w : memref<?x67xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %x = arith.extf %in : bf16 to f32
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%h : memref<4x40xf16>) outs(%sums : memref<4xf32>) {
+  ^bb0(%in: f16, %acc: f32):
+    %x = arith.extf %in : f16 to f32
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @narrow(
+//  CHECK-SAME:   %[[A:[^:]*]]: memref<?x67xbf16>, %[[W:[^:]*]]: memref<?x67xf32>, %[[H:[^:]*]]: memref<4x40xf16>
+//       CHECK:   scf.parallel (%[[R:.*]]) =
+//       CHECK:     scf.for %[[C:.*]] = %c0 to %c64 step %c16 {
+//       CHECK:       %[[V:.*]] = vector.load %[[A]][%[[R]], %[[C]]] : memref<?x67xbf16>, vector<16xbf16>
+//       CHECK:       %[[X:.*]] = arith.extf %[[V]] : vector<16xbf16> to vector<16xf32>
+//       CHECK:       vector.store %[[X]], %[[W]][%[[R]], %[[C]]] : memref<?x67xf32>, vector<16xf32>
+//       CHECK:     %[[T:.*]] = vector.maskedload %[[A]][%[[R]], %c64], %{{.*}}, %{{.*}} : memref<?x67xbf16>, vector<16xi1>, vector<16xbf16> into vector<16xbf16>
+//       CHECK:     %[[TX:.*]] = arith.extf %[[T]] : vector<16xbf16> to vector<16xf32>
+//       CHECK:     vector.maskedstore %[[W]][%[[R]], %c64], %{{.*}}, %[[TX]]
+//       CHECK:   scf.parallel
+//       CHECK:     vector.load %[[H]][%{{.*}}, %{{.*}}] : memref<4x40xf16>, vector<16xf16>
+//       CHECK:     arith.extf %{{.*}} : vector<16xf16> to vector<16xf32>
+//       CHECK:     vector.reduction <add>
+// DEBUG:      [seq-cpu-vectorize-rows] elementwise along loop 1:
+// DEBUG-NEXT: [seq-cpu-vectorize-rows] reduction along loop 1 with arith.addf:
+
+// -----
+
+// Left alone: a bf16 input used other than by a widening, and a bf16
+// output.
+func.func @narrow_others(%a: memref<8x40xbf16>, %w: memref<8x40xf32>, %o: memref<8x40xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r, c)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<8x40xbf16>) outs(%w : memref<8x40xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %n = arith.negf %in : bf16
+    %x = arith.extf %n : bf16 to f32
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (r, c)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%w : memref<8x40xf32>) outs(%o : memref<8x40xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %x = arith.truncf %in : f32 to bf16
+    linalg.yield %x : bf16
+  }
+  return
+}
+// CHECK-LABEL: func.func @narrow_others
+// DEBUG:      [seq-cpu-vectorize-rows] not vectorized: not an f32 body (or one that widens bf16 or f16 inputs):
+// DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: not an f32 body (or one that widens bf16 or f16 inputs):
+// CHECK-COUNT-2: linalg.generic
 //   CHECK-NOT:   vector.
 
 // -----
