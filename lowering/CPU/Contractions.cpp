@@ -258,10 +258,8 @@ LogicalResult mlir::seq::cpu::absorbInitializer(RewriterBase &rewriter,
 /// conversions of bf16 and f16 inputs to f32 and of f32 results to bf16 or
 /// f16 (to nearest even: the rounding of a contraction's narrow output).
 static bool isEpilogueOp(Operation &op) {
-  if (isVectorizableBodyOp(op))
+  if (isVectorizableBodyOp(op) || isWideningToF32(op))
     return true;
-  if (auto ext = dyn_cast<arith::ExtFOp>(op))
-    return isNarrowFloat(ext.getIn().getType()) && ext.getType().isF32();
   if (auto trunc = dyn_cast<arith::TruncFOp>(op))
     return trunc.getIn().getType().isF32() && isNarrowFloat(trunc.getType()) &&
            !trunc.getRoundingmodeAttr();

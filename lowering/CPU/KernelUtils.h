@@ -149,6 +149,13 @@ inline bool isNarrowFloat(Type t) {
   return element.isBF16() || element.isF16();
 }
 
+/// Whether `op` is an arith.extf of a bf16 or f16 value to f32: how the
+/// bodies the vector kernels read use a narrow operand.
+inline bool isWideningToF32(Operation &op) {
+  auto ext = dyn_cast<arith::ExtFOp>(op);
+  return ext && isNarrowFloat(ext.getIn().getType()) && ext.getType().isF32();
+}
+
 /// Checks that the body of `op` is `out + a * b` (in any operand order) with
 /// an f32 `out`, where `a` and `b` are each f32 or a bf16 or f16 argument
 /// widened to f32 by an arith.extf: the contraction the vector kernels

@@ -87,18 +87,10 @@ static bool inputsContiguousAlong(linalg::GenericOp op, unsigned loop) {
   return true;
 }
 
-/// Whether `op` widens a bf16 or f16 value to f32: the only use a body may
-/// make of a narrow input.
-static bool isWidening(Operation &op) {
-  auto ext = dyn_cast<arith::ExtFOp>(op);
-  return ext && seq::cpu::isNarrowFloat(ext.getIn().getType()) &&
-         ext.getType().isF32();
-}
-
 /// Ops a vectorized row body may contain: those of
 /// seq::cpu::isVectorizableBodyOp, and the widening of a narrow input.
 static bool isRowBodyOp(Operation &op) {
-  return seq::cpu::isVectorizableBodyOp(op) || isWidening(op);
+  return seq::cpu::isVectorizableBodyOp(op) || seq::cpu::isWideningToF32(op);
 }
 
 /// Whether every argument of `op`'s body is f32, but bf16 or f16 inputs
@@ -110,8 +102,9 @@ static bool hasF32OrWidenedArguments(linalg::GenericOp op) {
       continue;
     if (arg.getArgNumber() >= op.getNumDpsInputs() ||
         !seq::cpu::isNarrowFloat(arg.getType()) ||
-        !llvm::all_of(arg.getUsers(),
-                      [](Operation *user) { return isWidening(*user); }))
+        !llvm::all_of(arg.getUsers(), [](Operation *user) {
+          return seq::cpu::isWideningToF32(*user);
+        }))
       return false;
   }
   return true;
