@@ -226,6 +226,7 @@ public:
     }
     iv.assign(extent.size(), Value());
     auto rowBody = [&]() {
+      loadRowInvariants();
       if (r.reduction)
         emitReductionRow(extent[r.loop]);
       else
@@ -254,6 +255,36 @@ private:
     return seq::cpu::operandIndices(map, iv);
   }
 
+  /// The operands of the body read; for an elementwise body that reads the
+  /// output's old value, the output too.
+  SmallVector<OpOperand *> bodyOperands() {
+    SmallVector<OpOperand *> operands = r.op.getDpsInputOperands();
+    Block *body = r.op.getBlock();
+    Value outArg = body->getArgument(body->getNumArguments() - 1);
+    if (!r.reduction && !outArg.use_empty())
+      operands.push_back(r.op.getDpsInitOperand(0));
+    return operands;
+  }
+
+  /// Reads the operands that do not vary along the row (a row's maximum or
+  /// sum beside its elements) once, before the row's loops, broadcast to a
+  /// vector. Read in the loop, each step would load it again: LLVM cannot
+  /// hoist the load above the stores of the output, which it cannot tell
+  /// apart from the operand, and the body's ops on it (softmax's shift of
+  /// a row of only -inf) would be redone too.
+  void loadRowInvariants() {
+    rowInvariants.clear();
+    for (OpOperand *operand : bodyOperands()) {
+      AffineMap m = r.op.getMatchingIndexingMap(operand);
+      if (m.isFunctionOfDim(r.loop))
+        continue;
+      Type element = getElementTypeOrSelf(operand->get().getType());
+      Value s = memref::LoadOp::create(b, loc, operand->get(), indices(m));
+      rowInvariants[operand] = vector::BroadcastOp::create(
+          b, loc, VectorType::get({lanes}, element), s);
+    }
+  }
+
   /// The body on one vector of the row at iv[loop]: f(ins...) for a
   /// reduction (masked: lanes off give the combiner's neutral value), the
   /// yielded value for an elementwise op (masked lanes are not stored).
@@ -266,20 +297,14 @@ private:
         DenseElementsAttr::get(f32Vec,
                                r.reduction ? r.combiner.neutral : 0.0f));
     IRMapping map;
-    SmallVector<OpOperand *> operands = op.getDpsInputOperands();
-    // An elementwise body may read the output's old value.
-    Value outArg = body->getArgument(body->getNumArguments() - 1);
-    if (!r.reduction && !outArg.use_empty())
-      operands.push_back(op.getDpsInitOperand(0));
-    for (OpOperand *input : operands) {
+    for (OpOperand *input : bodyOperands()) {
       AffineMap m = op.getMatchingIndexingMap(input);
       // A bf16 or f16 input is read as such; the body widens it.
       Type element = getElementTypeOrSelf(input->get().getType());
       VectorType vecType = VectorType::get({lanes}, element);
       Value v;
-      if (!m.isFunctionOfDim(r.loop)) {
-        Value s = memref::LoadOp::create(b, loc, input->get(), indices(m));
-        v = vector::BroadcastOp::create(b, loc, vecType, s);
+      if (Value invariant = rowInvariants.lookup(input)) {
+        v = invariant;
       } else if (mask) {
         Value passThru = element.isF32()
                              ? neutral
@@ -403,6 +428,8 @@ private:
   OpBuilder &b;
   Location loc;
   SmallVector<Value> iv;
+  /// loadRowInvariants' vectors for the current row.
+  DenseMap<OpOperand *, Value> rowInvariants;
 };
 
 /// Whether a linalg.copy or linalg.transpose moves f32 rows: the innermost

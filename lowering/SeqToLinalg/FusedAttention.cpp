@@ -35,7 +35,6 @@
 
 #include "dialect/Seq/IR/SeqOps.h"
 #include "dialect/Seq/Support/Debug.h"
-#include "lowering/Common/Attributes.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 #include "lowering/SeqToLinalg/Utils.h"
 
@@ -104,20 +103,8 @@ public:
                    });
   }
 
-  /// The maximum of two row maxima (or scores), `nnan nsz`: a row maximum
-  /// only shifts the exps, and a NaN score reaches the row's sum and output
-  /// through its own exp whatever maximum is taken (as does +-0's sign,
-  /// which no exp sees), so the vector kernels may take it as a plain
-  /// vmaxps (VectorizeRows.cpp, seq-expand-fast-min-max) instead of
-  /// NaN-propagating compares and blends per step: the row reduction took
-  /// 10% of full attention's time on Zen 5.
-  static Value shiftMax(OpBuilder &b, Location loc, Value x, Value y) {
-    return arith::MaximumFOp::create(
-        b, loc, x, y, arith::FastMathFlags::nnan | arith::FastMathFlags::nsz);
-  }
-
   /// Reduces the rows of `x` [rows, cols] to their sums or (`max`) their
-  /// maxima (shiftMax) from `init`.
+  /// maxima (createShiftMax) from `init`.
   Value rowReduce(Value x, Value rows, double init, bool max) {
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
@@ -125,7 +112,7 @@ public:
                    {map(2, {dim(0), dim(1)}), map(2, {dim(0)})}, {par, red},
                    [max](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
                      if (max)
-                       return shiftMax(nb, nloc, a[0], a[1]);
+                       return createShiftMax(nb, nloc, a[0], a[1]);
                      return arith::AddFOp::create(nb, nloc, a[0], a[1]);
                    });
   }
@@ -223,7 +210,7 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
                      /*max=*/true);
     auto newMax = [](OpBuilder &gb, Location gl, Value m, Value bm) {
       // Rows that have seen no key yet keep exp(-inf) = 0.
-      return createSafeMax(gb, gl, BlockBuilder::shiftMax(gb, gl, m, bm));
+      return createSafeMax(gb, gl, createShiftMax(gb, gl, m, bm));
     };
     // alpha = exp(m - m'), the rescaling of what came before; 0 while no
     // key was seen (m = -inf: l and O are 0), which also keeps exp away
@@ -237,8 +224,8 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
               gb, gl, arith::CmpFPredicate::OEQ, a[0], negInf);
           Value rescale = math::ExpOp::create(
               gb, gl,
-              arith::SubFOp::create(
-                  gb, gl, a[0], BlockBuilder::shiftMax(gb, gl, a[0], a[1])));
+              arith::SubFOp::create(gb, gl, a[0],
+                                    createShiftMax(gb, gl, a[0], a[1])));
           return arith::SelectOp::create(
               gb, gl, unseen,
               createFloatConstant(gb, gl, gb.getF32Type(), 0.0), rescale);
@@ -251,11 +238,9 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
     Value p = kb.generic(
         ValueRange{op.getMax(), blockMax}, scores, {rowMap, rowMap, id2},
         {par, par}, [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-          auto exp = math::ExpOp::create(
+          return createFastExp(
               gb, gl,
               arith::SubFOp::create(gb, gl, a[2], newMax(gb, gl, a[0], a[1])));
-          exp->setAttr(kFastExpAttrName, gb.getUnitAttr());
-          return exp;
         });
     Value blockSum = kb.rowReduce(p, rows, 0.0, /*max=*/false);
     // The state is updated in place, so that the loop carries the same
@@ -263,7 +248,7 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
     Value mNew =
         kb.generic(ValueRange{blockMax}, op.getMax(), {id1, id1}, {par},
                    [](OpBuilder &gb, Location gl, ValueRange a) -> Value {
-                     return BlockBuilder::shiftMax(gb, gl, a[1], a[0]);
+                     return createShiftMax(gb, gl, a[1], a[0]);
                    });
     Value lNew = kb.generic(
         ValueRange{alpha, blockSum}, op.getSum(), {id1, id1, id1}, {par},

@@ -178,7 +178,7 @@ constexpr double kLog1pCoefficients[] = {
     1.985001750e-02, -3.243720857e-03};
 
 /// softplus(x) = log(1 + e^x) as max(x, 0) + log1p(e^-|x|): e^-|x| by
-/// statespace::buildFastExp, in (0, 1], and log1p on [0, 1] by the
+/// createFastExp, in (0, 1], and log1p on [0, 1] by the
 /// polynomial above;
 /// about 25 vector ops where math.exp and math.log1p (MLIR's polynomial
 /// forms, with their range reductions) took about 60, once per step and
@@ -191,7 +191,7 @@ Value buildFastSoftplus(OpBuilder &b, Location loc, Value x) {
   auto constant = [&](double v) {
     return createFloatConstant(b, loc, type, v);
   };
-  Value e = statespace::buildFastExp(
+  Value e = createFastExp(
       b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
   const int64_t degree = std::size(kLog1pCoefficients) - 1;
   Value q = constant(kLog1pCoefficients[degree]);

@@ -380,7 +380,7 @@ static Value buildSoftmaxBlock(OpBuilder &b, Location loc, Value xBlock,
       b, loc, xBlock, createFilledTensor(b, loc, rowSizes, f32, negInf),
       {identity, rowMap}, reduction,
       [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        return arith::MaximumFOp::create(nb, nloc, args[0], args[1]);
+        return createShiftMax(nb, nloc, args[0], args[1]);
       });
   Value exps = buildGeneric(
       b, loc, ValueRange{xBlock, rowMax}, outBlock,
@@ -388,7 +388,7 @@ static Value buildSoftmaxBlock(OpBuilder &b, Location loc, Value xBlock,
       [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         Value shifted = arith::SubFOp::create(
             nb, nloc, args[0], createSafeMax(nb, nloc, args[1]));
-        return math::ExpOp::create(nb, nloc, shifted);
+        return createFastExp(nb, nloc, shifted);
       });
   Value zero = createFloatConstant(b, loc, f32, 0.0);
   Value rowSum = buildGeneric(

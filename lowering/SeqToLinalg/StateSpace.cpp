@@ -34,7 +34,6 @@
 #include "lowering/SeqToLinalg/StateSpace.h"
 #include "dialect/Seq/IR/SeqOps.h"
 #include "dialect/Seq/Support/Debug.h"
-#include "lowering/Common/Attributes.h"
 #include "lowering/SeqToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,19 +97,12 @@ Value statespace::copyInto(OpBuilder &b, Location loc, Value source,
 // Local builders
 //===----------------------------------------------------------------------===//
 
-Value mlir::seq::statespace::buildFastExp(OpBuilder &b, Location loc,
-                                          Value x) {
-  auto exp = math::ExpOp::create(b, loc, x);
-  exp->setAttr(kFastExpAttrName, b.getUnitAttr());
-  return exp;
-}
-
 /// `x * sigmoid(x)`, as `torch.nn.functional.silu` computes it.
 Value mlir::seq::statespace::buildSilu(OpBuilder &b, Location loc, Value x,
                                        bool fastExp) {
   Value one = createFloatConstant(b, loc, x.getType(), 1.0);
   Value negX = arith::NegFOp::create(b, loc, x);
-  Value exp = fastExp ? buildFastExp(b, loc, negX)
+  Value exp = fastExp ? createFastExp(b, loc, negX)
                       : Value(math::ExpOp::create(b, loc, negX));
   Value denominator = arith::AddFOp::create(b, loc, one, exp);
   return arith::DivFOp::create(b, loc, x, denominator);

@@ -30,15 +30,8 @@ Value fillWith(OpBuilder &b, Location loc, Value init, double value);
 /// `acc + lhs * rhs` for square matrices, as `linalg.matmul`.
 Value matmulAcc(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc);
 
-/// e^x as math.exp marked `seq.fast_exp` (lowering/Common/Attributes.h),
-/// which seq-cpu-approximate-math expands into the CPU's short form (Cody
-/// and Waite's reduction, about 1 ulp, results below 2^-126 flushed to 0)
-/// instead of MLIR's generic polynomial: the fused scan's per-step gates,
-/// whose accuracy over the whole f32 range fused-scan-gates-run.test checks.
-Value buildFastExp(OpBuilder &b, Location loc, Value x);
-
 /// `x * sigmoid(x)` (torch.nn.functional.silu) on a scalar or a vector;
-/// with `fastExp` its exp is buildFastExp's.
+/// with `fastExp` its exp is createFastExp's (Utils.h).
 Value buildSilu(OpBuilder &b, Location loc, Value x, bool fastExp = false);
 
 /// `log(1 + exp(x))`, or `x` above 20 (torch.nn.functional.softplus with its

@@ -6,6 +6,7 @@
 
 #include "lowering/SeqToLinalg/Utils.h"
 #include "dialect/Seq/Support/Debug.h"
+#include "lowering/Common/Attributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -399,6 +400,17 @@ FailureOr<Value> mlir::seq::buildElementwise(OpBuilder &b, Operation *op,
 // Shared numerics
 //===----------------------------------------------------------------------===//
 
+Value mlir::seq::createFastExp(OpBuilder &b, Location loc, Value x) {
+  auto exp = math::ExpOp::create(b, loc, x);
+  exp->setAttr(kFastExpAttrName, b.getUnitAttr());
+  return exp;
+}
+
+Value mlir::seq::createShiftMax(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MaximumFOp::create(
+      b, loc, x, y, arith::FastMathFlags::nnan | arith::FastMathFlags::nsz);
+}
+
 Value mlir::seq::createSafeMax(OpBuilder &b, Location loc, Value max) {
   Value zero = createFloatConstant(b, loc, max.getType(), 0.0);
   Value ninf = createInfinity(b, loc, max.getType(), /*negative=*/true);
@@ -430,7 +442,7 @@ Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
           ArrayRef<AffineMap>{identity, rowMap}, getIteratorTypes(rank, {axis}),
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
             Value x = convertScalar(nb, nloc, args[0], computeType);
-            Value max = arith::MaximumFOp::create(nb, nloc, x, args[1]);
+            Value max = createShiftMax(nb, nloc, x, args[1]);
             linalg::YieldOp::create(nb, nloc, max);
           })
           .getResult(0);
@@ -446,7 +458,7 @@ Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
                        Value x = convertScalar(nb, nloc, args[0], computeType);
                        Value shifted = arith::SubFOp::create(
                            nb, nloc, x, createSafeMax(nb, nloc, args[1]));
-                       Value e = math::ExpOp::create(nb, nloc, shifted);
+                       Value e = createFastExp(nb, nloc, shifted);
                        Value sum = arith::AddFOp::create(nb, nloc, e, args[2]);
                        linalg::YieldOp::create(nb, nloc, sum);
                      })
@@ -462,7 +474,7 @@ Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
                Value x = convertScalar(nb, nloc, args[0], computeType);
                Value shifted = arith::SubFOp::create(
                    nb, nloc, x, createSafeMax(nb, nloc, args[1]));
-               Value e = math::ExpOp::create(nb, nloc, shifted);
+               Value e = createFastExp(nb, nloc, shifted);
                Value p = arith::DivFOp::create(nb, nloc, e, args[2]);
                Value zero = createFloatConstant(nb, nloc, computeType, 0.0);
                Value positive = arith::CmpFOp::create(

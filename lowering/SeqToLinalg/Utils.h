@@ -180,6 +180,23 @@ FailureOr<Value> buildElementwise(OpBuilder &b, Operation *op,
 /// not NaN, and huge logits do not overflow.
 Value buildSafeSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis);
 
+/// e^x as math.exp marked `seq.fast_exp` (lowering/Common/Attributes.h),
+/// which seq-cpu-approximate-math expands into the CPU's short form (Cody
+/// and Waite's reduction, about 1 ulp, results below 2^-126 flushed to 0)
+/// instead of MLIR's generic polynomial; other targets ignore the mark.
+/// For the exps of softmax rows, x - max <= 0, and the fused scan's gates,
+/// whose accuracy over the whole f32 range fused-scan-gates-run.test checks.
+Value createFastExp(OpBuilder &b, Location loc, Value x);
+
+/// The maximum of `x` and `y` as `arith.maximumf` with `nnan nsz`, for the
+/// maxima that only shift the exps of a softmax: a NaN element reaches its
+/// row's sum (and so the row's output) through its own exp whatever maximum
+/// is taken, as does +-0's sign, which no exp sees. The vector kernels then
+/// take it as one vmaxps (seq-expand-fast-min-max) instead of
+/// NaN-propagating compares and blends per step (attention's row reduction
+/// took 10% of its time on Zen 5, a softmax row's 25% on Intel).
+Value createShiftMax(OpBuilder &b, Location loc, Value x, Value y);
+
 /// `max`, or 0 where it is -inf: the offset a softmax subtracts before exp,
 /// so that a row of only -inf gives exp(-inf - 0) = 0 instead of NaN.
 Value createSafeMax(OpBuilder &b, Location loc, Value max);

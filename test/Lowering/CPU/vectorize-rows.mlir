@@ -27,12 +27,14 @@ func.func @sum_exp(%x: memref<?x?xf32>, %max: memref<?xf32>, %sum: memref<?xf32>
 //   CHECK-DAG:   %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // Four independent chains of partial sums over 64 columns per step, then
 // one vector per step, then the masked step.
+// The row's max, the same for the whole row, is read once before its loops.
 //       CHECK:   scf.parallel (%[[R:.*]]) =
+//       CHECK:     %[[M:.*]] = memref.load %{{.*}}[%[[R]]]
+//       CHECK:     %[[MV:.*]] = vector.broadcast %[[M]] : f32 to vector<16xf32>
 //       CHECK:     %[[ACC:.*]]:4 = scf.for %[[C:.*]] = %c0 to %{{.*}} step %c64 iter_args(%{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
-//       CHECK:       vector.load %{{.*}}[%[[R]], %[[C]]] : memref<?x?xf32>, vector<16xf32>
-//       CHECK:       %[[M:.*]] = memref.load %{{.*}}[%[[R]]]
-//       CHECK:       vector.broadcast %[[M]] : f32 to vector<16xf32>
-//       CHECK:       arith.subf {{.*}} : vector<16xf32>
+//       CHECK:       %[[XV:.*]] = vector.load %{{.*}}[%[[R]], %[[C]]] : memref<?x?xf32>, vector<16xf32>
+//   CHECK-NOT:       memref.load
+//       CHECK:       arith.subf %[[XV]], %[[MV]] : vector<16xf32>
 //       CHECK:       math.exp {{.*}} : vector<16xf32>
 //       CHECK:       arith.addf
 //       CHECK:     scf.for %{{.*}} step %c16 iter_args(
@@ -68,6 +70,39 @@ func.func @row_max(%x: memref<8x100xf32>, %out: memref<8xf32>) {
 //       CHECK:       arith.maximumf {{.*}} : vector<16xf32>
 //       CHECK:     vector.constant_mask [4] : vector<16xi1>
 //       CHECK:     vector.reduction <maximumf>
+
+// -----
+
+// softmax's last step, elementwise with the row's sum beside each element:
+// the sum is read once per row, before the row's loops, not per vector
+// (the body's ops on it alone are then loop-invariant, for LLVM's LICM).
+#e = affine_map<(r, c) -> (r, c)>
+#erow = affine_map<(r, c) -> (r)>
+func.func @scale_rows(%sum: memref<?xf32>, %p: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#erow, #e], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : memref<?xf32>) outs(%p : memref<?x?xf32>) {
+  ^bb0(%s: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %inv = arith.divf %one, %s : f32
+    %y = arith.mulf %out, %inv : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @scale_rows(
+//  CHECK-SAME:   %[[SUM:[^:]*]]: memref<?xf32>, %[[P:[^:]*]]: memref<?x?xf32>
+//       CHECK:   scf.parallel (%[[R:.*]]) =
+//       CHECK:     %[[S:.*]] = memref.load %[[SUM]][%[[R]]] : memref<?xf32>
+//       CHECK:     %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<16xf32>
+//       CHECK:     scf.for %[[C:.*]] = %c0 to %{{.*}} step %c16 {
+//   CHECK-NOT:       memref.load
+//       CHECK:       %[[OLD:.*]] = vector.load %[[P]][%[[R]], %[[C]]]
+//       CHECK:       %[[INV:.*]] = arith.divf %{{.*}}, %[[SV]] : vector<16xf32>
+//       CHECK:       %[[Y:.*]] = arith.mulf %[[OLD]], %[[INV]] : vector<16xf32>
+//       CHECK:       vector.store %[[Y]], %[[P]][%[[R]], %[[C]]]
+//       CHECK:     vector.maskedload %[[P]]
+//       CHECK:     vector.maskedstore %[[P]]
+// DEBUG:      [seq-cpu-vectorize-rows] elementwise along loop 1:
 
 // -----
 

@@ -69,19 +69,21 @@ func.func @rms_norm_bf16(%x: tensor<?x?x64xbf16>, %g: tensor<64xbf16>) -> tensor
 //       CHECK:   %[[MINIT:.+]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.+}} : tensor<4x3xf32>)
 //       CHECK:   %[[MAX:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "reduction", "parallel"]}
 //  CHECK-SAME:     ins(%[[X]] : tensor<4x?x3xf32>) outs(%[[MINIT]] : tensor<4x3xf32>)
-//       CHECK:     arith.maximumf
+// The maximum only shifts the exps (nnan nsz: one vmaxps on x86), and the
+// exps take the CPU's short form (seq.fast_exp).
+//       CHECK:     arith.maximumf %{{.+}}, %{{.+}} fastmath<nnan,nsz> : f32
 //       CHECK:   %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]]], iterator_types = ["parallel", "reduction", "parallel"]}
 //  CHECK-SAME:     ins(%[[X]], %[[MAX]] : tensor<4x?x3xf32>, tensor<4x3xf32>)
 //       CHECK:   ^bb0(%[[XV:.+]]: f32, %[[MV:.+]]: f32, %[[ACC:.+]]: f32):
 //       CHECK:     %[[ISNINF:.+]] = arith.cmpf oeq, %[[MV]], %{{.+}} : f32
 //       CHECK:     %[[SAFE:.+]] = arith.select %[[ISNINF]], %{{.+}}, %[[MV]] : f32
 //       CHECK:     %[[SH:.+]] = arith.subf %[[XV]], %[[SAFE]] : f32
-//       CHECK:     %[[E:.+]] = math.exp %[[SH]] : f32
+//       CHECK:     %[[E:.+]] = math.exp %[[SH]] {seq.fast_exp} : f32
 //       CHECK:     arith.addf %[[E]], %[[ACC]] : f32
 //       CHECK:   linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
 //  CHECK-SAME:     ins(%[[X]], %[[MAX]], %[[SUM]] :
 //       CHECK:   ^bb0(%{{.+}}: f32, %{{.+}}: f32, %[[SV:.+]]: f32, %{{.+}}: f32):
-//       CHECK:     %[[E:.+]] = math.exp
+//       CHECK:     %[[E:.+]] = math.exp %{{.+}} {seq.fast_exp}
 //       CHECK:     %[[P:.+]] = arith.divf %[[E]], %[[SV]] : f32
 //       CHECK:     %[[POS:.+]] = arith.cmpf ogt, %[[SV]], %[[ZERO:.+]] : f32
 //       CHECK:     %[[Y:.+]] = arith.select %[[POS]], %[[P]], %[[ZERO]] : f32
