@@ -207,7 +207,10 @@ def SeqCPUVectorizeRows : Pass<"seq-cpu-vectorize-rows"> {
       `out = combine(f(inputs...), out)`, `combine` one of `arith.addf`,
       `arith.maximumf`, `arith.minimumf`, vectorized along the reduction:
       softmax's row max and sum, layer norm's mean and variance, RMSNorm's
-      sum of squares.
+      sum of squares. A second output indexed by every loop, contiguous
+      along the reduction and not read by the body gets a value per
+      element, stored as each vector is combined: softmax's exps beside
+      their row sums, one pass over the row instead of two.
 
     Copies and transposes of f32 buffers that keep the innermost dimension
     innermost and contiguous on both sides (`linalg.copy` of strided slices,
@@ -216,6 +219,10 @@ def SeqCPUVectorizeRows : Pass<"seq-cpu-vectorize-rows"> {
     vectors too. Without this they became scalar loops whose parallel
     dimensions, coalesced into one index, divided it at every element. A
     transpose of the innermost dimension keeps its scalar loops.
+
+    Operands that do not vary along the row (a row's maximum or sum) are
+    read once per row, before its loops: in them, LLVM could not hoist the
+    load above the stores of the output.
 
     Each becomes an `scf.parallel` over the other loops (the rows) and, per
     row, a loop over full vectors followed by one masked step: an

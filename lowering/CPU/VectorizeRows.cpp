@@ -66,6 +66,12 @@ struct Row {
   Operation *combine = nullptr; // the op that folds f(...) into out
   Value partial;                // f(...), the combined value in the body
   Combiner combiner;
+  /// The reduction's output and, for a reduction that also stores a value
+  /// per element of the row (softmax's exps beside their sum: one pass
+  /// over the row instead of two), that output and the value it gets.
+  unsigned reductionInit = 0;
+  OpOperand *perElementInit = nullptr;
+  Value perElement;
 };
 
 /// Whether `memref`, indexed by `map`, runs contiguously along `loop`.
@@ -116,10 +122,13 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
                             << ": " << op.getLoc() << "\n");
     return failure();
   };
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() > 1 || op.getNumLoops() == 0)
-    return notMatched("not on buffers with one output and at most one "
-                      "reduction loop");
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() == 0 ||
+      op.getNumDpsInits() > 2 || op.getNumReductionLoops() > 1 ||
+      op.getNumLoops() == 0)
+    return notMatched("not on buffers with one output (two for a "
+                      "reduction) and at most one reduction loop");
+  if (op.getNumDpsInits() == 2 && op.getNumReductionLoops() == 0)
+    return notMatched("elementwise with two outputs");
   for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isProjectedPermutation())
       return notMatched("an operand is indexed by something other than loop "
@@ -161,6 +170,34 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
   for (unsigned l = 0; l < iterators.size(); ++l)
     if (iterators[l] == utils::IteratorType::reduction)
       r.loop = l;
+  if (op.getNumDpsInits() == 2) {
+    // One output reduced, the other stored per element of the row: indexed
+    // by every loop, contiguous along the reduction's, and not read.
+    for (unsigned i = 0; i < 2; ++i) {
+      OpOperand *candidate = op.getDpsInitOperand(i);
+      AffineMap m = op.getMatchingIndexingMap(candidate);
+      if (m.isFunctionOfDim(r.loop)) {
+        r.perElementInit = candidate;
+        r.reductionInit = 1 - i;
+      }
+    }
+    if (!r.perElementInit)
+      return notMatched("a reduction with two outputs, neither stored per "
+                        "element");
+    AffineMap m = op.getMatchingIndexingMap(r.perElementInit);
+    if (m.getNumResults() != op.getNumLoops() ||
+        !isContiguousAlong(r.perElementInit->get(), m, r.loop) ||
+        !op.getMatchingBlockArgument(r.perElementInit).use_empty())
+      return notMatched("a reduction whose per-element output is not "
+                        "indexed by every loop, contiguous along the "
+                        "reduction and write-only");
+    r.perElement = yield.getOperand(r.perElementInit->getOperandNumber() -
+                                    op.getNumDpsInputs());
+    init = op.getDpsInitOperand(r.reductionInit);
+    initMap = op.getMatchingIndexingMap(init);
+    out = op.getMatchingBlockArgument(init);
+  }
+  Value reduced = yield.getOperand(r.reductionInit);
   if (initMap.isFunctionOfDim(r.loop) || op.getNumDpsInputs() == 0 ||
       !inputsContiguousAlong(op, r.loop))
     return notMatched("a reduction, but the output moves with it or an "
@@ -169,7 +206,7 @@ static FailureOr<Row> matchRow(linalg::GenericOp op) {
         return op.getMatchingIndexingMap(input).isFunctionOfDim(r.loop);
       }))
     return notMatched("a reduction, but no input moves with it");
-  Operation *combine = yield.getOperand(0).getDefiningOp();
+  Operation *combine = reduced.getDefiningOp();
   if (!combine || combine->getNumOperands() != 2 || !out.hasOneUse() ||
       *out.getUsers().begin() != combine)
     return notMatched("a reduction, but not out = combine(f(inputs), out)");
@@ -319,16 +356,35 @@ private:
       map.map(body->getArgument(input->getOperandNumber()), v);
     }
     seq::cpu::cloneBodyOnVectors(b, loc, *body, lanes, map, r.combine);
-    if (!r.reduction) {
-      Value result = cast<linalg::YieldOp>(body->getTerminator()).getOperand(0);
-      if (result.getParentBlock() != body && !map.contains(result))
-        return vector::BroadcastOp::create(b, loc, f32Vec, result);
-      return map.lookupOrDefault(result);
-    }
+    if (!r.reduction)
+      return vectorOf(
+          cast<linalg::YieldOp>(body->getTerminator()).getOperand(0), map);
+    if (r.perElementInit)
+      storeVector(vectorOf(r.perElement, map), r.perElementInit, mask);
     Value partial = map.lookupOrDefault(r.partial);
     if (mask)
       partial = arith::SelectOp::create(b, loc, mask, partial, neutral);
     return partial;
+  }
+
+  /// The vector of the body's value `v` once the body is cloned with `map`:
+  /// a value from outside the body, broadcast.
+  Value vectorOf(Value v, IRMapping &map) {
+    if (v.getParentBlock() != r.op.getBlock() && !map.contains(v))
+      return vector::BroadcastOp::create(
+          b, loc, VectorType::get({lanes}, v.getType()), v);
+    return map.lookupOrDefault(v);
+  }
+
+  /// Stores `value` into `init` at the current loops, only the lanes of
+  /// `mask` when it is set.
+  void storeVector(Value value, OpOperand *init, Value mask) {
+    Value memref = init->get();
+    SmallVector<Value> at = indices(r.op.getMatchingIndexingMap(init));
+    if (mask)
+      vector::MaskedStoreOp::create(b, loc, memref, at, mask, value);
+    else
+      vector::StoreOp::create(b, loc, value, memref, at);
   }
 
   Value combine(Value x, Value y) {
@@ -345,7 +401,6 @@ private:
   /// One row of an elementwise op: full vectors, then one masked vector.
   void emitElementwiseRow(Value size) {
     OpOperand *init = r.op.getDpsInitOperand(0);
-    AffineMap initMap = r.op.getMatchingIndexingMap(init);
     Value count = arith::DivUIOp::create(b, loc, size, idx(lanes));
     Value full = arith::MulIOp::create(b, loc, count, idx(lanes));
     auto forOp = scf::ForOp::create(b, loc, idx(0), full, idx(lanes));
@@ -353,15 +408,13 @@ private:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(forOp.getBody()->getTerminator());
       iv[r.loop] = forOp.getInductionVar();
-      vector::StoreOp::create(b, loc, evaluate(Value()), init->get(),
-                              indices(initMap));
+      storeVector(evaluate(Value()), init, Value());
     }
     iv[r.loop] = full;
     Value mask = vector::CreateMaskOp::create(
         b, loc, VectorType::get({lanes}, b.getI1Type()),
         ValueRange{arith::SubIOp::create(b, loc, size, full)});
-    vector::MaskedStoreOp::create(b, loc, init->get(), indices(initMap), mask,
-                                  evaluate(mask));
+    storeVector(evaluate(mask), init, mask);
   }
 
   /// One row of a reduction: partial results in kChains vectors (independent
@@ -417,7 +470,7 @@ private:
     Value total = vector::ReductionOp::create(
         b, loc, r.combiner.kind, acc,
         arith::FastMathFlags::reassoc | r.combiner.flags);
-    OpOperand *init = r.op.getDpsInitOperand(0);
+    OpOperand *init = r.op.getDpsInitOperand(r.reductionInit);
     SmallVector<Value> at = indices(r.op.getMatchingIndexingMap(init));
     Value old = memref::LoadOp::create(b, loc, init->get(), at);
     memref::StoreOp::create(b, loc, combine(total, old), init->get(), at);

@@ -382,21 +382,24 @@ static Value buildSoftmaxBlock(OpBuilder &b, Location loc, Value xBlock,
       [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         return createShiftMax(nb, nloc, args[0], args[1]);
       });
-  Value exps = buildGeneric(
-      b, loc, ValueRange{xBlock, rowMax}, outBlock,
-      {identity, rowMap, identity}, getIteratorTypes(2),
-      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+  // The exps and their row sums in one pass over the row: a reduction with
+  // a second output, the exps, stored per element (seq-cpu-vectorize-rows
+  // stores each vector as it adds it).
+  Value zero = createFloatConstant(b, loc, f32, 0.0);
+  Value sumInit = createFilledTensor(b, loc, rowSizes, f32, zero);
+  auto expsAndSums = linalg::GenericOp::create(
+      b, loc, TypeRange{outBlock.getType(), sumInit.getType()},
+      ValueRange{xBlock, rowMax}, ValueRange{outBlock, sumInit},
+      ArrayRef<AffineMap>{identity, rowMap, identity, rowMap}, reduction,
+      [](OpBuilder &nb, Location nloc, ValueRange args) {
         Value shifted = arith::SubFOp::create(
             nb, nloc, args[0], createSafeMax(nb, nloc, args[1]));
-        return createFastExp(nb, nloc, shifted);
+        Value e = createFastExp(nb, nloc, shifted);
+        Value sum = arith::AddFOp::create(nb, nloc, e, args[3]);
+        linalg::YieldOp::create(nb, nloc, ValueRange{e, sum});
       });
-  Value zero = createFloatConstant(b, loc, f32, 0.0);
-  Value rowSum = buildGeneric(
-      b, loc, exps, createFilledTensor(b, loc, rowSizes, f32, zero),
-      {identity, rowMap}, reduction,
-      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        return arith::AddFOp::create(nb, nloc, args[0], args[1]);
-      });
+  Value exps = expsAndSums.getResult(0);
+  Value rowSum = expsAndSums.getResult(1);
   // One division per row; the select keeps the reference's zeros where the
   // sum is not positive (rows of only -inf, NaN rows).
   Value scale = buildGeneric(

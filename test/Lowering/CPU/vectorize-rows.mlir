@@ -73,6 +73,63 @@ func.func @row_max(%x: memref<8x100xf32>, %out: memref<8xf32>) {
 
 // -----
 
+// softmax's exps and their row sums in one pass: a reduction with a second
+// output stored per element. Each vector of exps is stored as it is added
+// (the masked step stores its live lanes only), and the sums reduced into
+// their output as before. A second output that the body reads, or that does
+// not move with the reduction, keeps the scalar loops.
+#x3 = affine_map<(r, c) -> (r, c)>
+#row3 = affine_map<(r, c) -> (r)>
+func.func @exps_and_sums(%x: memref<?x?xf32>, %max: memref<?xf32>, %e: memref<?x?xf32>, %sum: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#x3, #row3, #x3, #row3],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : memref<?x?xf32>, memref<?xf32>) outs(%e, %sum : memref<?x?xf32>, memref<?xf32>) {
+  ^bb0(%in: f32, %m: f32, %eo: f32, %acc: f32):
+    %d = arith.subf %in, %m : f32
+    %ex = math.exp %d : f32
+    %s = arith.addf %ex, %acc : f32
+    linalg.yield %ex, %s : f32, f32
+  }
+  linalg.generic {indexing_maps = [#x3, #row3, #x3, #row3],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : memref<?x?xf32>, memref<?xf32>) outs(%e, %sum : memref<?x?xf32>, memref<?xf32>) {
+  ^bb0(%in: f32, %m: f32, %eo: f32, %acc: f32):
+    %d = arith.subf %in, %eo : f32
+    %s = arith.addf %d, %acc : f32
+    linalg.yield %d, %s : f32, f32
+  }
+  linalg.generic {indexing_maps = [#x3, #row3, #row3, #row3],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : memref<?x?xf32>, memref<?xf32>) outs(%max, %sum : memref<?xf32>, memref<?xf32>) {
+  ^bb0(%in: f32, %m: f32, %mo: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %m, %s : f32, f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @exps_and_sums(
+//  CHECK-SAME:   %[[X:[^:]*]]: memref<?x?xf32>, %[[MAX:[^:]*]]: memref<?xf32>, %[[E:[^:]*]]: memref<?x?xf32>, %[[SUM:[^:]*]]: memref<?xf32>
+//       CHECK:   scf.parallel (%[[R:.*]]) =
+//       CHECK:     scf.for %[[C:.*]] = %c0 to %{{.*}} step %c64 iter_args(
+//       CHECK:       %[[EXP:.*]] = math.exp %{{.*}} : vector<16xf32>
+//       CHECK:       vector.store %[[EXP]], %[[E]][%[[R]], %[[C]]] : memref<?x?xf32>, vector<16xf32>
+//       CHECK:       arith.addf %{{.*}}, %[[EXP]] : vector<16xf32>
+//       CHECK:     scf.for %{{.*}} step %c16 iter_args(
+//       CHECK:       vector.store
+//       CHECK:     %[[MASK:.*]] = vector.create_mask
+//       CHECK:     %[[TAIL:.*]] = math.exp %{{.*}} : vector<16xf32>
+//       CHECK:     vector.maskedstore %[[E]][%[[R]], %{{.*}}], %[[MASK]], %[[TAIL]]
+//       CHECK:     arith.select %[[MASK]], %[[TAIL]]
+//       CHECK:     vector.reduction <add>
+//       CHECK:     memref.store %{{.*}}, %[[SUM]][%[[R]]]
+//       CHECK:   linalg.generic
+//       CHECK:   linalg.generic
+// DEBUG:      [seq-cpu-vectorize-rows] reduction along loop 1 with arith.addf:
+// DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: a reduction whose per-element output is not indexed by every loop, contiguous along the reduction and write-only:
+// DEBUG-NEXT: [seq-cpu-vectorize-rows] not vectorized: a reduction with two outputs, neither stored per element:
+
+// -----
+
 // softmax's last step, elementwise with the row's sum beside each element:
 // the sum is read once per row, before the row's loops, not per vector
 // (the body's ops on it alone are then loop-invariant, for LLVM's LICM).

@@ -1,8 +1,10 @@
 // RUN: seq-opt %s --convert-seq-to-linalg="row-forms=1 remarks=1" --canonicalize --cse -split-input-file -verify-diagnostics | FileCheck %s
 
 // Softmax over the last axis with row-forms: an scf.forall over blocks of
-// rows (16384 / 2048 = 8 per block), each block's max, exp into the output
-// block, sum, one reciprocal per row and the scaling in place.
+// rows (16384 / 2048 = 8 per block), each block's max (nnan nsz: it only
+// shifts the exps), the exps into the output block and their row sums in
+// one reduction with two outputs, one reciprocal per row and the scaling in
+// place.
 // CHECK-LABEL: func.func @softmax
 //  CHECK-SAME:   %[[X:.+]]: tensor<?x2048xf32>
 //   CHECK-DAG:   %[[C8:.+]] = arith.constant 8 : index
@@ -13,13 +15,14 @@
 //       CHECK:     %[[XB:.+]] = tensor.extract_slice %[[X]][%[[R0]], 0]
 //       CHECK:     %[[OB:.+]] = tensor.extract_slice %[[OUT]][%[[R0]], 0]
 //       CHECK:     %[[MAX:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[XB]] :
-//       CHECK:       arith.maximumf
-//       CHECK:     %[[E:.+]] = linalg.generic {{.+}} ins(%[[XB]], %[[MAX]] : {{.+}}) outs(%[[OB]] :
-//       CHECK:       math.exp
-//       CHECK:     %[[SUM:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[E]] :
-//       CHECK:     %[[INV:.+]] = linalg.generic {{.+}} ins(%[[SUM]] :
+//       CHECK:       arith.maximumf %{{.+}}, %{{.+}} fastmath<nnan,nsz>
+//       CHECK:     %[[ES:.+]]:2 = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[XB]], %[[MAX]] : {{.+}}) outs(%[[OB]], %{{.+}} :
+//       CHECK:       %[[EXP:.+]] = math.exp %{{.+}} {seq.fast_exp}
+//       CHECK:       %[[ADD:.+]] = arith.addf %[[EXP]]
+//       CHECK:       linalg.yield %[[EXP]], %[[ADD]]
+//       CHECK:     %[[INV:.+]] = linalg.generic {{.+}} ins(%[[ES]]#1 :
 //       CHECK:       arith.divf
-//       CHECK:     %[[Y:.+]] = linalg.generic {{.+}} ins(%[[SUM]], %[[INV]] : {{.+}}) outs(%[[E]] :
+//       CHECK:     %[[Y:.+]] = linalg.generic {{.+}} ins(%[[ES]]#1, %[[INV]] : {{.+}}) outs(%[[ES]]#0 :
 //       CHECK:       arith.mulf
 //       CHECK:     tensor.parallel_insert_slice %[[Y]] into %[[OUT]][%[[R0]], 0]
 func.func @softmax(%x: tensor<?x2048xf32>) -> tensor<?x2048xf32> {
