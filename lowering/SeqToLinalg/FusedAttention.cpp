@@ -232,7 +232,7 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
         });
     // P = exp(S - m'), in place of the scores. `seq.fast_exp`: the
     // CPU takes a shorter polynomial for this exp, the one per score
-    // (lowering/CPU/ApproximateMath.cpp: about 1 ulp on the arguments
+    // (lowering/CPU/ApproximateMath.cpp: at most 2 ulp on the arguments
     // attention gives it, s - m' <= 0, and exp(-inf) = 0); other targets
     // ignore the attribute.
     Value p = kb.generic(

@@ -182,7 +182,7 @@ Value buildSafeSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis);
 
 /// e^x as math.exp marked `seq.fast_exp` (lowering/Common/Attributes.h),
 /// which seq-cpu-approximate-math expands into the CPU's short form (Cody
-/// and Waite's reduction, about 1 ulp, results below 2^-126 flushed to 0)
+/// and Waite's reduction, at most 2 ulp, results below 2^-126 flushed to 0)
 /// instead of MLIR's generic polynomial; other targets ignore the mark.
 /// For the exps of softmax rows, x - max <= 0, and the fused scan's gates,
 /// whose accuracy over the whole f32 range fused-scan-gates-run.test checks.
