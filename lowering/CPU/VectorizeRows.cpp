@@ -307,8 +307,9 @@ private:
   /// sum beside its elements) once, before the row's loops, broadcast to a
   /// vector. Read in the loop, each step would load it again: LLVM cannot
   /// hoist the load above the stores of the output, which it cannot tell
-  /// apart from the operand, and the body's ops on it (softmax's shift of
-  /// a row of only -inf) would be redone too.
+  /// apart from the operand, nor, then, the body's ops on it alone
+  /// (softmax's shift of a row of only -inf), which it hoists once the
+  /// load is outside.
   void loadRowInvariants() {
     rowInvariants.clear();
     for (OpOperand *operand : bodyOperands()) {
