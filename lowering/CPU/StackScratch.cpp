@@ -34,8 +34,9 @@ namespace seq {
 
 using namespace mlir;
 
-/// A constant upper bound of the index `value`: a constant, or the minimum
-/// of operands one of which has a bound (`min(64, n - i)`).
+/// A constant upper bound of the index `value`: a constant, the minimum of
+/// operands one of which has a bound (`min(64, n - i)`), or the maximum of
+/// operands that all have one.
 static std::optional<int64_t> getConstantUpperBound(Value value,
                                                     unsigned depth = 0) {
   if (APInt constant; matchPattern(value, m_ConstantInt(&constant)))
@@ -52,6 +53,19 @@ static std::optional<int64_t> getConstantUpperBound(Value value,
   };
   if (isa<arith::MinUIOp, arith::MinSIOp>(def))
     return minOfOperands(def->getOperands());
+  // A maximum is bounded when each operand is (the rows of a block computed
+  // at run time, `max(min(16384 / d, 16), 1)`); a negative bound of an
+  // unsigned maximum's operand is none.
+  if (isa<arith::MaxUIOp, arith::MaxSIOp>(def)) {
+    std::optional<int64_t> bound;
+    for (Value operand : def->getOperands()) {
+      std::optional<int64_t> b = getConstantUpperBound(operand, depth + 1);
+      if (!b || (isa<arith::MaxUIOp>(def) && *b < 0))
+        return std::nullopt;
+      bound = bound ? std::max(*bound, *b) : *b;
+    }
+    return bound;
+  }
   // An unsigned quotient by a positive constant (tiles of a bounded tile).
   if (isa<arith::DivUIOp, arith::CeilDivUIOp>(def)) {
     APInt divisor;

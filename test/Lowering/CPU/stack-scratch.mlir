@@ -72,6 +72,70 @@ func.func @team_form(%n: index) {
 
 // -----
 
+// Rows per block chosen at run time, as the row-blocked softmax and norms do
+// for a dynamic feature size: n = max(min(16384 / d, 16), 1), and a block
+// of min(n, rows - r0) rows. The maximum is bounded by its operands' bounds
+// (16), so the block's row state gets a slot of 16 floats.
+
+// CHECK-LABEL: func.func @rows_at_run_time
+// CHECK:         omp.parallel {
+// CHECK-NEXT:      %[[SLOT:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64xi8>
+// CHECK:           omp.loop_nest
+// CHECK-NOT:         memref.alloc(
+// CHECK:             %[[N:.*]] = arith.minui
+// CHECK:             memref.view %[[SLOT]][%{{.*}}][%[[N]]] : memref<64xi8> to memref<?xf32>
+// CHECK-NOT:         memref.dealloc
+// CHECK:             omp.yield
+func.func @rows_at_run_time(%rows: index, %d: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c16384 = arith.constant 16384 : index
+  %cst = arith.constant 0.0 : f32
+  %width = arith.maxui %d, %c1 : index
+  %q = arith.divui %c16384, %width : index
+  %m = arith.minui %q, %c16 : index
+  %per = arith.maxui %m, %c1 : index
+  %blocks = arith.ceildivui %rows, %per : index
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%blocks) step (%c1) {
+        %r0 = arith.muli %i, %per : index
+        %left = arith.subi %rows, %r0 : index
+        %n = arith.minui %per, %left : index
+        %state = memref.alloc(%n) {alignment = 64 : i64} : memref<?xf32>
+        memref.store %cst, %state[%c0] : memref<?xf32>
+        memref.dealloc %state : memref<?xf32>
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  return
+}
+
+// -----
+
+// A maximum with an operand of no constant bound has none either.
+
+// CHECK-LABEL: func.func @unbounded_maximum
+// CHECK-NOT:     memref.alloca
+// REMARK: [[@LINE+7]]:{{.*}}remark: a buffer allocated and freed in each iteration of a loop stays on the heap: a dynamic size has no constant upper bound
+func.func @unbounded_maximum(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %w = arith.maxui %i, %c1 : index
+    %d = memref.alloc(%w) : memref<?xf32>
+    memref.store %cst, %d[%c0] : memref<?xf32>
+    memref.dealloc %d : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
 // Buffers that stay on the heap: one yielded out of its iteration, one
 // freed under a condition, one whose size has no constant bound, one too
 // large, and one outside any loop (the memory plan's business).
