@@ -733,7 +733,7 @@ def SeqCPUStackScratch : Pass<"seq-cpu-stack-scratch", "::mlir::ModuleOp"> {
       constant upper bound (a constant, `arith.minui`/`arith.minsi`/
       `affine.min` with a constant operand: a tile's `min(64, n - i)`, an
       `arith.maxui`/`arith.maxsi` of bounded operands: the rows of a block
-      chosen at run time, `max(min(16384 / d, 16), 1)`, or an unsigned
+      chosen at run time, `max(min(4096 / d, 16), 1)`, or an unsigned
       quotient of a bounded value by a positive constant), in
       which case the slot has the size of the bound and a `memref.view` of
       it gives the buffer its sizes at run time;

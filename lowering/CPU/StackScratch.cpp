@@ -54,7 +54,7 @@ static std::optional<int64_t> getConstantUpperBound(Value value,
   if (isa<arith::MinUIOp, arith::MinSIOp>(def))
     return minOfOperands(def->getOperands());
   // A maximum is bounded when each operand is (the rows of a block computed
-  // at run time, `max(min(16384 / d, 16), 1)`); a negative bound of an
+  // at run time, `max(min(4096 / d, 16), 1)`); a negative bound of an
   // unsigned maximum's operand is none.
   if (isa<arith::MaxUIOp, arith::MaxSIOp>(def)) {
     std::optional<int64_t> bound;

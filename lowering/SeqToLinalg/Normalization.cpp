@@ -18,9 +18,9 @@
 //
 // With `row-forms` (the CPU at -O2), f32 ops over their last dimension take
 // row-blocked forms instead, preferred where they apply: the input collapsed
-// to [rows, d], an `scf.forall` over blocks of a few rows (64 KiB of input,
+// to [rows, d], an `scf.forall` over blocks of a few rows (16 KiB of input,
 // 1 to 16 rows), each block running the same chain on its slices, so that
-// the block is read from memory once and its passes hit L1/L2. Softmax then
+// the block is read from memory once and its later passes hit L1. Softmax then
 // writes exp(x - max) into the output block and scales it there by the
 // reciprocal of the row sum (the reference recomputes the exp and divides).
 // The intermediates are per-row vectors of the block's size.
@@ -275,11 +275,16 @@ struct SoftmaxLowering : public OpRewritePattern<SoftmaxOp> {
 // Row-blocked forms (row-forms)
 //===----------------------------------------------------------------------===//
 
-/// f32 input bytes per block of rows, and the most rows in a block: 64 KiB
-/// of a block's input and as much of its output stay in the 1 MiB L2 of the
-/// Zen cores (and mostly in L1 for short rows), and at most 16 rows keep
-/// blocks numerous enough to share among the cores.
-constexpr int64_t kRowBlockBytes = 64 * 1024;
+/// f32 input bytes per block of rows, and the most rows in a block: 16 KiB
+/// of a block's input and as much of its output fit the 32 KiB L1 data
+/// cache of the Zen cores (48 KiB on Intel's), so that the passes after the
+/// first (layer norm's variance and normalization, softmax's exps and
+/// scaling) read the block from L1, not L2; at most 16 rows keep blocks
+/// numerous enough to share among the cores. Against 64 KiB blocks on a Zen
+/// 4 (2 threads, 4096 rows of 1024): layer norm 1.41x and RMS norm 1.26x
+/// faster, softmax over 2048 features unchanged (its first pass streams
+/// from memory either way).
+constexpr int64_t kRowBlockBytes = 16 * 1024;
 constexpr int64_t kMaxRowsPerBlock = 16;
 
 /// Why the row-blocked form does not apply to an op normalizing `input`

@@ -40,7 +40,7 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     elementwise generic along the channels, its taps unrolled (Conv1d.cpp).
     It also gives f32 `seq.softmax` over the last axis, `seq.layer_norm`
     and `seq.rms_norm` row-blocked forms: an `scf.forall` over blocks of 1
-    to 16 rows (64 KiB of input), each block's reductions and elementwise
+    to 16 rows (16 KiB of input), each block's reductions and elementwise
     passes on its slices, so that the block's rows are read from memory once
     (Normalization.cpp); other element types and axes keep the reference
     form, with a remark under `remarks`.

@@ -73,7 +73,7 @@ func.func @team_form(%n: index) {
 // -----
 
 // Rows per block chosen at run time, as the row-blocked softmax and norms do
-// for a dynamic feature size: n = max(min(16384 / d, 16), 1), and a block
+// for a dynamic feature size: n = max(min(4096 / d, 16), 1), and a block
 // of min(n, rows - r0) rows. The maximum is bounded by its operands' bounds
 // (16), so the block's row state gets a slot of 16 floats.
 
@@ -90,10 +90,10 @@ func.func @rows_at_run_time(%rows: index, %d: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
-  %c16384 = arith.constant 16384 : index
+  %c4096 = arith.constant 4096 : index
   %cst = arith.constant 0.0 : f32
   %width = arith.maxui %d, %c1 : index
-  %q = arith.divui %c16384, %width : index
+  %q = arith.divui %c4096, %width : index
   %m = arith.minui %q, %c16 : index
   %per = arith.maxui %m, %c1 : index
   %blocks = arith.ceildivui %rows, %per : index

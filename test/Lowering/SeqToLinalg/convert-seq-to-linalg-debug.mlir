@@ -22,7 +22,7 @@ func.func @scans(%u: tensor<?x?x32xf32>, %a: tensor<32x4xf32>, %b: tensor<?x?x4x
 // -----
 
 // CHECK:      [convert-seq-to-linalg] seq.softmax at loc({{.*}}":[[@LINE+5]]:8): the row-block form over axis 1
-// CHECK-NEXT: [convert-seq-to-linalg]   blocks of 8 rows of 2048 features
+// CHECK-NEXT: [convert-seq-to-linalg]   blocks of 2 rows of 2048 features
 // CHECK:      [convert-seq-to-linalg] seq.softmax at loc({{.*}}":[[@LINE+4]]:8): softmax takes the reference lowering: the axis 0 is not the last of rank 2 (its rows are not contiguous)
 func.func @rows(%x: tensor<?x2048xf32>, %y: tensor<4x8xf32>)
     -> (tensor<?x2048xf32>, tensor<4x8xf32>) {

@@ -1,17 +1,17 @@
 // RUN: seq-opt %s --convert-seq-to-linalg="row-forms=1 remarks=1" --canonicalize --cse -split-input-file -verify-diagnostics | FileCheck %s
 
 // Softmax over the last axis with row-forms: an scf.forall over blocks of
-// rows (16384 / 2048 = 8 per block), each block's max (nnan nsz: it only
+// rows (4096 / 2048 = 2 per block), each block's max (nnan nsz: it only
 // shifts the exps), the exps into the output block and their row sums in
 // one reduction with two outputs, one reciprocal per row and the scaling in
 // place.
 // CHECK-LABEL: func.func @softmax
 //  CHECK-SAME:   %[[X:.+]]: tensor<?x2048xf32>
-//   CHECK-DAG:   %[[C8:.+]] = arith.constant 8 : index
+//   CHECK-DAG:   %[[C2:.+]] = arith.constant 2 : index
 //       CHECK:   %[[ROWS:.+]] = tensor.dim %[[X]]
-//       CHECK:   %[[BLOCKS:.+]] = arith.ceildivui %[[ROWS]], %[[C8]]
+//       CHECK:   %[[BLOCKS:.+]] = arith.ceildivui %[[ROWS]], %[[C2]]
 //       CHECK:   scf.forall (%[[I:.+]]) in (%[[BLOCKS]]) shared_outs(%[[OUT:.+]] = %{{.+}}) -> (tensor<?x2048xf32>)
-//       CHECK:     %[[R0:.+]] = arith.muli %[[I]], %[[C8]]
+//       CHECK:     %[[R0:.+]] = arith.muli %[[I]], %[[C2]]
 //       CHECK:     %[[XB:.+]] = tensor.extract_slice %[[X]][%[[R0]], 0]
 //       CHECK:     %[[OB:.+]] = tensor.extract_slice %[[OUT]][%[[R0]], 0]
 //       CHECK:     %[[MAX:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[XB]] :
@@ -33,7 +33,7 @@ func.func @softmax(%x: tensor<?x2048xf32>) -> tensor<?x2048xf32> {
 // -----
 
 // A dynamic feature size: the rows per block are computed at run time
-// (16384 / max(d, 1), clamped to [1, 16]); leading dims are collapsed.
+// (4096 / max(d, 1), clamped to [1, 16]); leading dims are collapsed.
 // CHECK-LABEL: func.func @layer_norm_dynamic
 //       CHECK:   tensor.collapse_shape
 //       CHECK:   arith.divui
@@ -48,7 +48,7 @@ func.func @layer_norm_dynamic(%x: tensor<2x?x?xf32>, %g: tensor<?xf32>, %b: tens
 
 // -----
 
-// 37 rows of 1029 features: blocks of 15 rows, the last one partial.
+// 37 rows of 1029 features: blocks of 3 rows, the last one partial.
 // CHECK-LABEL: func.func @rms_norm
 //       CHECK:   scf.forall
 func.func @rms_norm(%x: tensor<37x1029xf32>) -> tensor<37x1029xf32> {
