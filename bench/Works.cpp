@@ -287,6 +287,31 @@ std::vector<Work> buildWorks() {
     works.push_back(std::move(w));
   }
   {
+    // examples/bert.seq at all-MiniLM-L6-v2's shape, the sentence encoder
+    // issue 22 names: 6 Post-LN layers, width 384, 12 heads, MLP 1536, erf
+    // GELU, mean pooling; a batch of b sequences of 128 tokens.
+    const int64_t e = 384, hidden = 1536, depth = 6, n = 128;
+    Work w{"bert_encoder", "model", "bert_encoder",
+           "examples/bert.seq at all-MiniLM-L6-v2's shape (6 Post-LN layers, "
+           "d 384, 12 heads, MLP 1536), n=128",
+           {{"vocab", "30522"},
+            {"dim", "384"},
+            {"heads", "12"},
+            {"hidden", "1536"},
+            {"depth", "6"},
+            {"max_positions", "512"},
+            {"types", "2"}},
+           {}};
+    for (int64_t b : {1, 8}) {
+      // Projections, MLP, scores and values, per sequence.
+      double perLayer = 2.0 * n * e * e * 4 + 2.0 * n * e * hidden * 2 +
+                        4.0 * n * n * e;
+      w.sizes.push_back({"b=" + std::to_string(b), {{"b", b}, {"n", n}},
+                         perLayer * depth * b, 0, true});
+    }
+    works.push_back(std::move(w));
+  }
+  {
     // examples/mamba.seq with one residual block at Mamba-130M width
     // (d_model 768, d_inner 1536, N 16, dt_rank 48, conv 4), vocab 256; a
     // prefill of n tokens.

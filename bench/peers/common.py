@@ -18,7 +18,7 @@ import time
 ONNX_WORKS = frozenset({
     "linear", "bmm", "attention_full", "attention_causal", "attention_window", "attention_gqa",
     "attention_decode", "attention_decode_h1", "layer_norm", "softmax", "rope", "conv1d",
-    "linear_attention", "linear_attention_quadratic", "encoder", "gpt2_small"})
+    "linear_attention", "linear_attention_quadratic", "encoder", "gpt2_small", "bert_encoder"})
 XLA_WORKS = ONNX_WORKS | {"linear_bf16", "linear_f16", "selective_scan", "s4"}
 
 

@@ -5,8 +5,8 @@
 eager:   the plain formulation an engineer writes with torch ops (1.13 and
          2.x); attention materializes the scores.
 sdpa:    2.x only: F.scaled_dot_product_attention (its CPU flash kernel) for
-         attention and gpt2_small, nn.TransformerEncoder's fast path for the
-         encoder.
+         attention, gpt2_small and bert_encoder, nn.TransformerEncoder's fast
+         path for the encoder.
 compile: 2.x only: torch.compile of the eager formulation.
 
 Each work's function takes its inputs as default arguments (fn() runs it on
@@ -212,6 +212,48 @@ def make_gpt(h, dims, mode):
     return forward
 
 
+def make_bert(h, dims, mode):
+    """examples/bert.seq (Hugging Face's BertModel as a sentence encoder):
+    word + position + token-type embeddings and LayerNorm, Post-LN layers
+    (attention with the mask's additive bias, then LayerNorm of the residual
+    sum; erf-GELU MLP, then LayerNorm of the residual sum), mean pooling over
+    the unmasked tokens and L2 normalization. The inputs are random 0/1
+    masks and ids, as seqc-bench's. sdpa: the attention through
+    F.scaled_dot_product_attention with the bias as its float mask."""
+    e, heads, hidden, depth = h["dim"], h["heads"], h["hidden"], h["depth"]
+    vocab, positions, types = h["vocab"], h["max_positions"], h["types"]
+    b, n, hd, eps = dims["b"], dims["n"], e // heads, 1e-12
+    ln = lambda: torch.nn.LayerNorm(e, eps=eps)
+    words, pos, typ = (torch.nn.Embedding(vocab, e), torch.nn.Embedding(positions, e),
+                       torch.nn.Embedding(types, e))
+    emb_ln = ln()
+    layers = [dict(q=torch.nn.Linear(e, e), k=torch.nn.Linear(e, e), v=torch.nn.Linear(e, e),
+                   o=torch.nn.Linear(e, e), ln1=ln(), fc1=torch.nn.Linear(e, hidden),
+                   fc2=torch.nn.Linear(hidden, e), ln2=ln()) for _ in range(depth)]
+    ids = torch.randint(0, vocab, (b, n))
+    type_ids = torch.randint(0, types, (b, n))
+    mask = torch.randint(0, 2, (b, n))
+
+    def attend(q, k, v, bias):
+        if mode == "sdpa":
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+        s = (q @ k.transpose(-1, -2)) / math.sqrt(hd) + bias
+        return torch.softmax(s, dim=-1) @ v
+
+    def forward(ids=ids, type_ids=type_ids, mask=mask):
+        m = mask.to(torch.float32)
+        bias = ((1.0 - m) * torch.finfo(torch.float32).min).view(b, 1, 1, n)
+        x = emb_ln(words(ids) + typ(type_ids) + pos(torch.arange(n)))
+        split = lambda t: t.view(b, n, heads, hd).transpose(1, 2)
+        for p in layers:
+            a = attend(split(p["q"](x)), split(p["k"](x)), split(p["v"](x)), bias)
+            x = p["ln1"](p["o"](a.transpose(1, 2).reshape(b, n, e)) + x)
+            x = p["ln2"](p["fc2"](F.gelu(p["fc1"](x))) + x)
+        pooled = (x * m[:, :, None]).sum(1) / m.sum(1, keepdim=True).clamp(min=1e-9)
+        return F.normalize(pooled, p=2.0, dim=1, eps=1e-12)
+    return forward
+
+
 def mamba_params(h, generator=None):
     """Random parameters of examples/mamba.seq under seqc's names (the shapes
     of `seqc --list-params`), for timing."""
@@ -278,12 +320,12 @@ def make(work, dims, mode):
         return make_attention(h, dims, mode)
     if name == "encoder":
         return make_encoder(h, dims, mode)
-    if name == "gpt2_small":
+    if name in ("gpt2_small", "bert_encoder"):
         if mode == "sdpa" and not hasattr(F, "scaled_dot_product_attention"):
             unsupported("F.scaled_dot_product_attention needs PyTorch >= 2.0")
-        return make_gpt(h, dims, mode)
+        return (make_gpt if name == "gpt2_small" else make_bert)(h, dims, mode)
     if mode == "sdpa":
-        unsupported("sdpa mode applies to attention, the encoder and gpt2_small only")
+        unsupported("sdpa mode applies to attention, the encoders and gpt2_small only")
     if name == "linear":
         x = torch.randn(dims["b"], dims["m"], h["in_features"])
         w = torch.randn(h["out_features"], h["in_features"])

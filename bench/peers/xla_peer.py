@@ -225,6 +225,49 @@ def build(work, dims, rng):
                 x = x + jax.nn.gelu(y @ q_["fc1"] + q_["b1"], approximate=True) @ q_["fc2"] + q_["b2"]
             return layer_norm(x, p["lnfw"], p["lnfb"]) @ p["head"]
         return gpt, [tokens, params]
+    if name == "bert_encoder":
+        # examples/bert.seq as torch_peer.make_bert: embeddings and LayerNorm,
+        # Post-LN layers (attention with the mask's additive bias, erf-GELU
+        # MLP), mean pooling over the unmasked tokens, L2 normalization.
+        e, heads, hidden, depth = h["dim"], h["heads"], h["hidden"], h["depth"]
+        b, n, hd = dims["b"], dims["n"], e // heads
+        ones, zeros = np.ones(e, f32), np.zeros(e, f32)
+        params = dict(
+            words=rnd(h["vocab"], e), pos=rnd(h["max_positions"], e), types=rnd(h["types"], e),
+            lnw=ones, lnb=zeros,
+            layers=[dict(wq=rnd(e, e, scale=e ** -0.5), bq=rnd(e, scale=0.02),
+                         wk=rnd(e, e, scale=e ** -0.5), bk=rnd(e, scale=0.02),
+                         wv=rnd(e, e, scale=e ** -0.5), bv=rnd(e, scale=0.02),
+                         wo=rnd(e, e, scale=e ** -0.5), bo=rnd(e, scale=0.02),
+                         ln1w=ones, ln1b=zeros, ln2w=ones, ln2b=zeros,
+                         w1=rnd(e, hidden, scale=e ** -0.5), b1=rnd(hidden, scale=0.02),
+                         w2=rnd(hidden, e, scale=hidden ** -0.5), b2=rnd(e, scale=0.02))
+                    for _ in range(depth)])
+        ids = rng.integers(0, h["vocab"], (b, n), dtype=np.int32)
+        type_ids = rng.integers(0, h["types"], (b, n), dtype=np.int32)
+        mask = rng.integers(0, 2, (b, n), dtype=np.int32)
+
+        def bert(ids, type_ids, mask, p):
+            def norm(x, w, bias):  # BertModel's eps
+                mu = x.mean(-1, keepdims=True)
+                var = ((x - mu) ** 2).mean(-1, keepdims=True)
+                return (x - mu) * jax.lax.rsqrt(var + 1e-12) * w + bias
+            m = mask.astype(jnp.float32)
+            bias = ((1.0 - m) * jnp.finfo(jnp.float32).min)[:, None, None, :]
+            x = norm(p["words"][ids] + p["types"][type_ids] + p["pos"][:n], p["lnw"], p["lnb"])
+            split = lambda t: t.reshape(b, n, heads, hd)
+            for q_ in p["layers"]:
+                q, k, v = (split(x @ q_[w] + q_[c]) for w, c in (("wq", "bq"), ("wk", "bk"),
+                                                                ("wv", "bv")))
+                s = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(hd) + bias
+                a = jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, -1), v).reshape(b, n, e)
+                x = norm(a @ q_["wo"] + q_["bo"] + x, q_["ln1w"], q_["ln1b"])
+                f = jax.nn.gelu(x @ q_["w1"] + q_["b1"], approximate=False) @ q_["w2"] + q_["b2"]
+                x = norm(f + x, q_["ln2w"], q_["ln2b"])
+            pooled = (x * m[:, :, None]).sum(1) / jnp.maximum(m.sum(1, keepdims=True), 1e-9)
+            length = jnp.sqrt((pooled * pooled).sum(1, keepdims=True))
+            return pooled / jnp.maximum(length, 1e-12)
+        return bert, [ids, type_ids, mask, params]
     unsupported(f"no JAX formulation of '{name}' in this harness")
 
 
