@@ -118,7 +118,11 @@ struct ApplyMaskLowering : public OpRewritePattern<ApplyMaskOp> {
 //===----------------------------------------------------------------------===//
 
 struct AttentionLowering : public OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  /// With `rowForms` (the CPU at -O2), f32 attention normalizes its output
+  /// instead of its probabilities: see matchAndRewrite.
+  AttentionLowering(MLIRContext *context, bool rowForms = false)
+      : OpRewritePattern(context, /*benefit=*/rowForms ? 2 : 1),
+        rowForms(rowForms) {}
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -183,8 +187,23 @@ struct AttentionLowering : public OpRewritePattern<AttentionOp> {
     if (failed(biased))
       return failure();
 
-    // 3. Safe softmax over the keys.
-    Value probs = buildSafeSoftmax(rewriter, loc, *biased, /*axis=*/3);
+    // 3. Safe softmax over the keys: the probabilities, or with `rowForms`
+    // the exps and their row sums (one reduction with two outputs), the
+    // division left to the output's d_v columns. A probabilities generic
+    // would be fused into the contraction below as its operand and
+    // recomputed, exp and division, for each of the d_v columns.
+    bool normalizeOutput = rowForms && elementType.isF32();
+    Value probs, rowSum;
+    if (normalizeOutput) {
+      Value rowMax = buildShiftMax(rewriter, loc, *biased, /*axis=*/3);
+      Value expsInit = createEmptyTensor(
+          rewriter, loc, tensor::getMixedSizes(rewriter, loc, *biased),
+          computeType);
+      std::tie(probs, rowSum) = buildExpsAndSums(rewriter, loc, *biased, rowMax,
+                                                 expsInit, /*axis=*/3);
+    } else {
+      probs = buildSafeSoftmax(rewriter, loc, *biased, /*axis=*/3);
+    }
 
     // 4. probs @ v, [b, (heads...), n_q, d_v].
     if (group > 1)
@@ -197,12 +216,56 @@ struct AttentionLowering : public OpRewritePattern<AttentionOp> {
                                  /*transposeRhs=*/false);
     if (group > 1)
       out = collapseHeads(rewriter, loc, out);
+    if (normalizeOutput)
+      out = normalizeRows(rewriter, loc, out, rowSum);
     out = convertElementType(rewriter, loc, out, elementType);
     rewriter.replaceOp(op, castToType(rewriter, loc, out, resultType));
     return success();
   }
 
 private:
+  /// `out` [b, h, n_q, d_v] times the reciprocal of its row's sum of exps
+  /// `rowSum` [b, h, n_q], or 0 where the sum is not positive (a row whose
+  /// keys are all masked), as buildSafeSoftmax's probabilities are.
+  static Value normalizeRows(OpBuilder &b, Location loc, Value out,
+                             Value rowSum) {
+    MLIRContext *ctx = b.getContext();
+    auto rowType = cast<RankedTensorType>(rowSum.getType());
+    Type t = rowType.getElementType();
+    AffineMap rows = b.getMultiDimIdentityMap(3);
+    Value inverse =
+        linalg::GenericOp::create(
+            b, loc, rowType, rowSum,
+            createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, rowSum), t),
+            ArrayRef<AffineMap>{rows, rows}, getIteratorTypes(3),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value zero = createFloatConstant(nb, nloc, t, 0.0);
+              Value one = createFloatConstant(nb, nloc, t, 1.0);
+              Value positive = arith::CmpFOp::create(
+                  nb, nloc, arith::CmpFPredicate::OGT, args[0], zero);
+              Value r = arith::DivFOp::create(nb, nloc, one, args[0]);
+              linalg::YieldOp::create(
+                  nb, nloc,
+                  arith::SelectOp::create(nb, nloc, positive, r, zero)
+                      .getResult());
+            })
+            .getResult(0);
+    AffineMap identity = b.getMultiDimIdentityMap(4);
+    AffineMap rowMap = getProjectionMap(ctx, 4, {3});
+    return linalg::GenericOp::create(
+               b, loc, out.getType(), ValueRange{out, inverse},
+               createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, out), t),
+               ArrayRef<AffineMap>{identity, rowMap, identity},
+               getIteratorTypes(4),
+               [](OpBuilder &nb, Location nloc, ValueRange args) {
+                 linalg::YieldOp::create(
+                     nb, nloc,
+                     arith::MulFOp::create(nb, nloc, args[0], args[1])
+                         .getResult());
+               })
+        .getResult(0);
+  }
+
   /// Run-time checks of the sizes the verifier could not see.
   static void checkShapes(OpBuilder &b, Location loc, AttentionOp op,
                           ArrayRef<OpFoldResult> q, ArrayRef<OpFoldResult> k,
@@ -393,6 +456,8 @@ private:
                })
         .getResult(0);
   }
+
+  bool rowForms;
 };
 
 //===----------------------------------------------------------------------===//
@@ -503,4 +568,9 @@ void mlir::seq::populateAttentionToLinalgPatterns(RewritePatternSet &patterns) {
   patterns
       .add<ApplyMaskLowering, AttentionLowering, CacheWriteLowering,
            MultiHeadAttentionLowering>(patterns.getContext());
+}
+
+void mlir::seq::populateRowFormAttentionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<AttentionLowering>(patterns.getContext(), /*rowForms=*/true);
 }

@@ -69,6 +69,7 @@ struct ConvertSeqToLinalgPass
       populateTabulatedRopeToLinalgPatterns(patterns);
       populateConv1dTapsToLinalgPatterns(patterns, remarks);
       populateRowBlockNormalizationToLinalgPatterns(patterns, remarks);
+      populateRowFormAttentionToLinalgPatterns(patterns);
     }
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -378,33 +378,12 @@ static Value buildSoftmaxBlock(OpBuilder &b, Location loc, Value xBlock,
   AffineMap identity = b.getMultiDimIdentityMap(2);
   AffineMap rowMap = getProjectionMap(ctx, 2, {1});
   AffineMap rowIdentity = b.getMultiDimIdentityMap(1);
-  auto reduction = getIteratorTypes(2, {1});
 
-  Value negInf = createInfinity(b, loc, f32, /*negative=*/true);
-  Value rowMax = buildGeneric(
-      b, loc, xBlock, createFilledTensor(b, loc, rowSizes, f32, negInf),
-      {identity, rowMap}, reduction,
-      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        return createShiftMax(nb, nloc, args[0], args[1]);
-      });
-  // The exps and their row sums in one pass over the row: a reduction with
-  // a second output, the exps, stored per element (seq-cpu-vectorize-rows
-  // stores each vector as it adds it).
-  Value zero = createFloatConstant(b, loc, f32, 0.0);
-  Value sumInit = createFilledTensor(b, loc, rowSizes, f32, zero);
-  auto expsAndSums = linalg::GenericOp::create(
-      b, loc, TypeRange{outBlock.getType(), sumInit.getType()},
-      ValueRange{xBlock, rowMax}, ValueRange{outBlock, sumInit},
-      ArrayRef<AffineMap>{identity, rowMap, identity, rowMap}, reduction,
-      [](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value shifted = arith::SubFOp::create(
-            nb, nloc, args[0], createSafeMax(nb, nloc, args[1]));
-        Value e = createFastExp(nb, nloc, shifted);
-        Value sum = arith::AddFOp::create(nb, nloc, e, args[3]);
-        linalg::YieldOp::create(nb, nloc, ValueRange{e, sum});
-      });
-  Value exps = expsAndSums.getResult(0);
-  Value rowSum = expsAndSums.getResult(1);
+  // The exps and their row sums in one pass over the row, the exps into the
+  // output block.
+  Value rowMax = buildShiftMax(b, loc, xBlock, /*axis=*/1);
+  auto [exps, rowSum] = buildExpsAndSums(b, loc, xBlock, rowMax, outBlock,
+                                         /*axis=*/1);
   // One division per row; the select keeps the reference's zeros where the
   // sum is not positive (rows of only -inf, NaN rows).
   Value scale = buildGeneric(

@@ -46,7 +46,13 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     form, with a remark under `remarks`.
 
     `seq.attention` takes the reference form, which materializes the
-    scores; the tiled form is seq-tile-attention's (passes/), whose tile
+    scores; with `row-forms`, f32 attention (what seq-tile-attention left:
+    a score bias, as BERT's padding mask) takes the exps of its scores and
+    their row sums as one reduction with two outputs and divides the rows
+    of `exps V` by the sums, rather than materializing the probabilities,
+    whose generic elementwise fusion would recompute (exp and division) for
+    each of the d_v columns of the `P V` contraction (Attention.cpp). The
+    tiled form is seq-tile-attention's (passes/), whose tile
     ops `seq.online_attention` and `seq.attention_finalize` become
     contractions and generics on the tile's small tensors
     (FusedAttention.cpp).

@@ -96,6 +96,11 @@ void populateConv1dTapsToLinalgPatterns(RewritePatternSet &patterns,
 /// why.
 void populateRowBlockNormalizationToLinalgPatterns(RewritePatternSet &patterns,
                                                    bool remarks = false);
+/// The reference attention's CPU form (with row-forms): f32 attention that
+/// seq-tile-attention left (a score bias) takes its exps and their row sums
+/// as one reduction and divides its output rows by the sums, instead of
+/// materializing the probabilities (Attention.cpp).
+void populateRowFormAttentionToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateSeqToLinalgPatterns(RewritePatternSet &patterns);

@@ -487,6 +487,57 @@ Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
       .getResult(0);
 }
 
+Value mlir::seq::buildShiftMax(OpBuilder &b, Location loc, Value input,
+                               int64_t axis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> rowSizes = tensor::getMixedSizes(b, loc, input);
+  rowSizes.erase(rowSizes.begin() + axis);
+  Value negInf = createInfinity(b, loc, type.getElementType(),
+                                /*negative=*/true);
+  Value init =
+      createFilledTensor(b, loc, rowSizes, type.getElementType(), negInf);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap rowMap = getProjectionMap(b.getContext(), rank, {axis});
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), input, init,
+             ArrayRef<AffineMap>{identity, rowMap},
+             getIteratorTypes(rank, {axis}),
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nloc, createShiftMax(nb, nloc, args[0], args[1]));
+             })
+      .getResult(0);
+}
+
+std::pair<Value, Value> mlir::seq::buildExpsAndSums(OpBuilder &b, Location loc,
+                                                    Value input, Value rowMax,
+                                                    Value expsInit,
+                                                    int64_t axis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  Type t = type.getElementType();
+  auto rowType = cast<RankedTensorType>(rowMax.getType());
+  SmallVector<OpFoldResult> rowSizes = tensor::getMixedSizes(b, loc, rowMax);
+  Value sumInit = createFilledTensor(b, loc, rowSizes, t,
+                                     createFloatConstant(b, loc, t, 0.0));
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap rowMap = getProjectionMap(b.getContext(), rank, {axis});
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{expsInit.getType(), rowType}, ValueRange{input, rowMax},
+      ValueRange{expsInit, sumInit},
+      ArrayRef<AffineMap>{identity, rowMap, identity, rowMap},
+      getIteratorTypes(rank, {axis}),
+      [](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value shifted = arith::SubFOp::create(nb, nloc, args[0],
+                                              createSafeMax(nb, nloc, args[1]));
+        Value e = createFastExp(nb, nloc, shifted);
+        Value sum = arith::AddFOp::create(nb, nloc, e, args[3]);
+        linalg::YieldOp::create(nb, nloc, ValueRange{e, sum});
+      });
+  return {generic.getResult(0), generic.getResult(1)};
+}
+
 Value mlir::seq::buildMaskPredicate(OpBuilder &b, Location loc, MaskAttr mask,
                                     Value i, Value j, Value length) {
   Value allowed;

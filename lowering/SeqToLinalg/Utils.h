@@ -180,6 +180,21 @@ FailureOr<Value> buildElementwise(OpBuilder &b, Operation *op,
 /// not NaN, and huge logits do not overflow.
 Value buildSafeSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis);
 
+/// The maximum of the f32 `input` along `axis` (from -inf; `nnan nsz`, as
+/// it only shifts exps: createShiftMax).
+Value buildShiftMax(OpBuilder &b, Location loc, Value input, int64_t axis);
+
+/// The exps `exp(x - m)` of the f32 `input` along `axis`, written into
+/// `expsInit` (of `input`'s shape), and their sums along the axis, as one
+/// reduction with two outputs (seq-cpu-vectorize-rows stores each vector of
+/// exps as it adds it): the row pass of softmax's row-blocked form and of
+/// the reference attention's CPU form. `rowMax` is buildShiftMax's, taken as
+/// 0 when -inf (createSafeMax) so that a row of only -inf gives zeros.
+/// Returns {exps, sums}.
+std::pair<Value, Value> buildExpsAndSums(OpBuilder &b, Location loc,
+                                         Value input, Value rowMax,
+                                         Value expsInit, int64_t axis);
+
 /// e^x as math.exp marked `seq.fast_exp` (lowering/Common/Attributes.h),
 /// which seq-cpu-approximate-math expands into the CPU's short form (Cody
 /// and Waite's reduction, at most 2 ulp, results below 2^-126 flushed to 0)
