@@ -362,6 +362,37 @@ private:
         .getResult(0);
   }
 
+  /// `bias` and the map reading it in the loops over the scores: its
+  /// statically-1 dimensions (a key-padding bias [b, 1, 1, n_k]) collapsed
+  /// away, so that the map is a projected permutation (d0, d3), which the
+  /// CPU's row vectorizer and contraction epilogues take, rather than the
+  /// broadcast map's (d0, 0, 0, d3), which leaves the update to scalar loops.
+  static std::pair<Value, AffineMap>
+  readWithoutUnitDims(OpBuilder &b, Location loc, Value bias,
+                      RankedTensorType scoresType) {
+    MLIRContext *ctx = b.getContext();
+    auto type = cast<RankedTensorType>(bias.getType());
+    int64_t rank = type.getRank(), offset = scoresType.getRank() - rank;
+    SmallVector<ReassociationIndices> groups;
+    SmallVector<AffineExpr> exprs;
+    ReassociationIndices pending;
+    for (int64_t i = 0; i < rank; ++i) {
+      pending.push_back(i);
+      if (type.getDimSize(i) == 1)
+        continue;
+      groups.push_back(pending);
+      pending.clear();
+      exprs.push_back(getAffineDimExpr(offset + i, ctx));
+    }
+    if (groups.empty() || static_cast<int64_t>(groups.size()) == rank)
+      return {bias,
+              getBroadcastMap(ctx, type.getShape(), scoresType.getShape())};
+    // Trailing unit dimensions join the last kept one.
+    llvm::append_range(groups.back(), pending);
+    Value collapsed = tensor::CollapseShapeOp::create(b, loc, bias, groups);
+    return {collapsed, AffineMap::get(scoresType.getRank(), 0, exprs, ctx)};
+  }
+
   /// scores * scale + bias - slope[h] * |i - j|, then -inf where the mask
   /// hides the key: one elementwise generic over [b, h, n_q, n_k].
   static FailureOr<Value> buildScoreUpdate(PatternRewriter &b, AttentionOp op,
@@ -388,10 +419,9 @@ private:
                                        scoresType)))
         return failure();
       biasIndex = inputs.size();
-      inputs.push_back(bias);
-      maps.push_back(getBroadcastMap(
-          ctx, cast<RankedTensorType>(bias.getType()).getShape(),
-          scoresType.getShape()));
+      auto [read, map] = readWithoutUnitDims(b, op.getLoc(), bias, scoresType);
+      inputs.push_back(read);
+      maps.push_back(map);
     }
     if (alibi) {
       alibiIndex = inputs.size();

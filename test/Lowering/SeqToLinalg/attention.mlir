@@ -103,7 +103,7 @@ func.func @attention_f16(%q: tensor<2x4x16x32xf16>, %k: tensor<2x4x16x32xf16>, %
 // CHECK-DAG: #[[SG:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>
 // CHECK-DAG: #[[VG:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>
 // CHECK-DAG: #[[ID4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-// CHECK-DAG: #[[BIAS:.+]] = affine_map<(d0, d1, d2, d3) -> (0, 0, d2, d3)>
+// CHECK-DAG: #[[BIAS:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 // CHECK-DAG: #[[HEAD:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-DAG: #[[BATCH:.+]] = affine_map<(d0, d1, d2, d3) -> (d0)>
 // CHECK-LABEL: func.func @attention_gqa
@@ -116,8 +116,11 @@ func.func @attention_f16(%q: tensor<2x4x16x32xf16>, %k: tensor<2x4x16x32xf16>, %
 //  CHECK-SAME:     ins(%[[QE]], %[[K]] : tensor<?x2x4x?x64xf32>, tensor<?x2x?x64xf32>) outs(%{{.+}} : tensor<?x2x4x?x?xf32>)
 //       CHECK:   %[[S4:.+]] = tensor.collapse_shape %[[QK]] {{\[}}[0], [1, 2], [3], [4]] : tensor<?x2x4x?x?xf32> into tensor<?x8x?x?xf32>
 //       CHECK:   cf.assert %{{.+}}, "dynamic dimension does not broadcast
+// The bias's unit dimensions are collapsed away, so that it is read through
+// a projected permutation.
+//       CHECK:   %[[B2:.+]] = tensor.collapse_shape %[[BIASV]] {{\[}}[0, 1, 2], [3]] : tensor<1x1x?x?xf32> into tensor<?x?xf32>
 //       CHECK:   %[[SCORES:.+]] = linalg.generic {indexing_maps = [#[[ID4]], #[[BIAS]], #[[HEAD]], #[[BATCH]], #[[ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-//  CHECK-SAME:     ins(%[[S4]], %[[BIASV]], %[[SLOPES]], %[[LEN]] : tensor<?x8x?x?xf32>, tensor<1x1x?x?xf32>, tensor<8xf32>, tensor<?xi64>)
+//  CHECK-SAME:     ins(%[[S4]], %[[B2]], %[[SLOPES]], %[[LEN]] : tensor<?x8x?x?xf32>, tensor<?x?xf32>, tensor<8xf32>, tensor<?xi64>)
 //       CHECK:   ^bb0(%[[SV:.+]]: f32, %[[BV:.+]]: f32, %[[SL:.+]]: f32, %[[LV:.+]]: i64, %{{.+}}: f32):
 //       CHECK:     %[[SCALE:.+]] = arith.constant 1.250000e-01 : f32
 //       CHECK:     %[[SS:.+]] = arith.mulf %[[SV]], %[[SCALE]] : f32
