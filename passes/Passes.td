@@ -99,8 +99,8 @@ def SeqRaiseAttention : Pass<"seq-raise-attention"> {
 def SeqTileAttention : Pass<"seq-tile-attention"> {
   let summary = "Tiles seq.attention into an online softmax over key tiles";
   let description = [{
-    Rewrites `seq.attention` (f32, static head counts and head sizes,
-    without a score bias) into FlashAttention's loops on tensors: the scale
+    Rewrites `seq.attention` (f32, f16 or bf16, static head counts and head
+    sizes) into FlashAttention's loops on tensors: the scale
     folded into Q once, an `scf.forall` over (batch, head, tile of
     `query-block` queries), and in it `scf.for` loops over tiles of
     `key-block` keys whose body is `seq.online_attention` (the running max,
@@ -132,7 +132,9 @@ def SeqTileAttention : Pass<"seq-tile-attention"> {
     whose products widen (or, bf16, pair) them in registers and accumulate
     in f32.
 
-    It does not fire on a score bias tensor (the reference lowering, which
+    A score bias is sliced per tile (`[r, c]`, or `[c]` where every query
+    of the tile has the same one) and added in it. It does not fire on a
+    bias that is the same for every key (the reference lowering, which
     materializes the scores, applies), other element types or dynamic head
     counts or sizes; with `remarks` it says so, and at every tiled op which
     form, tile sizes and mask classes it chose.

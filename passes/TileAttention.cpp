@@ -46,6 +46,15 @@
 // integers, so that a tile of such queries has no full key tile and a query
 // before position 0 sees no key under a causal mask (its output is zero).
 //
+// A score bias (broadcastable to [b, h, n_q, n_k]) is read by each tile as
+// its slice: [rows, cols], or [cols] where the bias is the same for every
+// query (BERT's key padding [b, 1, 1, n_k]), added to the tile's scores.
+// It may hide keys with -inf; the online softmax keeps a row's state as it
+// was through a tile where the row sees no finite score, and finalization
+// gives zeros for a row that never saw one, as the reference does. A bias
+// that is the same for every key ([.., n_q, 1]) keeps the reference
+// lowering: it only shifts a row, or hides it whole.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialect/Seq/Support/Debug.h"
@@ -152,14 +161,14 @@ public:
         .getResult(0);
   }
 
-  /// The rank-reduced slice of `source` with `sizes`, unit sizes dropped.
+  /// The slice of `source` with `sizes`, rank-reduced to its last `keep`
+  /// dimensions (the ones before are of size 1: batch, head, tile). Only
+  /// those: a head size of 1 stays a dimension of the tile.
   Value slice(Value source, ArrayRef<OpFoldResult> offsets,
-              ArrayRef<OpFoldResult> sizes) {
+              ArrayRef<OpFoldResult> sizes, int64_t keep = 2) {
     SmallVector<int64_t> shape;
-    for (OpFoldResult size : sizes) {
+    for (OpFoldResult size : sizes.take_back(keep)) {
       std::optional<int64_t> c = getConstantIntValue(size);
-      if (c && *c == 1)
-        continue;
       shape.push_back(c ? *c : ShapedType::kDynamic);
     }
     auto type = RankedTensorType::get(
@@ -212,8 +221,13 @@ public:
     if (qType.isDynamicDim(1) || kType.isDynamicDim(1) ||
         qType.isDynamicDim(3) || vType.isDynamicDim(3))
       return "its head counts or head sizes are not static";
-    if (op.getBias())
-      return "it has a score bias";
+    if (Value bias = op.getBias()) {
+      auto biasType = cast<RankedTensorType>(bias.getType());
+      if (biasType.getRank() == 0 || (biasType.getShape().back() == 1 &&
+                                      op.getKey().getType().getDimSize(2) != 1))
+        return "its score bias is the same for every key (broadcast along "
+               "the keys)";
+    }
     if (op.getQueryOffsets() && op.getAlibi())
       return "it has ALiBi slopes with query offsets";
     return "";
@@ -258,14 +272,26 @@ private:
   /// K [b, kv heads, n_k, d] into `into` [b, kv heads, tiles, d, key-block]
   /// (zeros past n_k).
   Value packKeyTiles(OpBuilder &b, Value into);
-  /// The split-key form over `splits` chunks of the keys.
-  Value splitForm(OpBuilder &b, Value splits);
+  /// The split-key form over `splits` chunks of the keys, its partial
+  /// states (accumulators, maxima, sums) in `partials` (splitPartials, room
+  /// for `splits` chunks or more).
+  Value splitForm(OpBuilder &b, Value splits, ValueRange partials);
+  /// The split-key form's partial states of [batch, heads, chunks, n_q
+  /// (, d_v)], made before the test of whether to split: an allocation
+  /// inside a branch would neither get a place in the arena
+  /// (seq-plan-memory) nor let the layer run in one thread team.
+  SmallVector<Value> splitPartials(OpBuilder &b, Value chunks);
   /// Whether the grouped decode form applies: grouped-query attention
-  /// whose query heads see the same keys (no ALiBi slope per head, no
-  /// global tokens).
+  /// whose query heads see the same keys (no ALiBi slope or score bias per
+  /// head, no global tokens).
   bool groupedDecode() {
-    return group > 1 && !alibi && (!mask || mask.getGlobalTokens() == 0);
+    return group > 1 && !alibi && !biasAlong[1] &&
+           (!mask || mask.getGlobalTokens() == 0);
   }
+  /// The score bias of the current query tile's rows and the key tile
+  /// [k0, k0 + cols): [rows, cols], or [cols] where the bias is the same
+  /// for every query of the tile; null without a bias.
+  Value biasTile(TileBuilder &tb, Value k0, Value cols);
   /// The form of one query per head (a decode step, n_q = 1) that stacks
   /// the `group` query heads of each key/value head into the rows of one
   /// tile, so that each key and value is read once for all of them, with
@@ -291,7 +317,11 @@ private:
   // Per op. `scores` is the scale the tiles apply to their f32 scores when
   // Q is read in place (bf16 or f16), else null (Q scaled once before the
   // loops).
-  Value qs, k, v, lengths, alibi, positions, queryOffsets;
+  Value qs, k, v, lengths, alibi, positions, queryOffsets, bias;
+  // Which of the scores' dimensions (batch, head, query, key) the bias
+  // varies along (its others are 1: broadcast), its dimensions aligned to
+  // the scores' last.
+  bool biasAlong[4] = {false, false, false, false};
   // The packed key tiles while the plain form is built with them, else null.
   Value kPacked;
   // f32 Q and K (not bf16 or f16 read in place): what packKeys applies to.
@@ -307,9 +337,30 @@ private:
 
   // Per query tile: q0 and qLast index the query rows, pos0 and posLast are
   // their absolute positions (q0 and qLast without query offsets).
+  // `biasRows` is false where the tile's rows share one row of the bias
+  // (the grouped form's stacked heads of one query).
   Value bIdx, h, kvh, q0, rows, qLast, pos0, posLast, length, slope, qTile,
       qPos;
+  bool biasRows = true;
 };
+
+Value AttentionTiler::biasTile(TileBuilder &tb, Value k0, Value cols) {
+  if (!bias)
+    return Value();
+  auto type = cast<RankedTensorType>(bias.getType());
+  OpFoldResult zero = tb.b.getIndexAttr(0), one = tb.b.getIndexAttr(1);
+  const bool byRow = biasRows && biasAlong[2];
+  OpFoldResult at[4] = {bIdx, h, byRow ? OpFoldResult(q0) : zero, k0};
+  OpFoldResult size[4] = {one, one, byRow ? OpFoldResult(rows) : one, cols};
+  SmallVector<OpFoldResult> offsets, sizes;
+  for (int64_t i = 0, skip = 4 - type.getRank(); i < type.getRank(); ++i) {
+    bool along = biasAlong[skip + i];
+    offsets.push_back(along ? at[skip + i] : zero);
+    sizes.push_back(along ? size[skip + i] : one);
+  }
+  // [rows, cols] or [cols].
+  return tb.slice(bias, offsets, sizes, byRow ? 2 : 1);
+}
 
 void AttentionTiler::setTile(OpBuilder &b, ValueRange ivs) {
   TileBuilder tb(b, op.getLoc());
@@ -338,10 +389,11 @@ void AttentionTiler::setTile(OpBuilder &b, ValueRange ivs) {
   qTile = tb.slice(qs, {bIdx, h, q0, b.getIndexAttr(0)},
                    {b.getIndexAttr(1), b.getIndexAttr(1), rows,
                     b.getIndexAttr(d)});
+  biasRows = true;
   slope = qPos = Value();
   if (alibi) {
     slope = tensor::ExtractOp::create(b, tb.loc, alibi, ValueRange{h});
-    qPos = tb.slice(positions, {q0}, {rows});
+    qPos = tb.slice(positions, {q0}, {rows}, /*keep=*/1);
   }
 }
 
@@ -373,10 +425,12 @@ SmallVector<Value> AttentionTiler::keyLoop(OpBuilder &b, Value from, Value to,
         SmallVector<Value> offsets;
         if (partial)
           offsets = {pos0, k0};
-        Value kPos = alibi ? kb.slice(positions, {k0}, {cols}) : Value();
+        Value kPos =
+            alibi ? kb.slice(positions, {k0}, {cols}, /*keep=*/1) : Value();
         auto tile = OnlineAttentionOp::create(
             nb, loc, qTile, kTile, vTile, carried[0], carried[1], carried[2],
-            offsets, slope, qPos, kPos, partial ? mask : MaskAttr(), scores);
+            offsets, slope, qPos, kPos, biasTile(kb, k0, cols),
+            partial ? mask : MaskAttr(), scores);
         if (kPacked)
           tile.setKeyTransposed(true);
         scf::YieldOp::create(nb, loc, tile.getResults());
@@ -604,7 +658,21 @@ Value AttentionTiler::plainOrPackedForm(OpBuilder &b) {
   return ifOp.getResult(0);
 }
 
-Value AttentionTiler::splitForm(OpBuilder &b, Value splits) {
+SmallVector<Value> AttentionTiler::splitPartials(OpBuilder &b, Value chunks) {
+  Location loc = op.getLoc();
+  // alloc_tensor rather than tensor.empty, as in groupedPartials.
+  auto make = [&](ArrayRef<int64_t> inner) -> Value {
+    SmallVector<int64_t> shape{ShapedType::kDynamic, heads,
+                               ShapedType::kDynamic, ShapedType::kDynamic};
+    shape.append(inner.begin(), inner.end());
+    auto type = RankedTensorType::get(shape, b.getF32Type());
+    return bufferization::AllocTensorOp::create(b, loc, type,
+                                                ValueRange{batch, chunks, nq});
+  };
+  return {make({dv}), make({}), make({})};
+}
+
+Value AttentionTiler::splitForm(OpBuilder &b, Value splits, ValueRange states) {
   Location loc = op.getLoc();
   TileBuilder tb(b, loc);
   Value step = tb.idx(options.keyBlock);
@@ -613,16 +681,9 @@ Value AttentionTiler::splitForm(OpBuilder &b, Value splits) {
   OpFoldResult H = b.getIndexAttr(heads), Dv = b.getIndexAttr(dv);
   OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
   Type f32 = b.getF32Type();
-  Value accs = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, H, splits, nq, Dv}, f32);
-  Value maxs = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, H, splits, nq}, f32);
-  Value sums = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, H, splits, nq}, f32);
   auto partials = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, H, qBlocks, splits},
-      ValueRange{accs, maxs, sums}, std::nullopt,
-      [&](OpBuilder &fb, Location, ValueRange args) {
+      b, loc, ArrayRef<OpFoldResult>{batch, H, qBlocks, splits}, states,
+      std::nullopt, [&](OpBuilder &fb, Location, ValueRange args) {
         setTile(fb, args.take_front(3));
         TileBuilder cb(fb, loc);
         Value c0 = cb.mul(args[3], chunk);
@@ -735,6 +796,9 @@ Value AttentionTiler::groupedForm(OpBuilder &b, ValueRange initial) {
           pos0 = arith::IndexCastOp::create(fb, loc, fb.getIndexType(), o);
         }
         posLast = pos0;
+        // The bias of the one query, the same for the group's heads
+        // (groupedDecode).
+        biasRows = false;
         // The query heads h .. h + group of the one query: [group, d].
         qTile = tensor::ExtractSliceOp::create(
             fb, loc,
@@ -828,21 +892,29 @@ Value AttentionTiler::generalForm(OpBuilder &b) {
   // Split the keys when the (batch, head, query tile) units are fewer
   // than `split-units`: into enough chunks to make that many units, of at
   // least `split-min-keys` keys each.
-  Value units = tb.mul(tb.mul(batch, tb.idx(heads)), qBlocks);
-  Value wanted =
-      tb.ceilDiv(tb.idx(options.splitUnits), tb.max(units, tb.idx(1)));
-  Value most =
-      tb.max(tb.floorDiv(nk, tb.idx(options.splitMinKeys)), tb.idx(1));
-  Value splits = tb.min(wanted, most);
-  Value split = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                      splits, tb.idx(1));
+  // That is, when there are fewer units than `split-units` and at least
+  // two chunks' worth of keys.
+  Value units =
+      tb.max(tb.mul(tb.mul(batch, tb.idx(heads)), qBlocks), tb.idx(1));
+  Value split = arith::AndIOp::create(
+      b, loc, tb.ult(units, tb.idx(options.splitUnits)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, nk,
+                            tb.idx(2 * options.splitMinKeys)));
+  // The partial states have room for the most chunks (`split-units`), and
+  // none where the keys are not split: their size then has no division by
+  // a run-time value, which the memory plan could not compute at the
+  // function's entry, before the checks that guard it.
+  SmallVector<Value> partials =
+      splitPartials(b, tb.select(split, tb.idx(options.splitUnits), tb.idx(0)));
   Type type = RankedTensorType::get(
       {ShapedType::kDynamic, heads, ShapedType::kDynamic, dv}, b.getF32Type());
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, split,
                                 /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  Value s = splitForm(b, splits);
+  Value wanted = tb.ceilDiv(tb.idx(options.splitUnits), units);
+  Value most = tb.floorDiv(nk, tb.idx(options.splitMinKeys));
+  Value s = splitForm(b, tb.min(wanted, most), partials);
   scf::YieldOp::create(b, loc,
                        tensor::CastOp::create(b, loc, type, s).getResult());
   b.setInsertionPointToStart(ifOp.elseBlock());
@@ -887,6 +959,7 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   f32Keys = !inPlace;
   lengths = op.getLengths();
   alibi = op.getAlibi();
+  bias = op.getBias();
   queryOffsets = op.getQueryOffsets();
   if (queryOffsets &&
       cast<RankedTensorType>(queryOffsets.getType()).isDynamicDim(0)) {
@@ -903,6 +976,32 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   nq = tensor::DimOp::create(b, loc, op.getQuery(), 2);
   nk = tensor::DimOp::create(b, loc, op.getKey(), 2);
   qBlocks = tb.ceilDiv(nq, tb.idx(options.queryBlock));
+  if (bias) {
+    // The dimensions the bias varies along; where its size or the scores'
+    // is dynamic, the two must agree at run time (a dynamic dimension never
+    // broadcasts), as in the reference lowering.
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    Value scoreSizes[4] = {batch, tb.idx(heads), nq, nk};
+    int64_t staticScores[4] = {qType.getDimSize(0), heads, qType.getDimSize(2),
+                               op.getKey().getType().getDimSize(2)};
+    for (int64_t i = 0, skip = 4 - biasType.getRank(); i < biasType.getRank();
+         ++i) {
+      // The key dimension is 1 only where n_k is (whyNot): a slice along
+      // it all the same, so that the tile's bias is [.., c].
+      biasAlong[skip + i] = biasType.getDimSize(i) != 1 || skip + i == 3;
+      if (!biasAlong[skip + i] ||
+          (biasType.getDimSize(i) == staticScores[skip + i] &&
+           !biasType.isDynamicDim(i)))
+        continue;
+      Value size = tensor::DimOp::create(b, loc, bias, i);
+      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size,
+                                         scoreSizes[skip + i]);
+      cf::AssertOp::create(
+          b, loc, same,
+          b.getStringAttr("seq.attention: dimension " + Twine(i) +
+                          " of the score bias differs from the scores'"));
+    }
+  }
 
   // The scale folded into Q once, instead of into every tile of scores; a
   // bf16 or f16 Q read in place stays as it is (a scaled copy would round
@@ -983,6 +1082,7 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
                    << (positionless() ? "split-units <= 1" : "positional mask")
                    << ")";
     llvm::dbgs() << (lengths ? "; key lengths" : "") << (alibi ? "; ALiBi" : "")
+                 << (bias ? "; score bias" : "")
                  << (queryOffsets ? "; query offsets" : "") << "\n";
   });
   // The grouped form where n_q may be 1: behind a test of it when n_q is
@@ -1002,9 +1102,10 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
                    << options.splitUnits << " units)\n";
     else if (group > 1)
       llvm::dbgs() << "[" DEBUG_TYPE "]   no grouped decode form: "
-                   << (alibi                        ? "ALiBi slopes per head"
-                       : !groupedDecode()           ? "global tokens"
-                                                    : "n_q is not 1")
+                   << (alibi              ? "ALiBi slopes per head"
+                       : biasAlong[1]     ? "a score bias per head"
+                       : !groupedDecode() ? "global tokens"
+                                          : "n_q is not 1")
                    << "\n";
   });
   Value result;
@@ -1084,6 +1185,9 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
       remark << "; the key range ends at the lengths";
     if (alibi)
       remark << "; ALiBi in the tile";
+    if (bias)
+      remark << "; the score bias added in the tile"
+             << (biasAlong[2] ? "" : " (one row of it per query tile)");
     if (queryOffsets)
       remark << "; queries at their rows' offsets"
              << (positionless() ? ""

@@ -10,6 +10,7 @@
 //
 //   seq.online_attention (one key tile of a query tile):
 //     S = Q K^T                               (Q already scaled; K in place)
+//     S = S + bias                            (a score bias's tile)
 //     S = S - slope |pq - pk|                 (ALiBi, when the op has it)
 //     S = -inf where the mask hides a key     (only on partial tiles)
 //     m' = max(m, rowmax(S)); P = exp(S - m')
@@ -141,7 +142,8 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
         llvm::dbgs() << ": a partial tile, masked by " << mask;
       else
         llvm::dbgs() << ": a full tile, no mask arithmetic";
-      llvm::dbgs() << (slope ? ", ALiBi in the tile" : "") << "\n";
+      llvm::dbgs() << (op.getBias() ? ", the score bias" : "")
+                   << (slope ? ", ALiBi in the tile" : "") << "\n";
     });
     // Q K^T with K read in place along the head dimension (bf16 Q and K
     // as they are: the kernels pair or widen them); a key tile packed as
@@ -161,27 +163,41 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
           gb, gl, x, createFloatConstant(gb, gl, gb.getF32Type(), *scale));
     };
 
-    // ALiBi's bias, and the mask on a partial tile.
+    // The score bias, ALiBi's bias, and the mask on a partial tile.
     AffineMap id2 = kb.map(2, {kb.dim(0), kb.dim(1)});
     AffineMap rowMap = kb.map(2, {kb.dim(0)});
     AffineMap colMap = kb.map(2, {kb.dim(1)});
+    Value bias = op.getBias();
     SmallVector<Value> biasInputs;
     SmallVector<AffineMap> biasMaps;
+    if (bias) {
+      // [c] (the same for every row: a key-padding bias) or [r, c].
+      biasInputs.push_back(bias);
+      biasMaps.push_back(
+          cast<RankedTensorType>(bias.getType()).getRank() == 1 ? colMap : id2);
+    }
     if (slope) {
-      biasInputs = {op.getQueryPositions(), op.getKeyPositions()};
-      biasMaps = {rowMap, colMap};
+      biasInputs.append({op.getQueryPositions(), op.getKeyPositions()});
+      biasMaps.append({rowMap, colMap});
     }
     biasMaps.push_back(id2);
-    // s - slope * |i - j| on f32 positions; `a` holds the query and key
-    // positions, then the score.
+    // s + bias - slope * |i - j| on f32 positions; `a` holds the bias, the
+    // query and key positions, then the score.
     auto addBias = [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
+      Value x = scaled(gb, gl, a.back());
+      if (bias) {
+        Value term = a.front();
+        if (!term.getType().isF32())
+          term = arith::ExtFOp::create(gb, gl, gb.getF32Type(), term);
+        x = arith::AddFOp::create(gb, gl, x, term);
+        a = a.drop_front();
+      }
       if (!slope)
-        return scaled(gb, gl, a[0]);
+        return x;
       Value distance = math::AbsFOp::create(
           gb, gl, arith::SubFOp::create(gb, gl, a[0], a[1]));
       return arith::SubFOp::create(
-          gb, gl, scaled(gb, gl, a[2]),
-          arith::MulFOp::create(gb, gl, slope, distance));
+          gb, gl, x, arith::MulFOp::create(gb, gl, slope, distance));
     };
     Value scores = s;
     if (mask) {
@@ -199,7 +215,7 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
                 gb, gl, allowed, x,
                 createInfinity(gb, gl, gb.getF32Type(), /*negative=*/true));
           });
-    } else if (slope || scale) {
+    } else if (bias || slope || scale) {
       scores = kb.generic(biasInputs, s, biasMaps, {par, par}, addBias);
     }
 

@@ -96,8 +96,9 @@ void populateConv1dTapsToLinalgPatterns(RewritePatternSet &patterns,
 /// why.
 void populateRowBlockNormalizationToLinalgPatterns(RewritePatternSet &patterns,
                                                    bool remarks = false);
-/// The reference attention's CPU form (with row-forms): f32 attention that
-/// seq-tile-attention left (a score bias) takes its exps and their row sums
+/// The reference attention's CPU form (with row-forms): f32 attention with
+/// a score bias that seq-tile-attention left (one the same for every key,
+/// or with dynamic head counts) takes its exps and their row sums
 /// as one reduction and divides its output rows by the sums, instead of
 /// materializing the probabilities (Attention.cpp).
 void populateRowFormAttentionToLinalgPatterns(RewritePatternSet &patterns);

@@ -51,11 +51,11 @@ func.func @grouped_any(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: t
 
 // -----
 
-// CHECK:      [seq-tile-attention] reference lowering at loc({{.*}}":[[@LINE+4]]:8): it has a score bias
+// CHECK:      [seq-tile-attention] reference lowering at loc({{.*}}":[[@LINE+4]]:8): its score bias is the same for every key (broadcast along the keys)
 // CHECK-NEXT: [seq-tile-attention] reference lowering at loc({{.*}}":[[@LINE+5]]:8): it is not f32, f16 or bf16 throughout
-func.func @reference(%q: tensor<1x2x8x4xf32>, %bias: tensor<1x2x8x8xf32>, %d: tensor<1x2x8x4xf64>)
+func.func @reference(%q: tensor<1x2x8x4xf32>, %bias: tensor<1x2x8x1xf32>, %d: tensor<1x2x8x4xf64>)
     -> (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf64>) {
-  %a = seq.attention %q, %q, %q bias(%bias : tensor<1x2x8x8xf32>)
+  %a = seq.attention %q, %q, %q bias(%bias : tensor<1x2x8x1xf32>)
       : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x8x4xf32>
   %e = seq.attention %d, %d, %d
       : tensor<1x2x8x4xf64>, tensor<1x2x8x4xf64>, tensor<1x2x8x4xf64> -> tensor<1x2x8x4xf64>

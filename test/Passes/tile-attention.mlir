@@ -118,7 +118,7 @@ func.func @alibi(%q: tensor<?x4x?x16xf32>, %k: tensor<?x2x?x16xf32>, %v: tensor<
 //       CHECK:   %[[POS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xf32>)
 //       CHECK:     linalg.index 0
 //       CHECK:     arith.uitofp
-//       CHECK:   scf.forall (%{{.*}}, %[[H:.*]], %{{.*}}) in
+//       CHECK:   scf.forall (%{{.*}}, %[[H:[^,)]*]], %{{.*}}) in
 //       CHECK:     %[[SLOPE:.*]] = tensor.extract %arg3[%[[H]]] : tensor<?xf32>
 //       CHECK:     %[[QPOS:.*]] = tensor.extract_slice %[[POS]]
 //       CHECK:     scf.for %[[K0:.*]] = %c0 to
@@ -133,10 +133,13 @@ func.func @alibi(%q: tensor<?x4x?x16xf32>, %k: tensor<?x2x?x16xf32>, %v: tensor<
 
 // Decode: one query of one head against a cache of keys, with lengths. The
 // units (batch x heads x query tiles = 1) are fewer than 8, so at run time
-// the keys split into min(8, n_k / 512) chunks of whole key tiles: a first
-// forall over the chunks gives each chunk's partial state (its keys end at
-// the length), a second one merges them (seq.attention_finalize over the
-// chunks); with one chunk, the plain form.
+// the keys split into min(8, n_k / 512) chunks of whole key tiles when
+// that makes two or more (n_k >= 1024): a first forall over the chunks
+// gives each chunk's partial state (its keys end at the length), a second
+// one merges them (seq.attention_finalize over the chunks); otherwise, the
+// plain form. The partial states are made before the test, with room for 8
+// chunks (0 without the split), so that their size is known at the
+// function's entry (the arena) and no allocation ends a thread team.
 func.func @decode(%q: tensor<1x1x1x64xf32>, %k: tensor<1x1x?x64xf32>, %v: tensor<1x1x?x64xf32>, %len: tensor<1xi32>) -> tensor<1x1x1x64xf32> {
   %o = seq.attention %q, %k, %v lengths(%len : tensor<1xi32>)
       : tensor<1x1x1x64xf32>, tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32> -> tensor<1x1x1x64xf32>
@@ -144,15 +147,16 @@ func.func @decode(%q: tensor<1x1x1x64xf32>, %k: tensor<1x1x?x64xf32>, %v: tensor
 }
 // CHECK-LABEL: func.func @decode(
 //       CHECK:   %[[NK:.*]] = tensor.dim %arg1, %c2
-//       CHECK:   %[[MOST0:.*]] = arith.divui %[[NK]], %c512
-//       CHECK:   %[[MOST:.*]] = arith.maxui %[[MOST0]], %c1
-//       CHECK:   %[[SPLITS:.*]] = arith.minui %[[MOST]], %c8
-//       CHECK:   %[[SPLIT:.*]] = arith.cmpi ugt, %[[SPLITS]], %c1
+//       CHECK:   %[[SPLIT:.*]] = arith.cmpi uge, %[[NK]], %c1024
+//       CHECK:   %[[ROOM:.*]] = arith.select %[[SPLIT]], %c8, %c0
+//       CHECK:   %[[ACCS:.*]] = bufferization.alloc_tensor(%[[ROOM]]) : tensor<1x1x?x1x64xf32>
 //       CHECK:   scf.if %[[SPLIT]]
+//       CHECK:     %[[MOST:.*]] = arith.divui %[[NK]], %c512
+//       CHECK:     %[[SPLITS:.*]] = arith.minui %[[MOST]], %c8
 //       CHECK:     %[[PER:.*]] = arith.ceildivui %[[NK]], %[[SPLITS]]
 //       CHECK:     %[[TILES:.*]] = arith.ceildivui %[[PER]], %c64
 //       CHECK:     %[[CHUNK:.*]] = arith.muli %[[TILES]], %c64
-//       CHECK:     %[[PARTS:.*]]:3 = scf.forall (%[[S:.*]]) in (%[[SPLITS]]) shared_outs(
+//       CHECK:     %[[PARTS:.*]]:3 = scf.forall (%[[S:.*]]) in (%[[SPLITS]]) shared_outs(%{{.*}} = %[[ACCS]],
 //       CHECK:       %[[C0:.*]] = arith.muli %[[S]], %[[CHUNK]]
 //       CHECK:       %[[C1:.*]] = arith.addi %[[C0]], %[[CHUNK]]
 //       CHECK:       %[[END:.*]] = arith.minui %[[NK]], %[[C1]]
@@ -173,16 +177,57 @@ func.func @decode(%q: tensor<1x1x1x64xf32>, %k: tensor<1x1x?x64xf32>, %v: tensor
 // OPTS-LABEL: func.func @decode(
 //   OPTS-NOT:   scf.if
 //       OPTS:   scf.for %{{.*}} step %c128
-// REMARK: tile-attention.mlir:[[@LINE-35]]:8: remark: {{.*}}; no positional mask: every tile full; with fewer than 8 units at run time, the keys split into chunks of at least 512 keys across the cores, their partial states merged (flash-decoding); the key range ends at the lengths
+// REMARK: tile-attention.mlir:[[@LINE-36]]:8: remark: {{.*}}; no positional mask: every tile full; with fewer than 8 units at run time, the keys split into chunks of at least 512 keys across the cores, their partial states merged (flash-decoding); the key range ends at the lengths
 
 // -----
 
-// Must not fire: a score bias tensor, f64, dynamic head counts. The op
-// stays for the reference lowering, which materializes the scores, and
-// says why.
-func.func @reference(%q: tensor<1x2x8x4xf32>, %bias: tensor<1x2x8x8xf32>, %d: tensor<1x2x8x4xf64>, %g: tensor<1x?x8x4xf32>)
+// A score bias: each tile reads its slice, [c] where the bias is the same
+// for every query of the tile (BERT's key padding [b, 1, 1, n_k]: one row
+// per batch row, also in the grouped decode form, whose stacked heads share
+// it), [r, c] where it varies along the queries (a bias of rank 3,
+// [heads, n_q, n_k], aligned with the scores' last dimensions). A dynamic
+// dimension of the bias, or one the scores have dynamic, is checked against
+// the scores' at run time.
+func.func @bias(%q: tensor<?x2x?x4xf32>, %k: tensor<?x1x?x4xf32>, %pad: tensor<?x1x1x?xf32>, %full: tensor<2x?x?xf32>)
+    -> (tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>) {
+  %a = seq.attention %q, %k, %k bias(%pad : tensor<?x1x1x?xf32>)
+      : tensor<?x2x?x4xf32>, tensor<?x1x?x4xf32>, tensor<?x1x?x4xf32> -> tensor<?x2x?x4xf32>
+  %b = seq.attention %q, %k, %k bias(%full : tensor<2x?x?xf32>)
+      : tensor<?x2x?x4xf32>, tensor<?x1x?x4xf32>, tensor<?x1x?x4xf32> -> tensor<?x2x?x4xf32>
+  return %a, %b : tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>
+}
+// CHECK-LABEL: func.func @bias(
+//  CHECK-SAME:     %[[PAD:[^:]*]]: tensor<?x1x1x?xf32>, %[[FULL:[^:]*]]: tensor<2x?x?xf32>)
+//       CHECK:   cf.assert %{{.*}}, "seq.attention: dimension 0 of the score bias differs from the scores'"
+//       CHECK:   cf.assert %{{.*}}, "seq.attention: dimension 3 of the score bias differs from the scores'"
+//       CHECK:   scf.if
+// The grouped decode form: the 2 heads of the one query share the row.
+//       CHECK:     scf.forall (%[[B:[^,)]*]]{{.*}}) in
+//       CHECK:       scf.for %[[K0:[^ ]*]] =
+//       CHECK:         %[[T:.*]] = tensor.extract_slice %[[PAD]][%[[B]], 0, 0, %[[K0]]] [1, 1, 1, %{{.*}}] [1, 1, 1, 1] : tensor<?x1x1x?xf32> to tensor<?xf32>
+//       CHECK:         seq.online_attention {{.*}} bias(%[[T]] : tensor<?xf32>) : tensor<2x4xf32>,
+//       CHECK:   } else {
+//       CHECK:     scf.forall (%[[B:[^,)]*]], %{{.*}}, %{{.*}}) in
+//       CHECK:       scf.for %[[K0:[^ ]*]] =
+//       CHECK:         %[[T:.*]] = tensor.extract_slice %[[PAD]][%[[B]], 0, 0, %[[K0]]] [1, 1, 1, %{{.*}}] [1, 1, 1, 1] : tensor<?x1x1x?xf32> to tensor<?xf32>
+//       CHECK:         seq.online_attention {{.*}} bias(%[[T]] : tensor<?xf32>) : tensor<?x4xf32>,
+//       CHECK:   cf.assert %{{.*}}, "seq.attention: dimension 1 of the score bias differs from the scores'"
+//       CHECK:   cf.assert %{{.*}}, "seq.attention: dimension 2 of the score bias differs from the scores'"
+//       CHECK:   scf.forall
+//       CHECK:     scf.for %[[K0:[^ ]*]] =
+//       CHECK:       %[[T:.*]] = tensor.extract_slice %[[FULL]][%{{[^,]*}}, %{{[^,]*}}, %[[K0]]] [1, %{{[^,]*}}, %{{[^,]*}}] [1, 1, 1] : tensor<2x?x?xf32> to tensor<?x?xf32>
+//       CHECK:       seq.online_attention {{.*}} bias(%[[T]] : tensor<?x?xf32>)
+// REMARK: tile-attention.mlir:[[@LINE-27]]:8: remark: attention tiled: {{.*}}; the score bias added in the tile (one row of it per query tile); with one query per head
+// REMARK: tile-attention.mlir:[[@LINE-26]]:8: remark: attention tiled: {{.*}}; the score bias added in the tile{{$}}
+
+// -----
+
+// Must not fire: a score bias that is the same for every key, f64, dynamic
+// head counts. The op stays for the reference lowering, which materializes
+// the scores, and says why.
+func.func @reference(%q: tensor<1x2x8x4xf32>, %bias: tensor<1x2x8x1xf32>, %d: tensor<1x2x8x4xf64>, %g: tensor<1x?x8x4xf32>)
     -> (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf64>, tensor<1x?x8x4xf32>) {
-  %a = seq.attention %q, %q, %q bias(%bias : tensor<1x2x8x8xf32>)
+  %a = seq.attention %q, %q, %q bias(%bias : tensor<1x2x8x1xf32>)
       : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x8x4xf32>
   %e = seq.attention %d, %d, %d
       : tensor<1x2x8x4xf64>, tensor<1x2x8x4xf64>, tensor<1x2x8x4xf64> -> tensor<1x2x8x4xf64>
@@ -196,7 +241,7 @@ func.func @reference(%q: tensor<1x2x8x4xf32>, %bias: tensor<1x2x8x8xf32>, %d: te
 //       CHECK:   seq.attention %arg2, %arg2, %arg2 :
 //       CHECK:   seq.attention %arg3, %arg3, %arg3 :
 //   CHECK-NOT:   scf.forall
-// REMARK: tile-attention.mlir:[[@LINE-14]]:8: remark: attention takes the reference lowering, which materializes the scores: it has a score bias
+// REMARK: tile-attention.mlir:[[@LINE-14]]:8: remark: attention takes the reference lowering, which materializes the scores: its score bias is the same for every key (broadcast along the keys)
 // REMARK: tile-attention.mlir:[[@LINE-13]]:8: remark: attention takes the reference lowering, which materializes the scores: it is not f32, f16 or bf16 throughout
 // REMARK: tile-attention.mlir:[[@LINE-12]]:8: remark: attention takes the reference lowering, which materializes the scores: its head counts or head sizes are not static
 

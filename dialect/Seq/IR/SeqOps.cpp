@@ -888,6 +888,19 @@ LogicalResult OnlineAttentionOp::verify() {
   } else if (getQueryPositions() || getKeyPositions()) {
     return emitOpError() << "expected positions only with an ALiBi slope";
   }
+  if (Value bias = getBias()) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1 && biasType.getRank() != 2)
+      return emitOpError() << "expected 'bias' of rank 1 ([c]) or 2 ([r, c]), "
+                              "got "
+                           << biasType;
+    if (failed(binder.bind("'bias'", biasType,
+                           biasType.getRank() == 1
+                               ? ArrayRef<StringRef>{"c"}
+                               : ArrayRef<StringRef>{"r", "c"},
+                           nullptr, /*sameElementType=*/false)))
+      return failure();
+  }
   return success();
 }
 

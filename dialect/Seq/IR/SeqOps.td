@@ -576,6 +576,7 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
 
     ```
     s    = query key^T                      [r, c]
+    s    = s + bias                         with `bias`
     s    = s - slope |pq[row] - pk[col]|    with `alibi`
     s    = -inf where `mask` hides (i, j)   with `mask`
     max' = max(max, rowmax(s))
@@ -593,7 +594,12 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
     ends the key range at the length. `alibi(slope, pq, pk)` adds ALiBi's
     bias from the head's slope and the positions of the tile's queries
     `pq: [r]` and keys `pk: [c]` as floats (slices of one table, so that
-    the bias is float arithmetic only).
+    the bias is float arithmetic only). `bias` is the tile's slice of an
+    additive score bias (`seq.attention`'s): `[r, c]`, or `[c]` when every
+    query of the tile has the same one (a key-padding bias); f32, or bf16 or
+    f16 widened where it is added. A bias may hide keys with `-inf`: a row
+    of a tile that sees no finite score leaves the state as it was, and a
+    row that never sees one gives zeros.
 
     `query`, `key` and `value` are f32, or bf16 or f16 read in place (the
     tiling of bf16 and f16 attention on the CPU): the products widen (or
@@ -627,6 +633,7 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
                        Optional<F32>:$slope,
                        Optional<RankedTensorOf<[F32]>>:$query_positions,
                        Optional<RankedTensorOf<[F32]>>:$key_positions,
+                       Optional<RankedTensorOf<[F32, BF16, F16]>>:$bias,
                        OptionalAttr<Seq_MaskAttr>:$mask,
                        OptionalAttr<F32Attr>:$scale,
                        UnitAttr:$key_transposed);
@@ -638,6 +645,7 @@ def Seq_OnlineAttentionOp : Seq_Op<"online_attention",
     (`offsets` `(` $offsets^ `)`)?
     (`alibi` `(` $slope^ `,` $query_positions `,` $key_positions `:`
        type($query_positions) `,` type($key_positions) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
     type($acc) `,` type($max) `,` type($sum)
   }];

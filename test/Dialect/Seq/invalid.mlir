@@ -795,6 +795,24 @@ func.func @online_attention_key_positions(%q: tensor<?x64xf32>, %k: tensor<8x64x
 
 // -----
 
+func.func @online_attention_bias_rank(%q: tensor<?x64xf32>, %m: tensor<?xf32>, %b: tensor<1x?x?xf32>) {
+  // expected-error @+1 {{expected 'bias' of rank 1 ([c]) or 2 ([r, c]), got 'tensor<1x?x?xf32>'}}
+  %0:3 = seq.online_attention %q, %q, %q, %q, %m, %m bias(%b : tensor<1x?x?xf32>)
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_bias_keys(%q: tensor<16x64xf32>, %k: tensor<8x64xf32>, %m: tensor<16xf32>, %b: tensor<16x4xf32>) {
+  // expected-error @+1 {{'bias' expected shape [r, c] with c = 8 (dim 0 of 'key'), got 'tensor<16x4xf32>'}}
+  %0:3 = seq.online_attention %q, %k, %k, %q, %m, %m bias(%b : tensor<16x4xf32>)
+      : tensor<16x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<16x64xf32>, tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
 func.func @attention_finalize_rank(%acc: tensor<?xf32>) {
   // expected-error @+1 {{expected 'acc' of rank 2 ([r, d_v]) or 3 ([p, r, d_v]), got 'tensor<?xf32>'}}
   %0 = seq.attention_finalize %acc, %acc, %acc : tensor<?xf32>, tensor<?xf32>, tensor<?xf32> -> tensor<?x64xf32>

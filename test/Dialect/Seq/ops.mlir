@@ -310,13 +310,14 @@ func.func @attention_query_offsets(%q: tensor<2x8x4x64xf32>, %k: tensor<2x2x9x64
 // -----
 
 // The tile ops of seq-tile-attention: a full tile, a partial tile with its
-// offsets and mask, ALiBi with the tile's positions, and the finalization of
-// one state and of partial states (flash-decoding).
+// offsets and mask, ALiBi with the tile's positions, a score bias's tile
+// ([c] or [r, c], f32 or narrow), and the finalization of one state and of
+// partial states (flash-decoding).
 // CHECK-LABEL: func.func @online_attention
 func.func @online_attention(%q: tensor<?x64xf32>, %k: tensor<?x64xf32>, %v: tensor<?x32xf32>,
                             %acc: tensor<?x32xf32>, %m: tensor<?xf32>, %l: tensor<?xf32>,
                             %i0: index, %j0: index, %slope: f32,
-                            %pq: tensor<?xf32>, %pk: tensor<?xf32>) {
+                            %pq: tensor<?xf32>, %pk: tensor<?xf32>, %bias: tensor<?x?xbf16>) {
   // CHECK: seq.online_attention %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
   %0:3 = seq.online_attention %q, %k, %v, %acc, %m, %l
       : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
@@ -325,6 +326,12 @@ func.func @online_attention(%q: tensor<?x64xf32>, %k: tensor<?x64xf32>, %v: tens
       : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
   // CHECK: seq.online_attention %{{.+}} alibi(%{{.+}}, %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xf32>) :
   %2:3 = seq.online_attention %q, %k, %v, %acc, %m, %l alibi(%slope, %pq, %pk : tensor<?xf32>, tensor<?xf32>)
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
+  // CHECK: seq.online_attention %{{.+}} bias(%{{.+}} : tensor<?xf32>) :
+  %3:3 = seq.online_attention %q, %k, %v, %acc, %m, %l bias(%pk : tensor<?xf32>)
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
+  // CHECK: seq.online_attention %{{.+}} offsets(%{{.+}}, %{{.+}}) bias(%{{.+}} : tensor<?x?xbf16>) {mask = #seq.mask<causal = true>}
+  %4:3 = seq.online_attention %q, %k, %v, %acc, %m, %l offsets(%i0, %j0) bias(%bias : tensor<?x?xbf16>) {mask = #seq.mask<causal = true>}
       : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>, tensor<?xf32>, tensor<?xf32>
   return
 }

@@ -126,6 +126,48 @@ func.func @alibi_tiles(%q: tensor<?x16xf32>, %acc: tensor<?x16xf32>, %m: tensor<
 
 // -----
 
+// A score bias's tile: s + bias in the elementwise generic after the
+// product, [c] (a key-padding bias, the same for every row) through the
+// columns' map, [r, c] through the identity, bf16 widened there; with
+// ALiBi, the bias before the distance term; on a partial tile, in the
+// mask's generic.
+// CHECK-DAG:   #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG:   #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG:   #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @bias_tiles(
+//  CHECK-SAME:     %[[SLOPE:[^:]*]]: f32, %[[PQ:[^:]*]]: tensor<?xf32>, %[[PK:[^:]*]]: tensor<?xf32>, %[[KB:[^:]*]]: tensor<?xf32>, %[[FB:[^:]*]]: tensor<?x?xbf16>)
+//       CHECK:   %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+//       CHECK:   linalg.generic {indexing_maps = [#[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[KB]] : tensor<?xf32>) outs(%[[S]] : tensor<?x?xf32>)
+//  CHECK-NEXT:   ^bb0(%[[B:.*]]: f32, %[[X:.*]]: f32):
+//  CHECK-NEXT:     %[[R:.*]] = arith.addf %[[X]], %[[B]]
+//  CHECK-NEXT:     linalg.yield %[[R]]
+//       CHECK:   linalg.generic {indexing_maps = [#[[ID2]], #[[ROW]], #[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[FB]], %[[PQ]], %[[PK]] : tensor<?x?xbf16>, tensor<?xf32>, tensor<?xf32>)
+//  CHECK-NEXT:   ^bb0(%[[B:.*]]: bf16, %[[I:.*]]: f32, %[[J:.*]]: f32, %[[X:.*]]: f32):
+//  CHECK-NEXT:     %[[B32:.*]] = arith.extf %[[B]] : bf16 to f32
+//  CHECK-NEXT:     %[[Y:.*]] = arith.addf %[[X]], %[[B32]]
+//  CHECK-NEXT:     %[[D:.*]] = arith.subf %[[I]], %[[J]]
+//  CHECK-NEXT:     %[[AD:.*]] = math.absf %[[D]]
+//  CHECK-NEXT:     %[[AL:.*]] = arith.mulf %[[SLOPE]], %[[AD]]
+//  CHECK-NEXT:     %[[R:.*]] = arith.subf %[[Y]], %[[AL]]
+//  CHECK-NEXT:     linalg.yield %[[R]]
+//       CHECK:   linalg.generic {indexing_maps = [#[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[KB]] : tensor<?xf32>)
+//       CHECK:     linalg.index
+//       CHECK:     arith.addf
+//       CHECK:     arith.select
+func.func @bias_tiles(%q: tensor<?x16xf32>, %acc: tensor<?x16xf32>, %m: tensor<?xf32>, %i0: index, %j0: index,
+                      %s: f32, %pq: tensor<?xf32>, %pk: tensor<?xf32>, %kb: tensor<?xf32>, %fb: tensor<?x?xbf16>)
+    -> (tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) {
+  %0:3 = seq.online_attention %q, %q, %q, %acc, %m, %m bias(%kb : tensor<?xf32>)
+      : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?xf32>, tensor<?xf32>
+  %1:3 = seq.online_attention %q, %q, %q, %acc, %m, %m alibi(%s, %pq, %pk : tensor<?xf32>, tensor<?xf32>) bias(%fb : tensor<?x?xbf16>)
+      : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?xf32>, tensor<?xf32>
+  %2:3 = seq.online_attention %q, %q, %q, %acc, %m, %m offsets(%i0, %j0) bias(%kb : tensor<?xf32>) {mask = #seq.mask<causal = true>}
+      : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?xf32>, tensor<?xf32>
+  return %0#0, %1#0, %2#0 : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>
+}
+
+// -----
+
 // Finalization: O / l in place, 0 where l = 0 (no key seen); with partial
 // states, M = max over the parts, then the sums and accumulators weighted
 // by exp(m_k - M) (0 for parts that saw no key), reduced over the parts.
@@ -180,11 +222,11 @@ func.func @stages(%q: tensor<?x8x?x64xf32>, %k: tensor<?x2x?x64xf32>, %v: tensor
 
 // -----
 
-// A score bias tensor and f64 take the reference lowering, which
-// materializes the scores.
-func.func @reference(%q: tensor<1x2x8x4xf32>, %bias: tensor<1x2x8x8xf32>, %d: tensor<1x2x8x4xf64>)
+// A score bias that is the same for every key and f64 take the reference
+// lowering, which materializes the scores.
+func.func @reference(%q: tensor<1x2x8x4xf32>, %bias: tensor<1x2x8x1xf32>, %d: tensor<1x2x8x4xf64>)
     -> (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf64>) {
-  %a = seq.attention %q, %q, %q bias(%bias : tensor<1x2x8x8xf32>)
+  %a = seq.attention %q, %q, %q bias(%bias : tensor<1x2x8x1xf32>)
       : tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32> -> tensor<1x2x8x4xf32>
   %e = seq.attention %d, %d, %d
       : tensor<1x2x8x4xf64>, tensor<1x2x8x4xf64>, tensor<1x2x8x4xf64> -> tensor<1x2x8x4xf64>
