@@ -217,55 +217,18 @@ struct AttentionLowering : public OpRewritePattern<AttentionOp> {
     if (group > 1)
       out = collapseHeads(rewriter, loc, out);
     if (normalizeOutput)
-      out = normalizeRows(rewriter, loc, out, rowSum);
+      out = buildRowScale(
+          rewriter, loc, out, rowSum,
+          createEmptyTensor(rewriter, loc,
+                            tensor::getMixedSizes(rewriter, loc, out),
+                            rewriter.getF32Type()),
+          /*axis=*/3);
     out = convertElementType(rewriter, loc, out, elementType);
     rewriter.replaceOp(op, castToType(rewriter, loc, out, resultType));
     return success();
   }
 
 private:
-  /// `out` [b, h, n_q, d_v] times the reciprocal of its row's sum of exps
-  /// `rowSum` [b, h, n_q], or 0 where the sum is not positive (a row whose
-  /// keys are all masked), as buildSafeSoftmax's probabilities are.
-  static Value normalizeRows(OpBuilder &b, Location loc, Value out,
-                             Value rowSum) {
-    MLIRContext *ctx = b.getContext();
-    auto rowType = cast<RankedTensorType>(rowSum.getType());
-    Type t = rowType.getElementType();
-    AffineMap rows = b.getMultiDimIdentityMap(3);
-    Value inverse =
-        linalg::GenericOp::create(
-            b, loc, rowType, rowSum,
-            createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, rowSum), t),
-            ArrayRef<AffineMap>{rows, rows}, getIteratorTypes(3),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value zero = createFloatConstant(nb, nloc, t, 0.0);
-              Value one = createFloatConstant(nb, nloc, t, 1.0);
-              Value positive = arith::CmpFOp::create(
-                  nb, nloc, arith::CmpFPredicate::OGT, args[0], zero);
-              Value r = arith::DivFOp::create(nb, nloc, one, args[0]);
-              linalg::YieldOp::create(
-                  nb, nloc,
-                  arith::SelectOp::create(nb, nloc, positive, r, zero)
-                      .getResult());
-            })
-            .getResult(0);
-    AffineMap identity = b.getMultiDimIdentityMap(4);
-    AffineMap rowMap = getProjectionMap(ctx, 4, {3});
-    return linalg::GenericOp::create(
-               b, loc, out.getType(), ValueRange{out, inverse},
-               createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, out), t),
-               ArrayRef<AffineMap>{identity, rowMap, identity},
-               getIteratorTypes(4),
-               [](OpBuilder &nb, Location nloc, ValueRange args) {
-                 linalg::YieldOp::create(
-                     nb, nloc,
-                     arith::MulFOp::create(nb, nloc, args[0], args[1])
-                         .getResult());
-               })
-        .getResult(0);
-  }
-
   /// Run-time checks of the sizes the verifier could not see.
   static void checkShapes(OpBuilder &b, Location loc, AttentionOp op,
                           ArrayRef<OpFoldResult> q, ArrayRef<OpFoldResult> k,
@@ -362,37 +325,6 @@ private:
         .getResult(0);
   }
 
-  /// `bias` and the map reading it in the loops over the scores: its
-  /// statically-1 dimensions (a key-padding bias [b, 1, 1, n_k]) collapsed
-  /// away, so that the map is a projected permutation (d0, d3), which the
-  /// CPU's row vectorizer and contraction epilogues take, rather than the
-  /// broadcast map's (d0, 0, 0, d3), which leaves the update to scalar loops.
-  static std::pair<Value, AffineMap>
-  readWithoutUnitDims(OpBuilder &b, Location loc, Value bias,
-                      RankedTensorType scoresType) {
-    MLIRContext *ctx = b.getContext();
-    auto type = cast<RankedTensorType>(bias.getType());
-    int64_t rank = type.getRank(), offset = scoresType.getRank() - rank;
-    SmallVector<ReassociationIndices> groups;
-    SmallVector<AffineExpr> exprs;
-    ReassociationIndices pending;
-    for (int64_t i = 0; i < rank; ++i) {
-      pending.push_back(i);
-      if (type.getDimSize(i) == 1)
-        continue;
-      groups.push_back(pending);
-      pending.clear();
-      exprs.push_back(getAffineDimExpr(offset + i, ctx));
-    }
-    if (groups.empty() || static_cast<int64_t>(groups.size()) == rank)
-      return {bias,
-              getBroadcastMap(ctx, type.getShape(), scoresType.getShape())};
-    // Trailing unit dimensions join the last kept one.
-    llvm::append_range(groups.back(), pending);
-    Value collapsed = tensor::CollapseShapeOp::create(b, loc, bias, groups);
-    return {collapsed, AffineMap::get(scoresType.getRank(), 0, exprs, ctx)};
-  }
-
   /// scores * scale + bias - slope[h] * |i - j|, then -inf where the mask
   /// hides the key: one elementwise generic over [b, h, n_q, n_k].
   static FailureOr<Value> buildScoreUpdate(PatternRewriter &b, AttentionOp op,
@@ -419,7 +351,9 @@ private:
                                        scoresType)))
         return failure();
       biasIndex = inputs.size();
-      auto [read, map] = readWithoutUnitDims(b, op.getLoc(), bias, scoresType);
+      // A key-padding bias [b, 1, 1, n_k] read as [b, n_k] through
+      // (d0, d3).
+      auto [read, map] = readBroadcastOperand(b, op.getLoc(), bias, scoresType);
       inputs.push_back(read);
       maps.push_back(map);
     }

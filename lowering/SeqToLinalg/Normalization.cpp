@@ -372,39 +372,14 @@ static Value buildRowBlocks(
 /// then 0); s = sum out; out = s > 0 ? out * (1 / s) : 0.
 static Value buildSoftmaxBlock(OpBuilder &b, Location loc, Value xBlock,
                                Value outBlock) {
-  MLIRContext *ctx = b.getContext();
-  Type f32 = b.getF32Type();
-  SmallVector<OpFoldResult> rowSizes = {tensor::getMixedSize(b, loc, xBlock, 0)};
-  AffineMap identity = b.getMultiDimIdentityMap(2);
-  AffineMap rowMap = getProjectionMap(ctx, 2, {1});
-  AffineMap rowIdentity = b.getMultiDimIdentityMap(1);
-
   // The exps and their row sums in one pass over the row, the exps into the
   // output block.
   Value rowMax = buildShiftMax(b, loc, xBlock, /*axis=*/1);
   auto [exps, rowSum] = buildExpsAndSums(b, loc, xBlock, rowMax, outBlock,
                                          /*axis=*/1);
-  // One division per row; the select keeps the reference's zeros where the
-  // sum is not positive (rows of only -inf, NaN rows).
-  Value scale = buildGeneric(
-      b, loc, rowSum, createEmptyTensor(b, loc, rowSizes, f32),
-      {rowIdentity, rowIdentity}, getIteratorTypes(1),
-      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        Type t = args[0].getType();
-        Value one = createFloatConstant(nb, nloc, t, 1.0);
-        return arith::DivFOp::create(nb, nloc, one, args[0]);
-      });
-  return buildGeneric(
-      b, loc, ValueRange{rowSum, scale}, exps, {rowMap, rowMap, identity},
-      getIteratorTypes(2),
-      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        Type t = args[0].getType();
-        Value zero = createFloatConstant(nb, nloc, t, 0.0);
-        Value positive = arith::CmpFOp::create(
-            nb, nloc, arith::CmpFPredicate::OGT, args[0], zero);
-        Value p = arith::MulFOp::create(nb, nloc, args[2], args[1]);
-        return arith::SelectOp::create(nb, nloc, positive, p, zero);
-      });
+  // One division per row; zeros where the sum is not positive (rows of
+  // only -inf, NaN rows), as the reference's.
+  return buildRowScale(b, loc, exps, rowSum, exps, /*axis=*/1);
 }
 
 /// The row-blocked forms, preferred over the reference lowerings where they

@@ -288,6 +288,32 @@ AffineMap mlir::seq::getBroadcastMap(MLIRContext *ctx,
   return AffineMap::get(resultShape.size(), 0, results, ctx);
 }
 
+std::pair<Value, AffineMap>
+mlir::seq::readBroadcastOperand(OpBuilder &b, Location loc, Value operand,
+                                RankedTensorType resultType) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(operand.getType());
+  int64_t rank = type.getRank(), offset = resultType.getRank() - rank;
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<AffineExpr> exprs;
+  ReassociationIndices pending;
+  for (int64_t i = 0; i < rank; ++i) {
+    pending.push_back(i);
+    if (type.getDimSize(i) == 1)
+      continue;
+    groups.push_back(pending);
+    pending.clear();
+    exprs.push_back(getAffineDimExpr(offset + i, ctx));
+  }
+  if (groups.empty() || static_cast<int64_t>(groups.size()) == rank)
+    return {operand,
+            getBroadcastMap(ctx, type.getShape(), resultType.getShape())};
+  // Trailing unit dimensions join the last kept one.
+  llvm::append_range(groups.back(), pending);
+  Value collapsed = tensor::CollapseShapeOp::create(b, loc, operand, groups);
+  return {collapsed, AffineMap::get(resultType.getRank(), 0, exprs, ctx)};
+}
+
 FailureOr<SmallVector<OpFoldResult>>
 mlir::seq::computeBroadcastSizes(OpBuilder &b, Operation *op,
                                  ValueRange operands,
@@ -378,16 +404,17 @@ FailureOr<Value> mlir::seq::buildElementwise(OpBuilder &b, Operation *op,
       computeBroadcastSizes(b, op, inputs, resultType);
   if (failed(sizes))
     return failure();
-  MLIRContext *ctx = b.getContext();
+  SmallVector<Value> reads;
   SmallVector<AffineMap> maps;
-  for (Value input : inputs)
-    maps.push_back(
-        getBroadcastMap(ctx, cast<RankedTensorType>(input.getType()).getShape(),
-                        resultType.getShape()));
+  for (Value input : inputs) {
+    auto [read, map] = readBroadcastOperand(b, loc, input, resultType);
+    reads.push_back(read);
+    maps.push_back(map);
+  }
   maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
   Value init = createEmptyTensor(b, loc, *sizes, resultType.getElementType());
   auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), inputs, init, maps,
+      b, loc, init.getType(), reads, init, maps,
       getIteratorTypes(resultType.getRank()),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value result = body(nb, nloc, args.drop_back());
@@ -433,19 +460,7 @@ Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   AffineMap rowMap = getProjectionMap(ctx, rank, {axis});
 
-  // m = max_axis x, starting from -inf.
-  Value negInf = createInfinity(b, loc, computeType, /*negative=*/true);
-  Value maxInit = createFilledTensor(b, loc, rowSizes, computeType, negInf);
-  Value rowMax =
-      linalg::GenericOp::create(
-          b, loc, maxInit.getType(), input, maxInit,
-          ArrayRef<AffineMap>{identity, rowMap}, getIteratorTypes(rank, {axis}),
-          [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value x = convertScalar(nb, nloc, args[0], computeType);
-            Value max = createShiftMax(nb, nloc, x, args[1]);
-            linalg::YieldOp::create(nb, nloc, max);
-          })
-          .getResult(0);
+  Value rowMax = buildShiftMax(b, loc, input, axis);
 
   // s = sum_axis exp(x - m), with createSafeMax's m for rows of only -inf.
   Value zero = createFloatConstant(b, loc, computeType, 0.0);
@@ -490,24 +505,58 @@ Value mlir::seq::buildSafeSoftmax(OpBuilder &b, Location loc, Value input,
 Value mlir::seq::buildShiftMax(OpBuilder &b, Location loc, Value input,
                                int64_t axis) {
   auto type = cast<RankedTensorType>(input.getType());
+  Type computeType = getComputeType(type.getElementType());
   int64_t rank = type.getRank();
   SmallVector<OpFoldResult> rowSizes = tensor::getMixedSizes(b, loc, input);
   rowSizes.erase(rowSizes.begin() + axis);
-  Value negInf = createInfinity(b, loc, type.getElementType(),
-                                /*negative=*/true);
-  Value init =
-      createFilledTensor(b, loc, rowSizes, type.getElementType(), negInf);
+  Value negInf = createInfinity(b, loc, computeType, /*negative=*/true);
+  Value init = createFilledTensor(b, loc, rowSizes, computeType, negInf);
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   AffineMap rowMap = getProjectionMap(b.getContext(), rank, {axis});
   return linalg::GenericOp::create(
              b, loc, init.getType(), input, init,
              ArrayRef<AffineMap>{identity, rowMap},
              getIteratorTypes(rank, {axis}),
-             [](OpBuilder &nb, Location nloc, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nloc, createShiftMax(nb, nloc, args[0], args[1]));
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value x = convertScalar(nb, nloc, args[0], computeType);
+               linalg::YieldOp::create(nb, nloc,
+                                       createShiftMax(nb, nloc, x, args[1]));
              })
       .getResult(0);
+}
+
+Value mlir::seq::buildRowScale(OpBuilder &b, Location loc, Value x,
+                               Value rowSum, Value init, int64_t axis) {
+  auto rowType = cast<RankedTensorType>(rowSum.getType());
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  AffineMap rows = b.getMultiDimIdentityMap(rowType.getRank());
+  Value inverse = buildGeneric(
+      b, loc, rowSum,
+      createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, rowSum),
+                        rowType.getElementType()),
+      {rows, rows}, getIteratorTypes(rowType.getRank()),
+      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value one = createFloatConstant(nb, nloc, args[0].getType(), 1.0);
+        return arith::DivFOp::create(nb, nloc, one, args[0]);
+      });
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap rowMap = getProjectionMap(b.getContext(), rank, {axis});
+  // In place when `init` is `x`: `x` is then read as the output.
+  SmallVector<Value> inputs = {rowSum, inverse};
+  SmallVector<AffineMap> maps = {rowMap, rowMap, identity};
+  if (x != init) {
+    inputs.push_back(x);
+    maps.push_back(identity);
+  }
+  return buildGeneric(
+      b, loc, inputs, init, maps, getIteratorTypes(rank),
+      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value zero = createFloatConstant(nb, nloc, args[0].getType(), 0.0);
+        Value positive = arith::CmpFOp::create(
+            nb, nloc, arith::CmpFPredicate::OGT, args[0], zero);
+        Value scaled = arith::MulFOp::create(nb, nloc, args[2], args[1]);
+        return arith::SelectOp::create(nb, nloc, positive, scaled, zero);
+      });
 }
 
 std::pair<Value, Value> mlir::seq::buildExpsAndSums(OpBuilder &b, Location loc,

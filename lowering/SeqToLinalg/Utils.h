@@ -138,6 +138,18 @@ LogicalResult assertEqualSizes(OpBuilder &b, Location loc, OpFoldResult lhs,
 AffineMap getBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
                           ArrayRef<int64_t> resultShape);
 
+/// `operand` and the map reading it in a loop nest over `resultType`: its
+/// statically-1 dimensions collapsed away (tensor.collapse_shape), so that
+/// the map is a projected permutation ((d0, d3) for [b, 1, 1, n] in a 4-D
+/// nest), which the CPU's row vectorizer and contraction epilogues take,
+/// rather than getBroadcastMap's constant 0 reads ((d0, 0, 0, d3)), whose
+/// loops are collapsed into one with an index division per element. An
+/// operand without unit dimensions, or with nothing else, keeps
+/// getBroadcastMap's map.
+std::pair<Value, AffineMap> readBroadcastOperand(OpBuilder &b, Location loc,
+                                                 Value operand,
+                                                 RankedTensorType resultType);
+
 /// Computes the sizes of `resultType` for the broadcast of `operands` and
 /// emits the run-time checks of the dynamic dimensions. Fails (with a
 /// diagnostic on `op`) when an operand has a higher rank than the result or
@@ -180,9 +192,17 @@ FailureOr<Value> buildElementwise(OpBuilder &b, Operation *op,
 /// not NaN, and huge logits do not overflow.
 Value buildSafeSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis);
 
-/// The maximum of the f32 `input` along `axis` (from -inf; `nnan nsz`, as
-/// it only shifts exps: createShiftMax).
+/// The maximum of `input` along `axis`, in `getComputeType` precision (from
+/// -inf; `nnan nsz`, as it only shifts exps: createShiftMax).
 Value buildShiftMax(OpBuilder &b, Location loc, Value input, int64_t axis);
+
+/// `x` times the reciprocal of its row's sum `rowSum` (`x`'s shape without
+/// `axis`), into `init` (which may be `x`): one division per row, and 0 where
+/// the sum is not positive (rows of only -inf, NaN rows), as buildSafeSoftmax's
+/// probabilities are. The normalization of softmax's row-blocked form and
+/// of the reference attention's CPU form (the rows of `exps V`).
+Value buildRowScale(OpBuilder &b, Location loc, Value x, Value rowSum,
+                    Value init, int64_t axis);
 
 /// The exps `exp(x - m)` of the f32 `input` along `axis`, written into
 /// `expsInit` (of `input`'s shape), and their sums along the axis, as one

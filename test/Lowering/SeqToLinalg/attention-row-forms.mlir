@@ -1,8 +1,9 @@
 // RUN: seq-opt %s --convert-seq-to-linalg="row-forms=1" --canonicalize --cse -split-input-file | FileCheck %s
 // RUN: seq-opt %s --convert-seq-to-linalg --canonicalize --cse -split-input-file | FileCheck %s --check-prefix=REF
 
-// Attention that seq-tile-attention left (a score bias, as BERT's padding
-// mask) with row-forms: the scores' row maximum (nnan nsz), the exps and
+// Attention with a score bias, which seq-tile-attention tiles unless the
+// bias is the same for every key (this file's inputs are the conversion's
+// alone), with row-forms: the scores' row maximum (nnan nsz), the exps and
 // their row sums as one reduction with two outputs (no probabilities that
 // elementwise fusion would recompute in the P V contraction for each of the
 // d_v columns), exps @ v, then each output row times the reciprocal of its
@@ -19,11 +20,11 @@
 //   CHECK-NOT:     arith.divf
 //       CHECK:     linalg.yield
 //       CHECK:   %[[INV:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[ES]]#1 : tensor<2x4x?xf32>)
+//       CHECK:     arith.divf
+//       CHECK:   %[[O:.+]] = linalg.generic {{.+}} ins(%[[ES]]#1, %[[INV]], %[[PV]] : tensor<2x4x?xf32>, tensor<2x4x?xf32>, tensor<2x4x?x32xf32>)
 //       CHECK:     %[[POS:.+]] = arith.cmpf ogt
-//       CHECK:     %[[R:.+]] = arith.divf
+//       CHECK:     %[[R:.+]] = arith.mulf
 //       CHECK:     arith.select %[[POS]], %[[R]]
-//       CHECK:   %[[O:.+]] = linalg.generic {{.+}} ins(%[[PV]], %[[INV]] : tensor<2x4x?x32xf32>, tensor<2x4x?xf32>)
-//       CHECK:     arith.mulf
 //       CHECK:   return %[[O]]
 // The reference form: the probabilities, exps divided by the sums, then P V.
 // REF-LABEL: func.func @bias

@@ -23,19 +23,42 @@ func.func @add_broadcast_rank(%a: tensor<?x64xf32>, %b: tensor<64xf32>) -> tenso
 
 // -----
 
-// Statically-1 dimensions broadcast: they are read at index 0.
-// CHECK-DAG: #[[COL:.+]] = affine_map<(d0, d1) -> (d0, 0)>
-// CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (0, d1)>
+// Statically-1 dimensions broadcast: they are collapsed away, and the
+// operand is read through a projected permutation (which the CPU's row
+// vectorizer takes; a constant 0 in the map would leave an index division
+// per element once the loops are collapsed). A [?, 1, 1, ?] operand in a
+// 4-D nest is read as [?, ?] through (d0, d3); one of only unit dimensions
+// keeps its constant map.
+// CHECK-DAG: #[[COL:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[PAD:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+// CHECK-DAG: #[[ONE:.+]] = affine_map<(d0, d1, d2, d3) -> (0, 0)>
+// CHECK-DAG: #[[ID4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @mul_outer
-//  CHECK-SAME:   %[[A:.+]]: tensor<?x1xf32>, %[[B:.+]]: tensor<1x?xf32>
+//  CHECK-SAME:   %[[A:.+]]: tensor<?x1xf32>, %[[B:.+]]: tensor<1x?xf32>, %[[S:.+]]: tensor<?x4x8x?xf32>, %[[M:.+]]: tensor<?x1x1x?xf32>, %[[U:.+]]: tensor<1x1xf32>
 //   CHECK-NOT:   cf.assert
+//   CHECK-DAG:   %[[AC:.+]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1]] : tensor<?x1xf32> into tensor<?xf32>
+//   CHECK-DAG:   %[[BC:.+]] = tensor.collapse_shape %[[B]] {{\[\[}}0, 1]] : tensor<1x?xf32> into tensor<?xf32>
 //       CHECK:   linalg.generic
 //  CHECK-SAME:     indexing_maps = [#[[COL]], #[[ROW]], #[[ID]]]
+//  CHECK-SAME:     ins(%[[AC]], %[[BC]] :
 //       CHECK:     arith.mulf
-func.func @mul_outer(%a: tensor<?x1xf32>, %b: tensor<1x?xf32>) -> tensor<?x?xf32> {
+//       CHECK:   %[[MC:.+]] = tensor.collapse_shape %[[M]] {{\[\[}}0], [1, 2, 3]] : tensor<?x1x1x?xf32> into tensor<?x?xf32>
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     indexing_maps = [#[[ID4]], #[[PAD]], #[[ID4]]]
+//  CHECK-SAME:     ins(%[[S]], %[[MC]] :
+//       CHECK:     arith.addf
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     indexing_maps = [#[[ID4]], #[[ONE]], #[[ID4]]]
+//  CHECK-SAME:     ins(%[[S]], %[[U]] :
+func.func @mul_outer(%a: tensor<?x1xf32>, %b: tensor<1x?xf32>, %s: tensor<?x4x8x?xf32>, %m: tensor<?x1x1x?xf32>,
+                     %u: tensor<1x1xf32>)
+    -> (tensor<?x?xf32>, tensor<?x4x8x?xf32>, tensor<?x4x8x?xf32>) {
   %0 = seq.mul %a, %b : tensor<?x1xf32>, tensor<1x?xf32> -> tensor<?x?xf32>
-  return %0 : tensor<?x?xf32>
+  %1 = seq.add %s, %m : tensor<?x4x8x?xf32>, tensor<?x1x1x?xf32> -> tensor<?x4x8x?xf32>
+  %2 = seq.add %s, %u : tensor<?x4x8x?xf32>, tensor<1x1xf32> -> tensor<?x4x8x?xf32>
+  return %0, %1, %2 : tensor<?x?xf32>, tensor<?x4x8x?xf32>, tensor<?x4x8x?xf32>
 }
 
 // -----
