@@ -153,6 +153,15 @@ public:
         .getResult(0);
   }
 
+  /// A run-time check that dimension `dim` of `tensor` is `expected`.
+  void assertSize(Value tensor, int64_t dim, Value expected,
+                  const Twine &message) {
+    Value size = tensor::DimOp::create(b, loc, tensor, dim);
+    Value same =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, expected);
+    cf::AssertOp::create(b, loc, same, b.getStringAttr(message));
+  }
+
   Value filled(ArrayRef<OpFoldResult> sizes, double v) {
     Type f32 = b.getF32Type();
     Value init = tensor::EmptyOp::create(b, loc, sizes, f32);
@@ -941,14 +950,9 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
   queryOffsets = op.getQueryOffsets();
   if (queryOffsets &&
       cast<RankedTensorType>(queryOffsets.getType()).isDynamicDim(0)) {
-    Value size = tensor::DimOp::create(b, loc, queryOffsets, 0);
-    Value same = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, size,
-        tensor::DimOp::create(b, loc, op.getQuery(), 0));
-    cf::AssertOp::create(
-        b, loc, same,
-        b.getStringAttr(
-            "seq.attention: query_offsets size differs from the batch"));
+    tb.assertSize(queryOffsets, 0,
+                  tensor::DimOp::create(b, loc, op.getQuery(), 0),
+                  "seq.attention: query_offsets size differs from the batch");
   }
   batch = tensor::DimOp::create(b, loc, op.getQuery(), 0);
   nq = tensor::DimOp::create(b, loc, op.getQuery(), 2);
@@ -971,13 +975,9 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
           (biasType.getDimSize(i) == staticScores[skip + i] &&
            !biasType.isDynamicDim(i)))
         continue;
-      Value size = tensor::DimOp::create(b, loc, bias, i);
-      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size,
-                                         scoreSizes[skip + i]);
-      cf::AssertOp::create(
-          b, loc, same,
-          b.getStringAttr("seq.attention: dimension " + Twine(i) +
-                          " of the score bias differs from the scores'"));
+      tb.assertSize(bias, i, scoreSizes[skip + i],
+                    "seq.attention: dimension " + Twine(i) +
+                        " of the score bias differs from the scores'");
     }
   }
 
@@ -1013,12 +1013,8 @@ void AttentionTiler::rewrite(RewriterBase &rewriter) {
 
   if (alibi) {
     if (cast<RankedTensorType>(alibi.getType()).isDynamicDim(0)) {
-      Value size = tensor::DimOp::create(b, loc, alibi, 0);
-      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         size, tb.idx(heads));
-      cf::AssertOp::create(
-          b, loc, same,
-          b.getStringAttr("seq.attention: alibi size differs from the heads"));
+      tb.assertSize(alibi, 0, tb.idx(heads),
+                    "seq.attention: alibi size differs from the heads");
     }
     // Positions 0, 1, ..., max(n_q, n_k) - 1 as f32, once per call; the
     // tiles' positions are slices of it.

@@ -186,10 +186,8 @@ struct OnlineAttentionLowering : public OpRewritePattern<OnlineAttentionOp> {
     auto addBias = [&](OpBuilder &gb, Location gl, ValueRange a) -> Value {
       Value x = scaled(gb, gl, a.back());
       if (bias) {
-        Value term = a.front();
-        if (!term.getType().isF32())
-          term = arith::ExtFOp::create(gb, gl, gb.getF32Type(), term);
-        x = arith::AddFOp::create(gb, gl, x, term);
+        x = arith::AddFOp::create(
+            gb, gl, x, convertScalar(gb, gl, a.front(), gb.getF32Type()));
         a = a.drop_front();
       }
       if (!slope)
