@@ -281,8 +281,15 @@ private:
   /// K [b, kv heads, n_k, d] into `into` [b, kv heads, tiles, d, key-block]
   /// (zeros past n_k).
   Value packKeyTiles(OpBuilder &b, Value into);
-  /// The split-key form over `splits` chunks of the keys.
-  Value splitForm(OpBuilder &b, Value splits);
+  /// The split-key form over `splits` chunks of the keys, its partial
+  /// states (accumulators, maxima, sums) in `partials` (splitPartials, room
+  /// for `splits` chunks or more).
+  Value splitForm(OpBuilder &b, Value splits, ValueRange partials);
+  /// The split-key form's partial states of [batch, heads, chunks, n_q
+  /// (, d_v)], made before the test of whether to split: an allocation
+  /// inside a branch would neither get a place in the arena
+  /// (seq-plan-memory) nor let the layer run in one thread team.
+  SmallVector<Value> splitPartials(OpBuilder &b, Value chunks);
   /// Whether the grouped decode form applies: grouped-query attention
   /// whose query heads see the same keys (no ALiBi slope or score bias per
   /// head, no global tokens).
@@ -660,7 +667,21 @@ Value AttentionTiler::plainOrPackedForm(OpBuilder &b) {
   return ifOp.getResult(0);
 }
 
-Value AttentionTiler::splitForm(OpBuilder &b, Value splits) {
+SmallVector<Value> AttentionTiler::splitPartials(OpBuilder &b, Value chunks) {
+  Location loc = op.getLoc();
+  // alloc_tensor rather than tensor.empty, as in groupedPartials.
+  auto make = [&](ArrayRef<int64_t> inner) -> Value {
+    SmallVector<int64_t> shape{ShapedType::kDynamic, heads,
+                               ShapedType::kDynamic, ShapedType::kDynamic};
+    shape.append(inner.begin(), inner.end());
+    auto type = RankedTensorType::get(shape, b.getF32Type());
+    return bufferization::AllocTensorOp::create(b, loc, type,
+                                                ValueRange{batch, chunks, nq});
+  };
+  return {make({dv}), make({}), make({})};
+}
+
+Value AttentionTiler::splitForm(OpBuilder &b, Value splits, ValueRange states) {
   Location loc = op.getLoc();
   TileBuilder tb(b, loc);
   Value step = tb.idx(options.keyBlock);
@@ -669,16 +690,9 @@ Value AttentionTiler::splitForm(OpBuilder &b, Value splits) {
   OpFoldResult H = b.getIndexAttr(heads), Dv = b.getIndexAttr(dv);
   OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
   Type f32 = b.getF32Type();
-  Value accs = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, H, splits, nq, Dv}, f32);
-  Value maxs = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, H, splits, nq}, f32);
-  Value sums = tensor::EmptyOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, H, splits, nq}, f32);
   auto partials = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{batch, H, qBlocks, splits},
-      ValueRange{accs, maxs, sums}, std::nullopt,
-      [&](OpBuilder &fb, Location, ValueRange args) {
+      b, loc, ArrayRef<OpFoldResult>{batch, H, qBlocks, splits}, states,
+      std::nullopt, [&](OpBuilder &fb, Location, ValueRange args) {
         setTile(fb, args.take_front(3));
         TileBuilder cb(fb, loc);
         Value c0 = cb.mul(args[3], chunk);
@@ -887,21 +901,29 @@ Value AttentionTiler::generalForm(OpBuilder &b) {
   // Split the keys when the (batch, head, query tile) units are fewer
   // than `split-units`: into enough chunks to make that many units, of at
   // least `split-min-keys` keys each.
-  Value units = tb.mul(tb.mul(batch, tb.idx(heads)), qBlocks);
-  Value wanted =
-      tb.ceilDiv(tb.idx(options.splitUnits), tb.max(units, tb.idx(1)));
-  Value most =
-      tb.max(tb.floorDiv(nk, tb.idx(options.splitMinKeys)), tb.idx(1));
-  Value splits = tb.min(wanted, most);
-  Value split = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                      splits, tb.idx(1));
+  // That is, when there are fewer units than `split-units` and at least
+  // two chunks' worth of keys.
+  Value units =
+      tb.max(tb.mul(tb.mul(batch, tb.idx(heads)), qBlocks), tb.idx(1));
+  Value split = arith::AndIOp::create(
+      b, loc, tb.ult(units, tb.idx(options.splitUnits)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, nk,
+                            tb.idx(2 * options.splitMinKeys)));
+  // The partial states have room for the most chunks (`split-units`), and
+  // none where the keys are not split: their size then has no division by
+  // a run-time value, which the memory plan could not compute at the
+  // function's entry, before the checks that guard it.
+  SmallVector<Value> partials =
+      splitPartials(b, tb.select(split, tb.idx(options.splitUnits), tb.idx(0)));
   Type type = RankedTensorType::get(
       {ShapedType::kDynamic, heads, ShapedType::kDynamic, dv}, b.getF32Type());
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, split,
                                 /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  Value s = splitForm(b, splits);
+  Value wanted = tb.ceilDiv(tb.idx(options.splitUnits), units);
+  Value most = tb.floorDiv(nk, tb.idx(options.splitMinKeys));
+  Value s = splitForm(b, tb.min(wanted, most), partials);
   scf::YieldOp::create(b, loc,
                        tensor::CastOp::create(b, loc, type, s).getResult());
   b.setInsertionPointToStart(ifOp.elseBlock());

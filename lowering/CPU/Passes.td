@@ -740,6 +740,16 @@ def SeqCPUStackScratch : Pass<"seq-cpu-stack-scratch", "::mlir::ModuleOp"> {
     - takes at most `max-bytes`, and the slots of one region at most
       `max-region-bytes` together (worker threads' stacks are a few MiB).
 
+    Buffers that are never live at once share a slot, largest first: one is
+    live from its allocation to its last deallocation in its block, so the
+    buffers of different ops of a block (a thread team's worksharing loops,
+    between their barriers), of different blocks or of the two branches of
+    an `scf.if` never are. A team region of many ops thus needs the slots
+    of its largest op, not of all of them. A slot of one buffer of static
+    size keeps the buffer's type; a shared slot, or one of dynamic sizes,
+    is a slot of bytes (the largest buffer's, at the largest alignment) and
+    each buffer a `memref.view` of it.
+
     The contents are unchanged (an allocation is uninitialized either way),
     so the results are bit-identical. With `remarks`, an allocation inside
     a sequential loop (`scf.for`, `scf.while`: as many allocator calls as
@@ -750,7 +760,8 @@ def SeqCPUStackScratch : Pass<"seq-cpu-stack-scratch", "::mlir::ModuleOp"> {
            "Largest buffer moved to the stack, in bytes">,
     Option<"maxRegionBytes", "max-region-bytes", "int64_t",
            /*default=*/"131072",
-           "Largest sum of the slots of one function or parallel region">,
+           "Largest sum of the slots of one function or parallel region "
+           "(a shared slot counted once)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Remark on every loop-local allocation left on the heap">
   ];

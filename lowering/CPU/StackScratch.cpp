@@ -21,7 +21,9 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <deque>
 
 #define DEBUG_TYPE "seq-cpu-stack-scratch"
 
@@ -93,13 +95,54 @@ static std::optional<int64_t> getConstantUpperBound(Value value,
 
 namespace {
 
+/// A loop-local allocation that can move to the stack.
+struct Candidate {
+  memref::AllocOp alloc;
+  SmallVector<memref::DeallocOp> deallocs;
+  /// The bytes of its slot: the size, or the bound of a dynamic size.
+  int64_t bytes;
+  /// Whether a sequential loop repeats it (for the remark).
+  bool sequential;
+  /// Its place in the walk, which breaks ties between equal sizes.
+  size_t order;
+};
+
+/// Candidates that share one stack slot: no two are live at once.
+struct Slot {
+  SmallVector<Candidate *> members;
+  int64_t bytes = 0;
+};
+
+/// The last deallocation of `c` in its block.
+static Operation *lastDealloc(const Candidate &c) {
+  Operation *last = c.deallocs.front();
+  for (memref::DeallocOp dealloc : c.deallocs)
+    if (last->isBeforeInBlock(dealloc))
+      last = dealloc;
+  return last;
+}
+
+/// Whether `a`'s buffer is live while `b` is allocated: `b`'s allocation is
+/// in `a`'s block, or nested in an op of it, between `a`'s allocation and
+/// its last deallocation. Both are freed in their own blocks, so buffers
+/// allocated in different ops of a block, in different blocks or in
+/// different regions of an op are never live at once.
+static bool liveAt(const Candidate &a, const Candidate &b) {
+  Block *home = a.alloc->getBlock();
+  Operation *at = home->findAncestorOpInBlock(*b.alloc);
+  return at && a.alloc->isBeforeInBlock(at) &&
+         at->isBeforeInBlock(lastDealloc(a));
+}
+
+static bool interfere(const Candidate &a, const Candidate &b) {
+  if (a.alloc->getBlock() == b.alloc->getBlock())
+    return a.alloc->isBeforeInBlock(b.alloc) ? liveAt(a, b) : liveAt(b, a);
+  return liveAt(a, b) || liveAt(b, a);
+}
+
 struct SeqCPUStackScratchPass
     : public seq::impl::SeqCPUStackScratchBase<SeqCPUStackScratchPass> {
   using Base::Base;
-
-  /// Bytes of stack slots already given to each region (function body or
-  /// omp.parallel region).
-  DenseMap<Region *, int64_t> regionBytes;
 
   /// Why the buffer of `alloc` cannot move to a stack slot, or "" when it
   /// can; collects the deallocations to erase.
@@ -149,18 +192,18 @@ struct SeqCPUStackScratchPass
     return "";
   }
 
-  /// Moves `alloc` to a slot of `scope`'s entry, or returns why not.
-  std::string moveToStack(memref::AllocOp alloc, Region &scope) {
+  /// The bytes of `alloc`'s slot, or why it cannot have one.
+  FailureOr<int64_t> slotBytes(memref::AllocOp alloc, std::string &why) {
     MemRefType type = alloc.getType();
     if (!type.getLayout().isIdentity())
-      return "its layout is not the identity";
+      return why = "its layout is not the identity", failure();
     if (!type.getElementType().isIntOrIndexOrFloat())
-      return "its element type has no fixed size";
+      return why = "its element type has no fixed size", failure();
     unsigned elementBits = type.getElementType().isIndex()
                                ? 64
                                : type.getElementType().getIntOrFloatBitWidth();
     if (elementBits % 8)
-      return "its elements are not whole bytes";
+      return why = "its elements are not whole bytes", failure();
     // The largest size of each dimension.
     int64_t elements = 1;
     auto dynamicSizes = alloc.getDynamicSizes().begin();
@@ -169,51 +212,102 @@ struct SeqCPUStackScratchPass
       if (ShapedType::isDynamic(dim)) {
         std::optional<int64_t> bound = getConstantUpperBound(*dynamicSizes++);
         if (!bound)
-          return "a dynamic size has no constant upper bound";
+          return why = "a dynamic size has no constant upper bound", failure();
         size = std::max<int64_t>(*bound, 0);
       }
       if (llvm::MulOverflow(elements, size, elements))
-        return "it is too large";
+        return why = "it is too large", failure();
     }
     int64_t bytes = elements * (elementBits / 8);
     if (bytes > maxBytes)
-      return "its " + std::to_string(bytes) + " bytes exceed " +
-             std::to_string(maxBytes.getValue());
-    int64_t &used = regionBytes[&scope];
-    if (used + bytes > maxRegionBytes)
-      return "the region's stack slots would exceed " +
-             std::to_string(maxRegionBytes.getValue()) + " bytes";
+      return why = "its " + std::to_string(bytes) + " bytes exceed " +
+                   std::to_string(maxBytes.getValue()),
+             failure();
+    return bytes;
+  }
 
-    SmallVector<memref::DeallocOp> deallocs;
-    std::string why = checkUses(alloc, deallocs);
-    if (!why.empty())
-      return why;
-
-    used += bytes;
-    OpBuilder builder = OpBuilder::atBlockBegin(&scope.front());
-    Location loc = alloc.getLoc();
-    IntegerAttr alignment = alloc.getAlignmentAttr();
-    Value replacement;
-    if (type.hasStaticShape()) {
-      replacement = memref::AllocaOp::create(builder, loc, type, alignment);
-    } else {
-      // A slot of the bound's bytes, viewed at the allocation with its sizes.
-      auto slotType = MemRefType::get({bytes}, builder.getI8Type());
-      Value slot = memref::AllocaOp::create(builder, loc, slotType, alignment);
-      builder.setInsertionPoint(alloc);
-      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-      replacement = memref::ViewOp::create(builder, loc, type, slot, zero,
-                                           alloc.getDynamicSizes());
+  /// Gives the candidates of one region (a function body or an
+  /// omp.parallel region) slots at its entry, largest first: a candidate
+  /// shares the first slot none of whose buffers is live with it, else
+  /// takes a new one while the region's slots stay within
+  /// `max-region-bytes`. Returns the candidates left on the heap.
+  SmallVector<Candidate *> assignSlots(MutableArrayRef<Candidate *> candidates,
+                                       SmallVectorImpl<Slot> &slots) {
+    llvm::sort(candidates, [](Candidate *a, Candidate *b) {
+      return std::make_pair(-a->bytes, a->order) <
+             std::make_pair(-b->bytes, b->order);
+    });
+    SmallVector<Candidate *> left;
+    int64_t used = 0;
+    for (Candidate *c : candidates) {
+      Slot *slot = llvm::find_if(slots, [&](const Slot &s) {
+        return llvm::none_of(s.members,
+                             [&](Candidate *m) { return interfere(*m, *c); });
+      });
+      if (slot == slots.end()) {
+        if (used + c->bytes > maxRegionBytes) {
+          left.push_back(c);
+          continue;
+        }
+        used += c->bytes;
+        slot = &slots.emplace_back();
+        slot->bytes = c->bytes;
+      }
+      // Largest first: a slot is as large as its first buffer.
+      slot->members.push_back(c);
     }
-    for (memref::DeallocOp dealloc : deallocs)
-      dealloc->erase();
-    alloc.getResult().replaceAllUsesWith(replacement);
-    alloc->erase();
-    return "";
+    return left;
+  }
+
+  /// Makes `slot` at the entry of `scope` and moves its buffers there.
+  void materialize(const Slot &slot, OpBuilder &entry) {
+    Candidate &first = *slot.members.front();
+    Location loc = first.alloc.getLoc();
+    MemRefType firstType = first.alloc.getType();
+    // A buffer of static size alone in its slot keeps its type; others
+    // view a slot of bytes with their sizes.
+    Value typed;
+    Value bytesSlot;
+    if (slot.members.size() == 1 && firstType.hasStaticShape()) {
+      typed = memref::AllocaOp::create(entry, loc, firstType,
+                                       first.alloc.getAlignmentAttr());
+    } else {
+      IntegerAttr alignment;
+      for (Candidate *c : slot.members)
+        if (IntegerAttr a = c->alloc.getAlignmentAttr();
+            a && (!alignment || a.getInt() > alignment.getInt()))
+          alignment = a;
+      auto slotType = MemRefType::get({slot.bytes}, entry.getI8Type());
+      bytesSlot = memref::AllocaOp::create(entry, loc, slotType, alignment);
+    }
+    for (Candidate *c : slot.members) {
+      Value replacement = typed;
+      if (!replacement) {
+        OpBuilder builder(c->alloc);
+        Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+        replacement = memref::ViewOp::create(builder, c->alloc.getLoc(),
+                                             c->alloc.getType(), bytesSlot,
+                                             zero, c->alloc.getDynamicSizes());
+      }
+      for (memref::DeallocOp dealloc : c->deallocs)
+        dealloc->erase();
+      c->alloc.getResult().replaceAllUsesWith(replacement);
+      c->alloc->erase();
+    }
+  }
+
+  void remark(Candidate &c, StringRef why) {
+    if (remarks && c.sequential)
+      emitRemark(c.alloc.getLoc())
+          << "a buffer allocated and freed in each iteration of a loop stays "
+             "on the heap: "
+          << why;
   }
 
   void runOnOperation() override {
-    SmallVector<memref::AllocOp> allocs;
+    // The candidates of each region, in the order the regions are met.
+    std::deque<Candidate> candidates;
+    llvm::MapVector<Region *, SmallVector<Candidate *>> byScope;
     getOperation()->walk([&](memref::AllocOp alloc) {
       // Per-iteration allocations only: one nested in a loop.
       Operation *parent = alloc->getParentOp();
@@ -221,25 +315,36 @@ struct SeqCPUStackScratchPass
            parent = parent->getParentOp())
         if (isa<LoopLikeOpInterface, omp::LoopNestOp, scf::ParallelOp>(parent))
           break;
-      if (parent && !isa<FunctionOpInterface, omp::ParallelOp>(parent))
-        allocs.push_back(alloc);
-    });
-    for (memref::AllocOp alloc : allocs) {
+      if (!parent || isa<FunctionOpInterface, omp::ParallelOp>(parent))
+        return;
       Operation *scope = alloc->getParentOp();
       while (!isa<FunctionOpInterface, omp::ParallelOp>(scope))
         scope = scope->getParentOp();
-      Location loc = alloc.getLoc();
       // A sequential loop around it repeats it as often as its trip count;
       // a worksharing loop's body alone runs about once per thread's block.
-      bool sequential = false;
+      Candidate c{alloc, {}, 0, false, candidates.size()};
       for (Operation *op = alloc->getParentOp(); op != scope;
            op = op->getParentOp())
-        sequential |= isa<scf::ForOp, scf::WhileOp>(op);
-      std::string why = moveToStack(alloc, scope->getRegion(0));
-      if (!why.empty() && remarks && sequential)
-        emitRemark(loc) << "a buffer allocated and freed in each iteration "
-                           "of a loop stays on the heap: "
-                        << why;
+        c.sequential |= isa<scf::ForOp, scf::WhileOp>(op);
+      std::string why;
+      FailureOr<int64_t> bytes = slotBytes(alloc, why);
+      if (succeeded(bytes)) {
+        c.bytes = *bytes;
+        why = checkUses(alloc, c.deallocs);
+      }
+      if (!why.empty())
+        return remark(c, why);
+      candidates.push_back(std::move(c));
+      byScope[&scope->getRegion(0)].push_back(&candidates.back());
+    });
+    for (auto &[scope, inScope] : byScope) {
+      SmallVector<Slot> slots;
+      for (Candidate *c : assignSlots(inScope, slots))
+        remark(*c, "the region's stack slots would exceed " +
+                       std::to_string(maxRegionBytes.getValue()) + " bytes");
+      auto entry = OpBuilder::atBlockBegin(&scope->front());
+      for (const Slot &slot : slots)
+        materialize(slot, entry);
     }
   }
 };

@@ -133,10 +133,13 @@ func.func @alibi(%q: tensor<?x4x?x16xf32>, %k: tensor<?x2x?x16xf32>, %v: tensor<
 
 // Decode: one query of one head against a cache of keys, with lengths. The
 // units (batch x heads x query tiles = 1) are fewer than 8, so at run time
-// the keys split into min(8, n_k / 512) chunks of whole key tiles: a first
-// forall over the chunks gives each chunk's partial state (its keys end at
-// the length), a second one merges them (seq.attention_finalize over the
-// chunks); with one chunk, the plain form.
+// the keys split into min(8, n_k / 512) chunks of whole key tiles when
+// that makes two or more (n_k >= 1024): a first forall over the chunks
+// gives each chunk's partial state (its keys end at the length), a second
+// one merges them (seq.attention_finalize over the chunks); otherwise, the
+// plain form. The partial states are made before the test, with room for 8
+// chunks (0 without the split), so that their size is known at the
+// function's entry (the arena) and no allocation ends a thread team.
 func.func @decode(%q: tensor<1x1x1x64xf32>, %k: tensor<1x1x?x64xf32>, %v: tensor<1x1x?x64xf32>, %len: tensor<1xi32>) -> tensor<1x1x1x64xf32> {
   %o = seq.attention %q, %k, %v lengths(%len : tensor<1xi32>)
       : tensor<1x1x1x64xf32>, tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32> -> tensor<1x1x1x64xf32>
@@ -144,15 +147,16 @@ func.func @decode(%q: tensor<1x1x1x64xf32>, %k: tensor<1x1x?x64xf32>, %v: tensor
 }
 // CHECK-LABEL: func.func @decode(
 //       CHECK:   %[[NK:.*]] = tensor.dim %arg1, %c2
-//       CHECK:   %[[MOST0:.*]] = arith.divui %[[NK]], %c512
-//       CHECK:   %[[MOST:.*]] = arith.maxui %[[MOST0]], %c1
-//       CHECK:   %[[SPLITS:.*]] = arith.minui %[[MOST]], %c8
-//       CHECK:   %[[SPLIT:.*]] = arith.cmpi ugt, %[[SPLITS]], %c1
+//       CHECK:   %[[SPLIT:.*]] = arith.cmpi uge, %[[NK]], %c1024
+//       CHECK:   %[[ROOM:.*]] = arith.select %[[SPLIT]], %c8, %c0
+//       CHECK:   %[[ACCS:.*]] = bufferization.alloc_tensor(%[[ROOM]]) : tensor<1x1x?x1x64xf32>
 //       CHECK:   scf.if %[[SPLIT]]
+//       CHECK:     %[[MOST:.*]] = arith.divui %[[NK]], %c512
+//       CHECK:     %[[SPLITS:.*]] = arith.minui %[[MOST]], %c8
 //       CHECK:     %[[PER:.*]] = arith.ceildivui %[[NK]], %[[SPLITS]]
 //       CHECK:     %[[TILES:.*]] = arith.ceildivui %[[PER]], %c64
 //       CHECK:     %[[CHUNK:.*]] = arith.muli %[[TILES]], %c64
-//       CHECK:     %[[PARTS:.*]]:3 = scf.forall (%[[S:.*]]) in (%[[SPLITS]]) shared_outs(
+//       CHECK:     %[[PARTS:.*]]:3 = scf.forall (%[[S:.*]]) in (%[[SPLITS]]) shared_outs(%{{.*}} = %[[ACCS]],
 //       CHECK:       %[[C0:.*]] = arith.muli %[[S]], %[[CHUNK]]
 //       CHECK:       %[[C1:.*]] = arith.addi %[[C0]], %[[CHUNK]]
 //       CHECK:       %[[END:.*]] = arith.minui %[[NK]], %[[C1]]
@@ -173,7 +177,7 @@ func.func @decode(%q: tensor<1x1x1x64xf32>, %k: tensor<1x1x?x64xf32>, %v: tensor
 // OPTS-LABEL: func.func @decode(
 //   OPTS-NOT:   scf.if
 //       OPTS:   scf.for %{{.*}} step %c128
-// REMARK: tile-attention.mlir:[[@LINE-35]]:8: remark: {{.*}}; no positional mask: every tile full; with fewer than 8 units at run time, the keys split into chunks of at least 512 keys across the cores, their partial states merged (flash-decoding); the key range ends at the lengths
+// REMARK: tile-attention.mlir:[[@LINE-36]]:8: remark: {{.*}}; no positional mask: every tile full; with fewer than 8 units at run time, the keys split into chunks of at least 512 keys across the cores, their partial states merged (flash-decoding); the key range ends at the lengths
 
 // -----
 

@@ -178,3 +178,135 @@ func.func @kept(%n: index, %c: i1, %init: memref<2xf32>) -> memref<2xf32> {
   }
   return %last : memref<2xf32>
 }
+
+// -----
+
+// Buffers never live at once share a slot: the tiles of two worksharing
+// loops of one team (its phases, between barriers), and those of the two
+// branches of an scf.if. 96 KiB of scratch in 3 phases of 32 KiB fit in
+// the team's 128 KiB of slots as one slot of 32 KiB plus the row state. A
+// buffer live while another is allocated (the row state around the tile)
+// keeps a slot of its own. Largest first: the shared slot comes first,
+// its bytes those of its largest buffer.
+
+// CHECK-LABEL: func.func @phases
+// CHECK:         omp.parallel {
+// CHECK-NEXT:      %[[SHARED:.*]] = memref.alloca() {alignment = 64 : i64} : memref<32768xi8>
+// CHECK-NEXT:      %[[ROW:.*]] = memref.alloca() : memref<64xf32>
+// CHECK-NOT:       memref.alloca
+// CHECK:           omp.wsloop
+// CHECK:             scf.for
+// CHECK:               memref.view %[[SHARED]][%{{.*}}][] : memref<32768xi8> to memref<64x128xf32>
+// CHECK:           omp.barrier
+// CHECK:           omp.wsloop
+// CHECK:             memref.store %{{.*}}, %[[ROW]]
+// CHECK:             scf.for
+// CHECK:               %[[W:.*]] = arith.minui
+// CHECK:               memref.view %[[SHARED]][%{{.*}}][%[[W]]] : memref<32768xi8> to memref<?x128xf32>
+// CHECK:           omp.barrier
+// CHECK:           omp.wsloop
+// CHECK:             scf.if
+// CHECK:               scf.for
+// CHECK:                 memref.view %[[SHARED]][%{{.*}}][] : memref<32768xi8> to memref<8192xf32>
+// CHECK:             } else {
+// CHECK:               scf.for
+// CHECK:                 memref.view %[[SHARED]][%{{.*}}][] : memref<32768xi8> to memref<4096xi32>
+// CHECK-NOT:       memref.alloc(
+// CHECK-NOT:       memref.dealloc
+// REMARK-NOT: remark
+func.func @phases(%n: index, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0.0 : f32
+  %zero = arith.constant 0 : i32
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+        scf.for %k = %c0 to %n step %c1 {
+          %t = memref.alloc() {alignment = 64 : i64} : memref<64x128xf32>
+          memref.store %cst, %t[%c0, %c0] : memref<64x128xf32>
+          memref.dealloc %t : memref<64x128xf32>
+        }
+        omp.yield
+      }
+    }
+    omp.barrier
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+        %row = memref.alloc() : memref<64xf32>
+        memref.store %cst, %row[%c0] : memref<64xf32>
+        scf.for %k = %c0 to %n step %c64 {
+          %left = arith.subi %n, %k : index
+          %w = arith.minui %left, %c64 : index
+          %t = memref.alloc(%w) : memref<?x128xf32>
+          memref.store %cst, %t[%c0, %c0] : memref<?x128xf32>
+          memref.dealloc %t : memref<?x128xf32>
+        }
+        memref.store %cst, %row[%c1] : memref<64xf32>
+        memref.dealloc %row : memref<64xf32>
+        omp.yield
+      }
+    }
+    omp.barrier
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+        scf.if %c {
+          scf.for %k = %c0 to %n step %c1 {
+            %t = memref.alloc() : memref<8192xf32>
+            memref.store %cst, %t[%c0] : memref<8192xf32>
+            memref.dealloc %t : memref<8192xf32>
+          }
+        } else {
+          scf.for %k = %c0 to %n step %c1 {
+            %t = memref.alloc() : memref<4096xi32>
+            memref.store %zero, %t[%c0] : memref<4096xi32>
+            memref.dealloc %t : memref<4096xi32>
+          }
+        }
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  return
+}
+
+// -----
+
+// Buffers of one iteration live at once (the second allocated before the
+// first is freed) get slots of their own: 4 x 32 KiB fill the region's
+// 128 KiB, and a fifth stays on the heap.
+
+// CHECK-LABEL: func.func @live_at_once
+// CHECK-COUNT-4: memref.alloca() : memref<8192xf32>
+// CHECK-NOT:     memref.alloca
+// CHECK:         scf.for
+// CHECK:           memref.alloc() : memref<8192xf32>
+// CHECK:           memref.dealloc
+// CHECK-NOT:       memref.dealloc
+// REMARK: [[@LINE+11]]:{{.*}}remark: a buffer allocated and freed in each iteration of a loop stays on the heap: the region's stack slots would exceed 131072 bytes
+// REMARK-NOT: remark
+func.func @live_at_once(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.alloc() : memref<8192xf32>
+    %b = memref.alloc() : memref<8192xf32>
+    %c = memref.alloc() : memref<8192xf32>
+    %d = memref.alloc() : memref<8192xf32>
+    %e = memref.alloc() : memref<8192xf32>
+    memref.store %cst, %a[%c0] : memref<8192xf32>
+    memref.store %cst, %b[%c0] : memref<8192xf32>
+    memref.store %cst, %c[%c0] : memref<8192xf32>
+    memref.store %cst, %d[%c0] : memref<8192xf32>
+    memref.store %cst, %e[%c0] : memref<8192xf32>
+    memref.dealloc %a : memref<8192xf32>
+    memref.dealloc %b : memref<8192xf32>
+    memref.dealloc %c : memref<8192xf32>
+    memref.dealloc %d : memref<8192xf32>
+    memref.dealloc %e : memref<8192xf32>
+  }
+  return
+}
