@@ -105,6 +105,11 @@ CPUTargetInfo::getConversionStrategy(const SeqPipelineOptions &options) const {
   // contractions of 64 x 64 x d or d x d_v tiles (vector kernels) instead of
   // 64 rank-1 updates of the [d, d_v] state.
   strategy.linearAttentionChunk = 64;
+  // Each (batch, head) pair runs its chunks in turn, the pairs in parallel:
+  // a loop over chunks outermost would leave its small contractions
+  // sequential (seq-cpu-serialize-parallel-loops: a fork per step costs
+  // more than the step), one core doing the whole op.
+  strategy.linearAttentionPerHead = true;
   return strategy;
 }
 

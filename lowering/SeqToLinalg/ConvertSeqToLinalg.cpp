@@ -49,7 +49,8 @@ struct ConvertSeqToLinalgPass
     LLVM_DEBUG(llvm::dbgs()
                << "[" DEBUG_TYPE "] scan-vector-lanes " << scanVectorLanes
                << (scanScalef ? " (scalef)" : "") << ", linear-attention-chunk "
-               << linearAttentionChunk << ", row-forms "
+               << linearAttentionChunk
+               << (linearAttentionPerHead ? " per head" : "") << ", row-forms "
                << (rowForms ? "on" : "off") << "\n");
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
@@ -64,7 +65,7 @@ struct ConvertSeqToLinalgPass
     populateFusedScanToLinalgPatterns(patterns, scanVectorLanes, scanScalef,
                                       remarks);
     populateChunkedLinearAttentionToLinalgPatterns(
-        patterns, linearAttentionChunk, remarks);
+        patterns, linearAttentionChunk, linearAttentionPerHead, remarks);
     if (rowForms) {
       populateTabulatedRopeToLinalgPatterns(patterns);
       populateConv1dTapsToLinalgPatterns(patterns, remarks);

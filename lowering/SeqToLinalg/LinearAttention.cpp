@@ -291,28 +291,21 @@ buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ, Value phiK,
   return {loop.getResult(3), {loop.getResult(0), loop.getResult(1)}};
 }
 
-/// Causal linear attention by chunks of `chunk` tokens (see the file
-/// comment), on f32 features `phiQ, phiK: [b, h, n, d]` and values
-/// `v: [b, h, n, e]`, the sums starting from `initial` when it is set.
-static CausalLinearAttentionResult
-buildChunkedCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
-                                  Value phiK, Value v, double eps,
-                                  int64_t chunk, LinearAttentionState initial) {
+/// The loop over chunks of `chunk` tokens of the chunked causal form (see
+/// the file comment), on f32 features `phiQ, phiK: [b, h, n, d]` and values
+/// `v: [b, h, n, e]`, carrying the state `kv: [b, h, d, e]` and `keySum:
+/// [b, h, 1, d]` from their initial values and writing `out: [b, h, n, e]`.
+/// Returns the loop (its results: S, z, out).
+static scf::ForOp buildChunkLoop(OpBuilder &b, Location loc, Value phiQ,
+                                 Value phiK, Value v, double eps, int64_t chunk,
+                                 Value kv, Value keySum, Value out) {
   MLIRContext *ctx = b.getContext();
   Type t = cast<RankedTensorType>(phiQ.getType()).getElementType();
   SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, phiQ);
   SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(b, loc, v);
-  OpFoldResult batch = qSizes[0], heads = qSizes[1], d = qSizes[3],
-               e = vSizes[3];
+  OpFoldResult batch = qSizes[0], heads = qSizes[1], e = vSizes[3];
   OpFoldResult unit = b.getIndexAttr(1);
   SmallVector<OpFoldResult> outSizes{batch, heads, qSizes[2], e};
-
-  // The state: S[b, h, d, e] and z[b, h, 0, d] (z keeps a unit dimension so
-  // that its products are contractions with a loop of extent 1).
-  Value kv = createStateInit(b, loc, initial.kv, {batch, heads, d, e}, t);
-  Value keySum = createStateInit(b, loc, initial.keySum,
-                                 {batch, heads, unit, d}, t, /*unitDims=*/{2});
-  Value out = createEmptyTensor(b, loc, outSizes, t);
   // A row of ones: row and column sums as contractions.
   Value ones = createFilledTensor(b, loc, {unit, b.getIndexAttr(chunk)}, t,
                                   createFloatConstant(b, loc, t, 1.0));
@@ -413,11 +406,77 @@ buildChunkedCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
                          getIteratorTypes(5, {4}), multiplyAdd);
         scf::YieldOp::create(nb, nloc, ValueRange{newKv, newKeySum, newOut});
       });
+  return loop;
+}
+
+/// Causal linear attention by chunks of `chunk` tokens (see the file
+/// comment), on f32 features `phiQ, phiK: [b, h, n, d]` and values
+/// `v: [b, h, n, e]`, the sums starting from `initial` when it is set.
+/// With `perHead`, an `scf.forall` over (batch, heads) runs each pair's
+/// chunks in turn, its state of d x e in the cache of its core; else the
+/// loop over chunks is outermost, its contractions batched over (batch,
+/// heads).
+static CausalLinearAttentionResult buildChunkedCausalLinearAttention(
+    OpBuilder &b, Location loc, Value phiQ, Value phiK, Value v, double eps,
+    int64_t chunk, LinearAttentionState initial, bool perHead) {
+  Type t = cast<RankedTensorType>(phiQ.getType()).getElementType();
+  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, phiQ);
+  SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(b, loc, v);
+  OpFoldResult batch = qSizes[0], heads = qSizes[1], n = qSizes[2],
+               d = qSizes[3], e = vSizes[3];
+  OpFoldResult unit = b.getIndexAttr(1);
+
+  // The state: S[b, h, d, e] and z[b, h, 0, d] (z keeps a unit dimension so
+  // that its products are contractions with a loop of extent 1).
+  Value kv = createStateInit(b, loc, initial.kv, {batch, heads, d, e}, t);
+  Value keySum = createStateInit(b, loc, initial.keySum,
+                                 {batch, heads, unit, d}, t, /*unitDims=*/{2});
+  Value out = createEmptyTensor(b, loc, {batch, heads, n, e}, t);
+  SmallVector<Value> results;
+  if (!perHead) {
+    scf::ForOp loop =
+        buildChunkLoop(b, loc, phiQ, phiK, v, eps, chunk, kv, keySum, out);
+    results.assign(loop.getResults().begin(), loop.getResults().end());
+  } else {
+    auto forall = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{batch, heads},
+        ValueRange{kv, keySum, out}, std::nullopt,
+        [&](OpBuilder &fb, Location, ValueRange args) {
+          // The pair's [1, 1, rows, cols] of a [b, h, rows, cols] tensor.
+          auto pairSlice = [&](OpBuilder &sb, Value source, OpFoldResult rows,
+                               OpFoldResult cols) {
+            OpFoldResult zero = sb.getIndexAttr(0);
+            return tensor::ExtractSliceOp::create(
+                       sb, loc, source,
+                       ArrayRef<OpFoldResult>{args[0], args[1], zero, zero},
+                       ArrayRef<OpFoldResult>{unit, unit, rows, cols},
+                       SmallVector<OpFoldResult>(4, unit))
+                .getResult();
+          };
+          scf::ForOp loop = buildChunkLoop(
+              fb, loc, pairSlice(fb, phiQ, n, d), pairSlice(fb, phiK, n, d),
+              pairSlice(fb, v, n, e), eps, chunk, pairSlice(fb, args[2], d, e),
+              pairSlice(fb, args[3], unit, d), pairSlice(fb, args[4], n, e));
+          auto inParallel = scf::InParallelOp::create(fb, loc);
+          OpBuilder::InsertionGuard guard(fb);
+          fb.setInsertionPointToStart(inParallel.getBody());
+          std::pair<OpFoldResult, OpFoldResult> shapes[] = {
+              {d, e}, {unit, d}, {n, e}};
+          for (auto [index, shape] : llvm::enumerate(shapes)) {
+            OpFoldResult zero = fb.getIndexAttr(0);
+            tensor::ParallelInsertSliceOp::create(
+                fb, loc, loop.getResult(index), args[2 + index],
+                ArrayRef<OpFoldResult>{args[0], args[1], zero, zero},
+                ArrayRef<OpFoldResult>{unit, unit, shape.first, shape.second},
+                SmallVector<OpFoldResult>(4, unit));
+          }
+        });
+    results.assign(forall.getResults().begin(), forall.getResults().end());
+  }
   // z without its unit dimension: [b, h, d].
   Value finalKeySum = tensor::CollapseShapeOp::create(
-      b, loc, loop.getResult(1),
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  return {loop.getResult(2), {loop.getResult(0), finalKeySum}};
+      b, loc, results[1], ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  return {results[2], {results[0], finalKeySum}};
 }
 
 /// Replaces `op` by the output and final state of a causal form, converted
@@ -492,9 +551,9 @@ struct LinearAttentionOpLowering : public OpRewritePattern<LinearAttentionOp> {
 struct ChunkedLinearAttentionLowering
     : public OpRewritePattern<LinearAttentionOp> {
   ChunkedLinearAttentionLowering(MLIRContext *context, int64_t chunk,
-                                 bool remarks)
+                                 bool perHead, bool remarks)
       : OpRewritePattern(context, /*benefit=*/2), chunk(chunk),
-        remarks(remarks) {}
+        perHead(perHead), remarks(remarks) {}
 
   /// Declines `op` for the recurrent form, saying why when asked.
   LogicalResult decline(LinearAttentionOp op, const Twine &why) const {
@@ -534,12 +593,14 @@ struct ChunkedLinearAttentionLowering
                   buildChunkedCausalLinearAttention(
                       rewriter, loc, phiQ, phiK, op.getValue(),
                       op.getEps().convertToDouble(), chunk,
-                      {op.getInitialState(), op.getInitialNormalizer()}));
+                      {op.getInitialState(), op.getInitialNormalizer()},
+                      perHead));
     return success();
   }
 
 private:
   int64_t chunk;
+  bool perHead;
   bool remarks;
 };
 } // namespace
@@ -550,8 +611,8 @@ void mlir::seq::populateLinearAttentionToLinalgPatterns(
 }
 
 void mlir::seq::populateChunkedLinearAttentionToLinalgPatterns(
-    RewritePatternSet &patterns, int64_t chunk, bool remarks) {
+    RewritePatternSet &patterns, int64_t chunk, bool perHead, bool remarks) {
   if (chunk > 0)
     patterns.add<ChunkedLinearAttentionLowering>(patterns.getContext(), chunk,
-                                                 remarks);
+                                                 perHead, remarks);
 }

@@ -65,7 +65,11 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     batched linalg contractions (`phi(Q_c) phi(K_c)^T` masked causally within
     the chunk, times `V_c`, plus `phi(Q_c) S`; the normalizer likewise) and
     then adding `phi(K_c)^T V_c` to the state (LinearAttention.cpp). The last
-    chunk may be partial.
+    chunk may be partial. With `linear-attention-per-head` (the CPU), an
+    `scf.forall` over (batch, heads) holds the loop over chunks, each pair's
+    state of d x d_v staying in its core's cache and the pairs running in
+    parallel; without it (the GPU), the loop over chunks is outermost and
+    its contractions are batched over the pairs, each a kernel.
   }];
   let options = [
     Option<"scanVectorLanes", "scan-vector-lanes", "int64_t",
@@ -83,6 +87,11 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
            /*default=*/"0",
            "Tokens per chunk of the chunked causal linear attention (0: the "
            "recurrent reference lowering)">,
+    Option<"linearAttentionPerHead", "linear-attention-per-head", "bool",
+           /*default=*/"false",
+           "Run the chunked causal linear attention's chunks per (batch, "
+           "head) pair, in a parallel loop over the pairs (else the loop over "
+           "chunks is outermost, its contractions batched over the pairs)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Remark on every op a fused form was asked for but does not "
            "apply to, saying why">

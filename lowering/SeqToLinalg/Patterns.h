@@ -69,10 +69,13 @@ void populateTiledAttentionToLinalgPatterns(RewritePatternSet &patterns);
 /// Causal seq.linear_attention on f32 by chunks of `chunk` tokens, batched
 /// contractions per chunk and the prefix state carried between chunks
 /// (LinearAttention.cpp); preferred over the recurrent reference lowering.
-/// Nothing when chunk is 0. With `remarks`, a causal op it does not apply to
-/// gets a remark saying why.
+/// Nothing when chunk is 0. With `perHead`, each (batch, head) pair runs its
+/// chunks in a parallel loop over the pairs, else the loop over chunks is
+/// outermost. With `remarks`, a causal op it does not apply to gets a remark
+/// saying why.
 void populateChunkedLinearAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                                     int64_t chunk,
+                                                    bool perHead = false,
                                                     bool remarks = false);
 /// Causal depthwise conv1d (Conv1d.cpp).
 void populateConv1dToLinalgPatterns(RewritePatternSet &patterns);

@@ -11,7 +11,7 @@
 // RUN:   | FileCheck %s --check-prefix=O0
 // O0:      builtin.module(
 // O0-NEXT:   seq-decompose,
-// O0-NEXT:   convert-seq-to-linalg{linear-attention-chunk=0 remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
+// O0-NEXT:   convert-seq-to-linalg{linear-attention-chunk=0 linear-attention-per-head=false remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
 
 // RUN: seq-opt %s --seq-lower-to-linalg="opt-level=2" --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=O2
@@ -21,7 +21,7 @@
 // O2-NEXT:   seq-raise-attention{remarks=false},
 // O2-NEXT:   seq-tile-attention{bf16-dot=false key-block=128 narrow-in-place=true pack-keys=true query-block=64 remarks=false split-min-keys=512 split-units=8},
 // O2-NEXT:   seq-reassociate-linear-attention{remarks=false},
-// O2-NEXT:   convert-seq-to-linalg{linear-attention-chunk=64 remarks=false row-forms=true scan-scalef=false scan-vector-lanes=8},
+// O2-NEXT:   convert-seq-to-linalg{linear-attention-chunk=64 linear-attention-per-head=true remarks=false row-forms=true scan-scalef=false scan-vector-lanes=8},
 
 // The whole pipeline has the same stage, between the manifest and the
 // conversion. The conversion's strategy comes from the target too: at -O2
@@ -32,7 +32,7 @@
 // RUN:   | FileCheck %s --check-prefix=LLVM
 // LLVM:      seq-decompose,
 // LLVM-NEXT: cse,
-// LLVM-NEXT: convert-seq-to-linalg{linear-attention-chunk=0 remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
+// LLVM-NEXT: convert-seq-to-linalg{linear-attention-chunk=0 linear-attention-per-head=false remarks=false row-forms=false scan-scalef=false scan-vector-lanes=0},
 
 // The stage sees seq ops: CSE merges the two seq.elu before they are
 // converted, so the conversion emits one linalg.generic.

@@ -1,6 +1,9 @@
 // RUN: seq-opt %s --split-input-file --verify-diagnostics \
 // RUN:   --convert-seq-to-linalg="linear-attention-chunk=16 remarks=true" \
 // RUN:   --canonicalize --cse | FileCheck %s
+// RUN: seq-opt %s --split-input-file \
+// RUN:   --convert-seq-to-linalg="linear-attention-chunk=16 linear-attention-per-head=true" \
+// RUN:   --canonicalize --cse | FileCheck %s --check-prefix=PERHEAD
 
 // Causal, f32, chunks of 16 tokens: one loop over the chunks carrying
 // S: [b, h, d, e], z: [b, h, 1, d] and the output; per chunk the rows
@@ -17,6 +20,19 @@
 // CHECK-DAG:   #[[$DEN:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
 // CHECK-DAG:   #[[$KT:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d2)>
 // CHECK-DAG:   #[[$ONESZ:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d4)>
+// Per head (the CPU): a parallel loop over (batch, heads) holds the loop
+// over the chunks, on each pair's [1, 1, ...] slices of phi(Q), phi(K), V,
+// the state and the output, and inserts the pair's output.
+
+// PERHEAD-LABEL: func.func @chunked
+// PERHEAD:         %[[B:.+]] = tensor.dim %arg0, %c0
+// PERHEAD:         scf.forall (%[[I:.+]], %[[H:.+]]) in (%[[B]], 4) shared_outs(%[[OUT:.+]] = %{{.+}}) -> (tensor<?x4x?x24xf32>)
+// PERHEAD:           tensor.extract_slice %{{.+}}[%[[I]], %[[H]], 0, 0] [1, 1, %{{.+}}, 32] [1, 1, 1, 1] : tensor<?x4x?x32xf32> to tensor<1x1x?x32xf32>
+// PERHEAD:           %[[LOOP:.+]]:3 = scf.for {{.*}} -> (tensor<1x1x32x24xf32>, tensor<1x1x1x32xf32>, tensor<1x1x?x24xf32>)
+// PERHEAD:             linalg.generic {{.*}} outs(%{{.+}} : tensor<1x1x?x?xf32>)
+// PERHEAD:           scf.forall.in_parallel
+// PERHEAD-NEXT:        tensor.parallel_insert_slice %[[LOOP]]#2 into %[[OUT]][%[[I]], %[[H]], 0, 0] [1, 1, %{{.+}}, 24] [1, 1, 1, 1]
+
 // CHECK-LABEL: func.func @chunked
 // CHECK-SAME:    %[[Q:[a-zA-Z0-9]+]]: tensor<?x4x?x32xf32>, %[[K:[a-zA-Z0-9]+]]: tensor<?x4x?x32xf32>, %[[V:[a-zA-Z0-9]+]]: tensor<?x4x?x24xf32>
 // CHECK-DAG:     %[[C16:.+]] = arith.constant 16 : index
