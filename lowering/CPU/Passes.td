@@ -747,8 +747,9 @@ def SeqCPUStackScratch : Pass<"seq-cpu-stack-scratch", "::mlir::ModuleOp"> {
     an `scf.if` never are. A team region of many ops thus needs the slots
     of its largest op, not of all of them. A slot of one buffer of static
     size keeps the buffer's type; a shared slot, or one of dynamic sizes,
-    is a slot of bytes (the largest buffer's, at the largest alignment) and
-    each buffer a `memref.view` of it.
+    is a slot of bytes (the largest buffer's, at the largest alignment
+    asked and at least the elements' size) and each buffer a `memref.view`
+    of it.
 
     The contents are unchanged (an allocation is uninitialized either way),
     so the results are bit-identical. With `remarks`, an allocation inside

@@ -272,13 +272,18 @@ struct SeqCPUStackScratchPass
       typed = memref::AllocaOp::create(entry, loc, firstType,
                                        first.alloc.getAlignmentAttr());
     } else {
-      IntegerAttr alignment;
-      for (Candidate *c : slot.members)
-        if (IntegerAttr a = c->alloc.getAlignmentAttr();
-            a && (!alignment || a.getInt() > alignment.getInt()))
-          alignment = a;
+      // The largest alignment asked for, at least each element's size.
+      int64_t alignment = 1;
+      for (Candidate *c : slot.members) {
+        Type element = c->alloc.getType().getElementType();
+        int64_t natural =
+            element.isIndex() ? 8 : element.getIntOrFloatBitWidth() / 8;
+        IntegerAttr asked = c->alloc.getAlignmentAttr();
+        alignment = std::max({alignment, natural, asked ? asked.getInt() : 1});
+      }
       auto slotType = MemRefType::get({slot.bytes}, entry.getI8Type());
-      bytesSlot = memref::AllocaOp::create(entry, loc, slotType, alignment);
+      bytesSlot = memref::AllocaOp::create(entry, loc, slotType,
+                                           entry.getI64IntegerAttr(alignment));
     }
     for (Candidate *c : slot.members) {
       Value replacement = typed;
