@@ -27,7 +27,9 @@
 //     S    += K_c^T V_c,       z  += colsum(K_c)
 //   The products, sums included (as products with a row of ones), are
 //   batched `C += A * B` contractions over (batch, heads) that the target's
-//   contraction kernels take; the last chunk may be partial.
+//   contraction kernels take; the last chunk may be partial. Per head (the
+//   CPU's `linear-attention-per-head`), an `scf.forall` over (batch, heads)
+//   holds the loop over chunks instead, on each pair's slices.
 //
 // Sums are carried in the compute type (f32 for half-precision inputs). The
 // causal forms start S and z from the op's initial state when it has one
