@@ -92,14 +92,10 @@ public:
                    {map(3, {dim(0), dim(2)}), rhsMap, map(3, {dim(0), dim(1)})},
                    {par, par, red},
                    [](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
-                     auto widened = [&](Value x) -> Value {
-                       if (x.getType().isF32())
-                         return x;
-                       return arith::ExtFOp::create(nb, nloc,
-                                                    nb.getF32Type(), x);
-                     };
-                     Value p = arith::MulFOp::create(nb, nloc, widened(a[0]),
-                                                     widened(a[1]));
+                     Type f32 = nb.getF32Type();
+                     Value p = arith::MulFOp::create(
+                         nb, nloc, convertScalar(nb, nloc, a[0], f32),
+                         convertScalar(nb, nloc, a[1], f32));
                      return arith::AddFOp::create(nb, nloc, a[2], p);
                    });
   }
