@@ -290,6 +290,14 @@ private:
   /// inside a branch would neither get a place in the arena
   /// (seq-plan-memory) nor let the layer run in one thread team.
   SmallVector<Value> splitPartials(OpBuilder &b, Value chunks);
+  /// Partial states of shape `outer` (its dynamic sizes `dynamicSizes`)
+  /// followed by `inner`: accumulators [outer, inner, d_v], maxima and sums
+  /// [outer, inner]. alloc_tensor rather than tensor.empty: CSE would merge
+  /// the maxima's and the sums' (same shape), and bufferization would then
+  /// copy one of them into a new buffer where it is written, inside a branch.
+  SmallVector<Value> partialStates(OpBuilder &b, ArrayRef<int64_t> outer,
+                                   ValueRange dynamicSizes,
+                                   ArrayRef<int64_t> inner);
   /// Whether the grouped decode form applies: grouped-query attention
   /// whose query heads see the same keys (no ALiBi slope or score bias per
   /// head, no global tokens).
@@ -667,18 +675,26 @@ Value AttentionTiler::plainOrPackedForm(OpBuilder &b) {
   return ifOp.getResult(0);
 }
 
-SmallVector<Value> AttentionTiler::splitPartials(OpBuilder &b, Value chunks) {
-  Location loc = op.getLoc();
-  // alloc_tensor rather than tensor.empty, as in groupedPartials.
-  auto make = [&](ArrayRef<int64_t> inner) -> Value {
-    SmallVector<int64_t> shape{ShapedType::kDynamic, heads,
-                               ShapedType::kDynamic, ShapedType::kDynamic};
+SmallVector<Value> AttentionTiler::partialStates(OpBuilder &b,
+                                                 ArrayRef<int64_t> outer,
+                                                 ValueRange dynamicSizes,
+                                                 ArrayRef<int64_t> inner) {
+  auto make = [&](std::optional<int64_t> last) -> Value {
+    SmallVector<int64_t> shape(outer);
     shape.append(inner.begin(), inner.end());
+    if (last)
+      shape.push_back(*last);
     auto type = RankedTensorType::get(shape, b.getF32Type());
-    return bufferization::AllocTensorOp::create(b, loc, type,
-                                                ValueRange{batch, chunks, nq});
+    return bufferization::AllocTensorOp::create(b, op.getLoc(), type,
+                                                dynamicSizes);
   };
-  return {make({dv}), make({}), make({})};
+  return {make(dv), make(std::nullopt), make(std::nullopt)};
+}
+
+SmallVector<Value> AttentionTiler::splitPartials(OpBuilder &b, Value chunks) {
+  int64_t dynamic = ShapedType::kDynamic;
+  return partialStates(b, {dynamic, heads, dynamic, dynamic},
+                       ValueRange{batch, chunks, nq}, {});
 }
 
 Value AttentionTiler::splitForm(OpBuilder &b, Value splits, ValueRange states) {
@@ -746,20 +762,9 @@ Value AttentionTiler::splitForm(OpBuilder &b, Value splits, ValueRange states) {
 }
 
 SmallVector<Value> AttentionTiler::groupedPartials(OpBuilder &b) {
-  Location loc = op.getLoc();
-  int64_t kvHeads = heads / group;
   int64_t most = std::max<int64_t>(options.splitUnits, 1);
-  // alloc_tensor rather than tensor.empty: CSE would merge the maxima's and
-  // the sums' (same shape), and bufferization would then copy one of them
-  // into a new buffer where it is written, inside the branch.
-  auto make = [&](ArrayRef<int64_t> inner) -> Value {
-    SmallVector<int64_t> shape{ShapedType::kDynamic, kvHeads, most};
-    shape.append(inner.begin(), inner.end());
-    auto type = RankedTensorType::get(shape, b.getF32Type());
-    return bufferization::AllocTensorOp::create(b, loc, type,
-                                                ValueRange{batch});
-  };
-  return {make({group, dv}), make({group}), make({group})};
+  return partialStates(b, {ShapedType::kDynamic, heads / group, most},
+                       ValueRange{batch}, {group});
 }
 
 Value AttentionTiler::groupedForm(OpBuilder &b, ValueRange initial) {
