@@ -99,8 +99,13 @@ namespace {
 struct Candidate {
   memref::AllocOp alloc;
   SmallVector<memref::DeallocOp> deallocs;
+  /// The last of `deallocs` in the allocation's block: the buffer is live
+  /// from the allocation to it.
+  Operation *end;
   /// The bytes of its slot: the size, or the bound of a dynamic size.
   int64_t bytes;
+  /// The bytes of an element.
+  int64_t elementBytes;
   /// Whether a sequential loop repeats it (for the remark).
   bool sequential;
   /// Its place in the walk, which breaks ties between equal sizes.
@@ -113,15 +118,6 @@ struct Slot {
   int64_t bytes = 0;
 };
 
-/// The last deallocation of `c` in its block.
-static Operation *lastDealloc(const Candidate &c) {
-  Operation *last = c.deallocs.front();
-  for (memref::DeallocOp dealloc : c.deallocs)
-    if (last->isBeforeInBlock(dealloc))
-      last = dealloc;
-  return last;
-}
-
 /// Whether `a`'s buffer is live while `b` is allocated: `b`'s allocation is
 /// in `a`'s block, or nested in an op of it, between `a`'s allocation and
 /// its last deallocation. Both are freed in their own blocks, so buffers
@@ -130,8 +126,7 @@ static Operation *lastDealloc(const Candidate &c) {
 static bool liveAt(const Candidate &a, const Candidate &b) {
   Block *home = a.alloc->getBlock();
   Operation *at = home->findAncestorOpInBlock(*b.alloc);
-  return at && a.alloc->isBeforeInBlock(at) &&
-         at->isBeforeInBlock(lastDealloc(a));
+  return at && a.alloc->isBeforeInBlock(at) && at->isBeforeInBlock(a.end);
 }
 
 static bool interfere(const Candidate &a, const Candidate &b) {
@@ -192,8 +187,10 @@ struct SeqCPUStackScratchPass
     return "";
   }
 
-  /// The bytes of `alloc`'s slot, or why it cannot have one.
-  FailureOr<int64_t> slotBytes(memref::AllocOp alloc, std::string &why) {
+  /// The bytes of `alloc`'s slot (and of an element in `elementBytes`), or
+  /// why it cannot have one.
+  FailureOr<int64_t> slotBytes(memref::AllocOp alloc, int64_t &elementBytes,
+                               std::string &why) {
     MemRefType type = alloc.getType();
     if (!type.getLayout().isIdentity())
       return why = "its layout is not the identity", failure();
@@ -204,6 +201,7 @@ struct SeqCPUStackScratchPass
                                : type.getElementType().getIntOrFloatBitWidth();
     if (elementBits % 8)
       return why = "its elements are not whole bytes", failure();
+    elementBytes = elementBits / 8;
     // The largest size of each dimension.
     int64_t elements = 1;
     auto dynamicSizes = alloc.getDynamicSizes().begin();
@@ -218,7 +216,7 @@ struct SeqCPUStackScratchPass
       if (llvm::MulOverflow(elements, size, elements))
         return why = "it is too large", failure();
     }
-    int64_t bytes = elements * (elementBits / 8);
+    int64_t bytes = elements * elementBytes;
     if (bytes > maxBytes)
       return why = "its " + std::to_string(bytes) + " bytes exceed " +
                    std::to_string(maxBytes.getValue()),
@@ -275,11 +273,9 @@ struct SeqCPUStackScratchPass
       // The largest alignment asked for, at least each element's size.
       int64_t alignment = 1;
       for (Candidate *c : slot.members) {
-        Type element = c->alloc.getType().getElementType();
-        int64_t natural =
-            element.isIndex() ? 8 : element.getIntOrFloatBitWidth() / 8;
         IntegerAttr asked = c->alloc.getAlignmentAttr();
-        alignment = std::max({alignment, natural, asked ? asked.getInt() : 1});
+        alignment =
+            std::max({alignment, c->elementBytes, asked ? asked.getInt() : 1});
       }
       auto slotType = MemRefType::get({slot.bytes}, entry.getI8Type());
       bytesSlot = memref::AllocaOp::create(entry, loc, slotType,
@@ -327,18 +323,22 @@ struct SeqCPUStackScratchPass
         scope = scope->getParentOp();
       // A sequential loop around it repeats it as often as its trip count;
       // a worksharing loop's body alone runs about once per thread's block.
-      Candidate c{alloc, {}, 0, false, candidates.size()};
+      Candidate c{alloc, {}, nullptr, 0, 0, false, candidates.size()};
       for (Operation *op = alloc->getParentOp(); op != scope;
            op = op->getParentOp())
         c.sequential |= isa<scf::ForOp, scf::WhileOp>(op);
       std::string why;
-      FailureOr<int64_t> bytes = slotBytes(alloc, why);
+      FailureOr<int64_t> bytes = slotBytes(alloc, c.elementBytes, why);
       if (succeeded(bytes)) {
         c.bytes = *bytes;
         why = checkUses(alloc, c.deallocs);
       }
       if (!why.empty())
         return remark(c, why);
+      c.end = c.deallocs.front();
+      for (memref::DeallocOp dealloc : c.deallocs)
+        if (c.end->isBeforeInBlock(dealloc))
+          c.end = dealloc;
       candidates.push_back(std::move(c));
       byScope[&scope->getRegion(0)].push_back(&candidates.back());
     });
