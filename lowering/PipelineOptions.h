@@ -142,6 +142,11 @@ struct SeqPipelineOptions {
   /// machines without a GPU (as Triton's interpreter mode does).
   bool gpuInterpret = false;
 
+  /// NVPTX with gpuInterpret: run the threads of each phase of a kernel
+  /// from the last to the first (`reverse-threads` of
+  /// seq-nvptx-launch-to-loops), which exposes a missing barrier.
+  bool gpuInterpretReverse = false;
+
   /// NVPTX: threads per block of the kernels mapped from parallel loops.
   int64_t gpuBlockSize = 256;
 

@@ -88,6 +88,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.cudaPath = cudaPath;
   options.gpuBlockSize = gpuBlockSize;
   options.gpuInterpret = gpuInterpret;
+  options.gpuInterpretReverse = gpuInterpretReverse;
   return options;
 }
 

@@ -142,6 +142,11 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("NVPTX: run the kernels on the host (launches become "
                      "loops), to check the GPU mapping without a GPU"),
       llvm::cl::init(SeqPipelineOptions().gpuInterpret)};
+  Option<bool> gpuInterpretReverse{
+      *this, "gpu-interpret-reverse",
+      llvm::cl::desc("NVPTX with gpu-interpret: run each phase's threads "
+                     "from the last to the first"),
+      llvm::cl::init(SeqPipelineOptions().gpuInterpretReverse)};
   Option<int64_t> gpuBlockSize{
       *this, "gpu-block-size",
       llvm::cl::desc("NVPTX: threads per block of mapped parallel loops"),

@@ -101,8 +101,10 @@ void NVPTXTargetInfo::addBufferLowering(
 void NVPTXTargetInfo::addLLVMConversion(
     OpPassManager &pm, const SeqPipelineOptions &options) const {
   if (options.gpuInterpret) {
-    // The interpreter: the kernels' loops run on the host, in order.
-    pm.addPass(createSeqNVPTXLaunchToLoops());
+    // The interpreter: the kernels' loops run on the host.
+    SeqNVPTXLaunchToLoopsOptions interpret;
+    interpret.reverseThreads = options.gpuInterpretReverse;
+    pm.addPass(createSeqNVPTXLaunchToLoops(interpret));
     addHostConversion(pm, options);
     return;
   }

@@ -104,21 +104,67 @@ def SeqNVPTXLaunchToLoops : Pass<"seq-nvptx-launch-to-loops"> {
   let description = [{
     The interpreter of the NVPTX target (`seqc --target=nvptx
     --gpu-interpret`), in the spirit of Triton's: every `gpu.launch` becomes
-    `scf.for` loops over its grid and its blocks (z, y, x, outermost first),
-    whose body is the launch's body with the block and thread ids replaced
-    by the induction variables and the dimensions by the launch's operands.
-    The threads' private buffers (`memref.alloca` of static shape) are
-    allocated once, before the loops, and serve each thread in turn.
+    `scf.for` loops over its grid (z, y, x, outermost first) and, inside,
+    over the threads of a block, with the block and thread ids replaced by
+    the induction variables and the dimensions by the launch's operands.
 
-    This is exact for the kernels `seq-nvptx-map-to-gpu` builds, whose
-    threads never communicate (no barriers, shared memory or shuffles): it
-    lets machines without a GPU check the GPU target's strategy and mapping
-    numerically against the CPU reference. A launch whose body holds a
-    barrier, a shuffle or workgroup memory is an error.
+    A kernel whose threads never communicate (the kernels
+    `seq-nvptx-map-to-gpu` builds) runs its threads one after the other,
+    each running the whole body; their private buffers (`memref.alloca` of
+    static shape) are allocated once, before the loops, and serve each
+    thread in turn.
+
+    A kernel whose threads communicate runs them together: its body is cut
+    into phases at each `gpu.barrier`, `gpu.shuffle`, `gpu.subgroup_reduce`
+    and `gpu.all_reduce` (an operation attribute, not a region), and each
+    phase is a loop over the block's threads, so that every thread ends a
+    phase before any starts the next.
+    - A value defined in one phase and used in another is computed again
+      there if its op is pure, else kept in a buffer with one element per
+      thread; private buffers get a slot per thread.
+    - Workgroup attributions are one buffer, which each block in turn uses.
+    - A shuffle reads the source lane's value with PTX's `shfl.sync`
+      semantics (the clamp that `convert-gpu-to-nvvm` passes: an invalid or
+      missing source lane gives the thread its own value and `false`); a
+      subgroup reduction combines its warp's 32 lanes, an all-reduce the
+      block's threads, in lane order.
+    - An `scf.for` or `scf.if` that holds such ops runs once for the block:
+      its bounds or condition are thread 0's, and a check that every thread
+      of the block computes the same ends the program otherwise (a barrier
+      under divergent control flow), with a message on standard error.
+    - Other ops holding them (`scf.while`, `scf.parallel`), values that
+      cannot be kept per thread (a memref from a load), and ops of the gpu,
+      nvgpu and nvvm dialects the interpreter does not emulate are errors.
+
+    Two checks expose a missing barrier:
+    - `check-races` (on by default) keeps, for each element of workgroup
+      memory, the last thread of the phase that wrote it and the threads
+      that read it; a thread that reads what another wrote, or writes what
+      another read or wrote, since their last barrier ends the program
+      with a message on standard error naming the access's location. It
+      checks `memref.load` and `memref.store` on the attributions
+      themselves, not accesses through views or vector loads.
+    - `reverse-threads` runs each phase's threads from the last to the
+      first: a kernel missing a barrier reads another thread's data before
+      or after it is written, depending on the order.
+
+    It lets machines without a GPU check the GPU target's kernels
+    numerically against the CPU reference. What it cannot check is the code
+    after the mapping: NVVM, libdevice, ptxas and the driver.
   }];
+  let options = [
+    Option<"reverseThreads", "reverse-threads", "bool", /*default=*/"false",
+           "Run each phase's threads from the last to the first">,
+    Option<"checkRaces", "check-races", "bool", /*default=*/"true",
+           "Abort when two threads of a block access an element of "
+           "workgroup memory between the same barriers, one of them writing">,
+  ];
   let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

@@ -141,9 +141,18 @@ static cl::opt<std::string> cudaPath(
 
 static cl::opt<bool> gpuInterpret(
     "gpu-interpret",
-    cl::desc("With --target=nvptx: run the GPU kernels on the host, one "
-             "thread after the other, to check them without a GPU"),
+    cl::desc("With --target=nvptx: run the GPU kernels on the host, the "
+             "threads of a block together between barriers, to check them "
+             "without a GPU"),
     cl::init(seq::SeqPipelineOptions().gpuInterpret), cl::cat(seqcCategory));
+
+static cl::opt<bool> gpuInterpretReverse(
+    "gpu-interpret-reverse",
+    cl::desc("With --gpu-interpret: run the threads of each phase of a "
+             "kernel (between barriers) from the last to the first, which "
+             "exposes a missing barrier"),
+    cl::init(seq::SeqPipelineOptions().gpuInterpretReverse),
+    cl::cat(seqcCategory));
 
 static cl::opt<bool> remarks(
     "remarks",
@@ -393,11 +402,14 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
       int8Activations)
     return error("--int8-activations needs --target=cpu (it selects the "
                  "CPU's VNNI kernels)");
+  if (gpuInterpretReverse && !gpuInterpret)
+    return error("--gpu-interpret-reverse needs --gpu-interpret");
   options.pipeline.target = *device;
   options.pipeline.gpuArch = gpuArch;
   options.pipeline.gpuBinary = gpuBinary;
   options.pipeline.cudaPath = cudaPath;
   options.pipeline.gpuInterpret = gpuInterpret;
+  options.pipeline.gpuInterpretReverse = gpuInterpretReverse;
   options.pipeline.optLevel = optLevel;
   options.pipeline.enableOpenMP = openmp;
   options.pipeline.threadTeam = threadTeam;
