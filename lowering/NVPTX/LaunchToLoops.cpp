@@ -598,27 +598,33 @@ void LaunchLowering::emitReduce(Operation *op, Value operand,
     return;
   Value out = buffers[result] = newBuffer(result.getType());
   vector::CombiningKind combining = gpu::convertReductionKind(kind);
-  // Each thread combines its warp's (or block's) values in lane order.
-  forEachThread(b, [&](OpBuilder &tb, Thread &thread) {
-    Value linear = linearId(tb, thread);
-    Value first = index(tb, 0), end = numThreads;
-    if (perWarp) {
-      Value lane = arith::RemUIOp::create(tb, loc, linear, index(tb, 32));
-      first = arith::SubIOp::create(tb, loc, linear, lane);
-      end = arith::MinUIOp::create(
-          tb, loc, arith::AddIOp::create(tb, loc, first, index(tb, 32)),
-          numThreads);
-    }
-    Value init = memref::LoadOp::create(tb, loc, exchange, first);
-    Value next = arith::AddIOp::create(tb, loc, first, index(tb, 1));
+  // The values of threads [first, end) combined in lane order.
+  auto combine = [&](OpBuilder &rb, Value first, Value end) {
+    Value init = memref::LoadOp::create(rb, loc, exchange, first);
+    Value next = arith::AddIOp::create(rb, loc, first, index(rb, 1));
     auto loop = scf::ForOp::create(
-        tb, loc, next, end, index(tb, 1), ValueRange{init},
+        rb, loc, next, end, index(rb, 1), ValueRange{init},
         [&](OpBuilder &lb, Location l, Value i, ValueRange acc) {
           Value v = memref::LoadOp::create(lb, l, exchange, i);
           scf::YieldOp::create(
               lb, l, vector::makeArithReduction(lb, l, combining, v, acc[0]));
         });
-    memref::StoreOp::create(tb, loc, loop.getResult(0), out, linear);
+    return loop.getResult(0);
+  };
+  // The block's value once; each warp's by each of its threads.
+  Value total = perWarp ? Value() : combine(b, index(b, 0), numThreads);
+  forEachThread(b, [&](OpBuilder &tb, Thread &thread) {
+    Value linear = linearId(tb, thread);
+    Value value = total;
+    if (perWarp) {
+      Value lane = arith::RemUIOp::create(tb, loc, linear, index(tb, 32));
+      Value first = arith::SubIOp::create(tb, loc, linear, lane);
+      Value end = arith::MinUIOp::create(
+          tb, loc, arith::AddIOp::create(tb, loc, first, index(tb, 32)),
+          numThreads);
+      value = combine(tb, first, end);
+    }
+    memref::StoreOp::create(tb, loc, value, out, linear);
   });
 }
 

@@ -19,9 +19,11 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/CSE.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "seq-nvptx-map-to-gpu"
 
@@ -376,14 +378,268 @@ static Value cloneGlobalView(OpBuilder &b, Value value, IRMapping &mapping) {
   return clone->getResult(cast<OpResult>(value).getResultNumber());
 }
 
+//===----------------------------------------------------------------------===//
+// Rows per block
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A loop that reduces a row into one element of memory:
+///   scf.for %k = ... {
+///     ... (pure ops and loads: the element %e)
+///     %a = memref.load %acc[I]
+///     %s = combine %a, %e      (or %e, %a)
+///     memref.store %s, %acc[I]
+///   }
+/// with I defined outside the loop, %acc read nowhere else in it, and
+/// combine an f32 add, mul, min or max.
+struct RowReduction {
+  memref::LoadOp load;
+  memref::StoreOp store;
+  Operation *combine;
+  gpu::AllReduceOperation kind;
+};
+} // namespace
+
+static std::optional<gpu::AllReduceOperation> getReductionKind(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<gpu::AllReduceOperation>>(
+             op)
+      .Case([](arith::AddFOp) { return gpu::AllReduceOperation::ADD; })
+      .Case([](arith::MulFOp) { return gpu::AllReduceOperation::MUL; })
+      .Case([](arith::MaxNumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
+      .Case([](arith::MaximumFOp) { return gpu::AllReduceOperation::MAXIMUMF; })
+      .Case([](arith::MinNumFOp) { return gpu::AllReduceOperation::MINNUMF; })
+      .Case([](arith::MinimumFOp) { return gpu::AllReduceOperation::MINIMUMF; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Whether `op` only computes or reads: every thread of a row's block may run
+/// it.
+static bool onlyReads(Operation &op) {
+  return op.getNumRegions() == 0 &&
+         (isMemoryEffectFree(&op) || isa<memref::LoadOp>(op));
+}
+
+/// Whether `value` is computed from `iv` (within `scope`).
+static bool dependsOn(Value value, Value iv, Operation *scope) {
+  SmallVector<Value> worklist = {value};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (v == iv)
+      return true;
+    if (!seen.insert(v).second)
+      continue;
+    if (Operation *def = v.getDefiningOp(); def && scope->isAncestor(def))
+      llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
+static std::optional<RowReduction> matchRowReduction(scf::ParallelOp rows,
+                                                     scf::ForOp loop) {
+  if (loop.getNumResults() != 0)
+    return std::nullopt;
+  memref::StoreOp store;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (auto candidate = dyn_cast<memref::StoreOp>(op)) {
+      if (store)
+        return std::nullopt;
+      store = candidate;
+    } else if (!onlyReads(op)) {
+      return std::nullopt;
+    }
+  }
+  if (!store)
+    return std::nullopt;
+  for (Value index : store.getIndices())
+    if (loop.getRegion().isAncestor(index.getParentRegion()))
+      return std::nullopt;
+  Operation *combine = store.getValueToStore().getDefiningOp();
+  if (!combine || combine->getParentOp() != loop || !combine->hasOneUse() ||
+      !combine->getResult(0).getType().isF32())
+    return std::nullopt;
+  std::optional<gpu::AllReduceOperation> kind = getReductionKind(combine);
+  if (!kind)
+    return std::nullopt;
+  memref::LoadOp load;
+  for (Value operand : combine->getOperands())
+    if (auto candidate = operand.getDefiningOp<memref::LoadOp>();
+        candidate && candidate.getMemRef() == store.getMemRef() &&
+        candidate.getIndices() == store.getIndices() && candidate->hasOneUse())
+      load = candidate;
+  if (!load || combine->getOperand(0) == combine->getOperand(1))
+    return std::nullopt;
+  // No other read of the accumulator's buffer; every other read is of the
+  // row: its indices use every induction variable of the loop over rows. (A
+  // contraction's reads each lack one, and want a thread per output.)
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto other = dyn_cast<memref::LoadOp>(op);
+    if (!other || other == load)
+      continue;
+    if (mayAlias(other.getMemRef(), store.getMemRef()))
+      return std::nullopt;
+    for (Value iv : rows.getInductionVars())
+      if (llvm::none_of(other.getIndices(), [&](Value index) {
+            return dependsOn(index, iv, rows);
+          }))
+        return std::nullopt;
+  }
+  return RowReduction{load, store, combine, *kind};
+}
+
+/// The row reductions of `loop`'s body, if the body can run as a block per
+/// iteration (see mapRowsToBlocks), else an empty map.
+static DenseMap<Operation *, RowReduction>
+getRowReductions(scf::ParallelOp loop) {
+  DenseMap<Operation *, RowReduction> reductions;
+  bool allocates = false;
+  loop.getBody()->walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::AllocaOp, scf::ParallelOp>(op))
+      allocates = true;
+  });
+  if (allocates)
+    return reductions;
+  // Rows all shorter than a warp keep a thread each.
+  bool longRow = false;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (auto forOp = dyn_cast<scf::ForOp>(op))
+      if (std::optional<RowReduction> reduction =
+              matchRowReduction(loop, forOp)) {
+        reductions[forOp] = *reduction;
+        std::optional<APInt> trips = forOp.getStaticTripCount();
+        longRow |= !trips || trips->uge(32);
+        continue;
+      }
+    // The other ops run in thread 0: nothing may use their results.
+    if (!onlyReads(op) && !op.use_empty())
+      return DenseMap<Operation *, RowReduction>();
+  }
+  if (!longRow)
+    reductions.clear();
+  return reductions;
+}
+
+/// The identity of `kind` for f32.
+static Value getIdentity(OpBuilder &b, Location loc,
+                         gpu::AllReduceOperation kind) {
+  float value = 0.0f;
+  switch (kind) {
+  case gpu::AllReduceOperation::MUL:
+    value = 1.0f;
+    break;
+  case gpu::AllReduceOperation::MAXNUMF:
+  case gpu::AllReduceOperation::MAXIMUMF:
+    value = -std::numeric_limits<float>::infinity();
+    break;
+  case gpu::AllReduceOperation::MINNUMF:
+  case gpu::AllReduceOperation::MINIMUMF:
+    value = std::numeric_limits<float>::infinity();
+    break;
+  default:
+    break;
+  }
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+/// Emits the body of `loop` for the threads of a block that runs one of its
+/// iterations (the ivs are in `mapping`): each row reduction strided over
+/// the threads, combined with gpu.all_reduce and added into its element by
+/// thread 0; ops that only compute or read run in every thread; the others
+/// in thread 0, between barriers.
+static void emitRowBody(OpBuilder &b, scf::ParallelOp loop,
+                        const DenseMap<Operation *, RowReduction> &reductions,
+                        Value thread, Value threads, IRMapping &mapping) {
+  Location loc = loop.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, zero);
+  auto inFirstThread = [&](function_ref<void()> body) {
+    gpu::BarrierOp::create(b, loc);
+    auto branch = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    body();
+  };
+  Block *body = loop.getBody();
+  for (auto it = body->begin(); it != std::prev(body->end());) {
+    Operation &op = *it;
+    auto reduction = reductions.find(&op);
+    if (reduction != reductions.end()) {
+      auto forOp = cast<scf::ForOp>(op);
+      RowReduction r = reduction->second;
+      Location at = forOp.getLoc();
+      // This thread's share: k = lb + thread * step, ..., by threads * step.
+      Value step = mapping.lookupOrDefault(forOp.getStep());
+      Value lower = arith::AddIOp::create(
+          b, at, mapping.lookupOrDefault(forOp.getLowerBound()),
+          arith::MulIOp::create(b, at, thread, step));
+      Value stride = arith::MulIOp::create(b, at, threads, step);
+      Value identity = getIdentity(b, at, r.kind);
+      auto strided = scf::ForOp::create(
+          b, at, lower, mapping.lookupOrDefault(forOp.getUpperBound()), stride,
+          ValueRange{identity},
+          [&](OpBuilder &lb, Location, Value k, ValueRange partial) {
+            mapping.map(forOp.getInductionVar(), k);
+            mapping.map(r.load.getResult(), partial[0]);
+            for (Operation &inner : forOp.getBody()->without_terminator())
+              if (&inner != r.load && &inner != r.store)
+                lb.clone(inner, mapping);
+            scf::YieldOp::create(lb, at,
+                                 mapping.lookup(r.combine->getResult(0)));
+          });
+      Value total = gpu::AllReduceOp::create(
+          b, at, strided.getResult(0).getType(), strided.getResult(0),
+          gpu::AllReduceOperationAttr::get(b.getContext(), r.kind),
+          b.getUnitAttr());
+      inFirstThread([&] {
+        Value element = memref::LoadOp::create(
+            b, at, mapping.lookupOrDefault(r.store.getMemRef()),
+            llvm::map_to_vector(r.store.getIndices(), [&](Value index) {
+              return mapping.lookupOrDefault(index);
+            }));
+        mapping.map(r.load.getResult(), element);
+        mapping.map(r.combine->getOperand(
+                        r.combine->getOperand(0) == r.load.getResult() ? 1 : 0),
+                    total);
+        b.clone(*r.combine, mapping);
+        b.clone(*r.store, mapping);
+      });
+      gpu::BarrierOp::create(b, at);
+      ++it;
+      continue;
+    }
+    if (onlyReads(op)) {
+      b.clone(op, mapping);
+      ++it;
+      continue;
+    }
+    // Consecutive ops with side effects: thread 0, once every thread has
+    // read what they may overwrite, and before any reads what they write.
+    auto end = it;
+    while (end != std::prev(body->end()) && !reductions.count(&*end) &&
+           !onlyReads(*end))
+      ++end;
+    inFirstThread([&] {
+      for (Operation &effect : llvm::make_range(it, end))
+        b.clone(effect, mapping);
+    });
+    gpu::BarrierOp::create(b, loc);
+    it = end;
+  }
+}
+
 /// Replaces `loop` by a launch of ceil(iterations / blockSize) blocks of
-/// `blockSize` threads, each running one iteration.
-static gpu::LaunchOp buildLaunch(RewriterBase &b, scf::ParallelOp loop,
-                                 int64_t blockSize) {
+/// `blockSize` threads, each running one iteration, or with `reductions`,
+/// of one block of `blockSize` threads per iteration (emitRowBody).
+static gpu::LaunchOp
+buildLaunch(RewriterBase &b, scf::ParallelOp loop, int64_t blockSize,
+            const DenseMap<Operation *, RowReduction> &reductions =
+                DenseMap<Operation *, RowReduction>()) {
   b.setInsertionPoint(loop);
   Location loc = loop.getLoc();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  bool rowsPerBlock = !reductions.empty();
 
   // Iterations per dimension, and in all.
   SmallVector<Value> counts;
@@ -397,7 +653,9 @@ static gpu::LaunchOp buildLaunch(RewriterBase &b, scf::ParallelOp loop,
     total = b.createOrFold<arith::MulIOp>(loc, total, count);
   }
   Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
-  Value blocks = b.createOrFold<arith::CeilDivSIOp>(loc, total, threads);
+  Value blocks = rowsPerBlock
+                     ? total
+                     : b.createOrFold<arith::CeilDivSIOp>(loc, total, threads);
 
   // A grid of zero blocks is an error for the driver: skip empty loops.
   Value nonEmpty =
@@ -408,31 +666,42 @@ static gpu::LaunchOp buildLaunch(RewriterBase &b, scf::ParallelOp loop,
                  << "-D loop at " << loc << ": grid (";
     if (std::optional<int64_t> count = getConstantIntValue(blocks))
       llvm::dbgs() << *count;
+    else if (rowsPerBlock)
+      llvm::dbgs() << "iterations";
     else
       llvm::dbgs() << "ceil(iterations / " << blockSize << ")";
     llvm::dbgs() << ", 1, 1) blocks of (" << blockSize
                  << ", 1, 1) threads, iterations ";
     if (std::optional<int64_t> count = getConstantIntValue(total))
-      llvm::dbgs() << *count << "\n";
+      llvm::dbgs() << *count;
     else
-      llvm::dbgs() << "known at run time\n";
+      llvm::dbgs() << "known at run time";
+    if (rowsPerBlock)
+      llvm::dbgs() << ", a block per iteration, " << reductions.size()
+                   << " reductions over its threads";
+    llvm::dbgs() << "\n";
   });
   auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
   auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, threads, one,
                                       one);
   b.setInsertionPointToStart(&launch.getBody().front());
-  Value linear = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, launch.getBlockIds().x, threads),
-      launch.getThreadIds().x);
-  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                        linear, total);
-  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
-  gpu::TerminatorOp::create(b, loc);
+  Value linear = launch.getBlockIds().x;
+  if (!rowsPerBlock) {
+    linear = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, threads),
+        launch.getThreadIds().x);
+    Value inRange =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, linear, total);
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+    gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPointToStart(guard.thenBlock());
+  } else {
+    gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPointToStart(&launch.getBody().front());
+  }
 
-  // The innermost dimension varies fastest across threads.
-  b.setInsertionPointToStart(guard.thenBlock());
+  // The innermost dimension varies fastest across threads (or blocks).
   IRMapping mapping;
   Value rest = linear;
   int64_t rank = counts.size();
@@ -458,8 +727,11 @@ static gpu::LaunchOp buildLaunch(RewriterBase &b, scf::ParallelOp loop,
         cloneGlobalView(b, operand, mapping);
       }
   });
-  for (Operation &op : loop.getBody()->without_terminator())
-    b.clone(op, mapping);
+  if (rowsPerBlock)
+    emitRowBody(b, loop, reductions, launch.getThreadIds().x, threads, mapping);
+  else
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, mapping);
   b.eraseOp(loop);
   return launch;
 }
@@ -492,6 +764,22 @@ mlir::seq::mapParallelLoopToLaunch(RewriterBase &rewriter, scf::ParallelOp loop,
     return loop.emitError("could not make the buffers this loop allocates "
                           "private to its threads");
   return buildLaunch(rewriter, loop, blockSize);
+}
+
+FailureOr<gpu::LaunchOp> mlir::seq::mapRowsToBlocks(RewriterBase &rewriter,
+                                                    scf::ParallelOp loop,
+                                                    int64_t blockSize) {
+  if (blockSize < 1 || blockSize > 1024)
+    return rewriter.notifyMatchFailure(loop, "block size out of range");
+  if (failed(mapParallelLoopToLaunchPrecondition(loop)))
+    return rewriter.notifyMatchFailure(loop, "cannot run as a GPU kernel");
+  DenseMap<Operation *, RowReduction> reductions = getRowReductions(loop);
+  if (reductions.empty())
+    return rewriter.notifyMatchFailure(loop, "no row reduction, or ops "
+                                             "whose results thread 0 alone "
+                                             "would have");
+  OpBuilder::InsertionGuard guard(rewriter);
+  return buildLaunch(rewriter, loop, blockSize, reductions);
 }
 
 //===----------------------------------------------------------------------===//
@@ -549,6 +837,8 @@ void SeqNVPTXMapToGPUPass::runOnOperation() {
         loop.emitRemark() << "runs on the host, not on the GPU: " << reason;
       continue;
     }
+    if (rowReductions && succeeded(mapRowsToBlocks(rewriter, loop, blockSize)))
+      continue;
     if (failed(mapParallelLoopToLaunch(rewriter, loop, blockSize)))
       return signalPassFailure();
   }

@@ -118,6 +118,7 @@ void NVPTXTargetInfo::addLLVMConversion(
   attach.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(attach));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createSeqNVPTXLowerAllReduce());
   // The fused scans' vector transfers become loads and stores first; their
   // vector<2xf32> arithmetic maps to LLVM vectors (64-bit loads and stores
   // in PTX).

@@ -39,6 +39,15 @@ def SeqNVPTXMapToGPU : Pass<"seq-nvptx-map-to-gpu"> {
     kernel instead of two, such as the copy of an initialized buffer and
     the reduction into it.
 
+    A loop whose body reduces rows into memory (a top-level `scf.for` that
+    accumulates into one element with an f32 add, mul, min or max, reading
+    only rows, indexed by every induction variable: layer norm, RMSNorm,
+    softmax, not contractions; rows of 32 elements or more) runs one block
+    of `block-size` threads per iteration instead (`row-reductions`, mapRowsToBlocks in Transforms.h):
+    each reduction strided over the threads and combined by
+    `gpu.all_reduce`, the body's other side effects in thread 0 between
+    barriers.
+
     What cannot run in a kernel stays on the host, which reads the managed
     buffers directly (docs/runtime.md): loops with results (reductions of
     `scf.parallel`), bodies allocating buffers without a bounded size, and loop
@@ -51,6 +60,9 @@ def SeqNVPTXMapToGPU : Pass<"seq-nvptx-map-to-gpu"> {
            "Threads per block">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Remark on loops that stay on the host">,
+    Option<"rowReductions", "row-reductions", "bool", /*default=*/"true",
+           "A block per iteration of loops whose body reduces rows into "
+           "memory (mapRowsToBlocks)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -165,6 +177,26 @@ def SeqNVPTXLaunchToLoops : Pass<"seq-nvptx-launch-to-loops"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
+  ];
+}
+
+def SeqNVPTXLowerAllReduce
+    : Pass<"seq-nvptx-lower-all-reduce", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Block-wide reductions of the kernels as warp shuffles and "
+                "workgroup memory";
+  let description = [{
+    Runs on the outlined kernels, before `convert-gpu-to-nvvm`: every
+    `gpu.all_reduce` (`seq-nvptx-map-to-gpu`'s rows per block) becomes MLIR's
+    all-reduce rewrite (`populateGpuAllReducePatterns`): a butterfly of
+    `gpu.shuffle`s within each warp, each warp's value through a workgroup
+    buffer added to the kernel, a barrier, and a second butterfly in the
+    first warp, whose result every thread reads after a second barrier. An
+    all-reduce it cannot rewrite is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 

@@ -95,6 +95,24 @@ FailureOr<gpu::LaunchOp> mapParallelLoopToLaunch(RewriterBase &rewriter,
                                                  scf::ParallelOp loop,
                                                  int64_t blockSize);
 
+/// Replaces `loop`, whose body reduces rows into memory, by a gpu.launch of
+/// one block of `blockSize` threads per iteration (the rows of layer norm,
+/// RMSNorm and softmax). Each top-level `scf.for` of the body that
+/// accumulates into one element (`acc[I] = acc[I] combine f(k)`, I outside
+/// the loop; f32 add, mul, min or max; every other read indexed by every
+/// induction variable of `loop`, which a contraction's reads are not; and
+/// some such loop of 32 iterations or more, or of unknown count) runs
+/// strided over the threads, its
+/// partial results combined by `gpu.all_reduce` and added into the element
+/// by thread 0; ops that only compute or read run in every thread; the other
+/// ops run in thread 0, with a barrier before and after. Fails, changing
+/// nothing, where mapParallelLoopToLaunch's precondition does not hold, the
+/// body has no such loop, allocates, holds a parallel loop, or uses a
+/// result of an op with side effects.
+FailureOr<gpu::LaunchOp> mapRowsToBlocks(RewriterBase &rewriter,
+                                         scf::ParallelOp loop,
+                                         int64_t blockSize);
+
 } // namespace seq
 } // namespace mlir
 

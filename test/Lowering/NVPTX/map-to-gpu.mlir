@@ -218,3 +218,135 @@ func.func @unranked_copy(%x: memref<*xf32>, %y: memref<*xf32>) {
   memref.copy %x, %y : memref<*xf32> to memref<*xf32>
   return
 }
+
+// -----
+
+// Rows reduced into memory (the mean of layer norm, the sum of softmax): a
+// block of 128 threads per row. The stores of the body run in thread 0
+// between barriers; the reduction is strided over the threads from the
+// identity, combined by gpu.all_reduce, and added into the element by
+// thread 0, in the original operand order; the division reads the sum in
+// every thread.
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME: (%[[X:.*]]: memref<?x256xf32>, %[[N:.*]]: index)
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ACC:.*]] = memref.alloc(%[[N]])
+// CHECK: %[[ROWS:.*]] = arith.maxsi %[[N]]
+// CHECK: gpu.launch blocks(%[[ROW:[^,]*]], %{{.*}}, %{{.*}}) in (%{{[^ ]*}} = %[[ROWS]], {{.*}} threads(%[[T:[^,]*]], %{{.*}}, %{{.*}}) in (%{{[^ ]*}} = %[[C128]],
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store %[[ZERO]], %[[ACC]][%[[ROW]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[PART:.*]] = scf.for %[[K:.*]] = %[[T]] to %c256 step %[[C128]] iter_args(%[[P:.*]] = %[[ZERO]]) -> (f32) {
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[K]]]
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[V]]
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[E]], %[[P]]
+// CHECK-NEXT: scf.yield %[[S]]
+// CHECK: %[[TOTAL:.*]] = gpu.all_reduce add %[[PART]] uniform
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: %[[OLD:.*]] = memref.load %[[ACC]][%[[ROW]]]
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[TOTAL]], %[[OLD]]
+// CHECK-NEXT: memref.store %[[NEW]], %[[ACC]][%[[ROW]]]
+// CHECK: gpu.barrier
+// CHECK: %[[SUM:.*]] = memref.load %[[ACC]][%[[ROW]]]
+// CHECK: arith.divf %{{.*}}, %[[SUM]]
+// CHECK: gpu.terminator
+func.func @rows(%x: memref<?x256xf32>, %n: index) -> memref<?xf32> {
+  %acc = memref.alloc(%n) : memref<?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %zero, %acc[%i] : memref<?xf32>
+    scf.for %k = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<?x256xf32>
+      %e = math.exp %v : f32
+      %a = memref.load %acc[%i] : memref<?xf32>
+      %s = arith.addf %e, %a : f32
+      memref.store %s, %acc[%i] : memref<?xf32>
+    }
+    %sum = memref.load %acc[%i] : memref<?xf32>
+    %inv = arith.divf %one, %sum : f32
+    memref.store %inv, %acc[%i] : memref<?xf32>
+  }
+  return %acc : memref<?xf32>
+}
+
+// -----
+
+// A maximum starts from -inf.
+// CHECK-LABEL: func.func @row_max
+// CHECK: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[NEG]])
+// CHECK: arith.maximumf
+// CHECK: gpu.all_reduce maximumf
+func.func @row_max(%x: memref<?x256xf32>, %n: index) -> memref<?xf32> {
+  %acc = memref.alloc(%n) : memref<?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    scf.for %k = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<?x256xf32>
+      %a = memref.load %acc[%i] : memref<?xf32>
+      %m = arith.maximumf %a, %v : f32
+      memref.store %m, %acc[%i] : memref<?xf32>
+    }
+  }
+  return %acc : memref<?xf32>
+}
+
+// -----
+
+// A loop that also reads its accumulator's buffer elsewhere is not a row
+// reduction: one thread per row, as before.
+// CHECK-LABEL: func.func @not_rows
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c1
+func.func @not_rows(%x: memref<?x256xf32>, %n: index) -> memref<?xf32> {
+  %acc = memref.alloc(%n) : memref<?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    scf.for %k = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<?x256xf32>
+      %a = memref.load %acc[%i] : memref<?xf32>
+      %b = memref.load %acc[%k] : memref<?xf32>
+      %w = arith.mulf %v, %b : f32
+      %s = arith.addf %a, %w : f32
+      memref.store %s, %acc[%i] : memref<?xf32>
+    }
+  }
+  return %acc : memref<?xf32>
+}
+
+// -----
+
+// Rows shorter than a warp keep a thread each.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1
+func.func @short_rows(%x: memref<?x16xf32>, %n: index) -> memref<?xf32> {
+  %acc = memref.alloc(%n) : memref<?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    scf.for %k = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<?x16xf32>
+      %a = memref.load %acc[%i] : memref<?xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%i] : memref<?xf32>
+    }
+  }
+  return %acc : memref<?xf32>
+}
