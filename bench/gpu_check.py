@@ -12,8 +12,8 @@ a `run` wrapper into DIR (cases.json describes it all).
 
 `run` needs no build and no network: it runs each GPU binary with the same
 seeds and sizes, compares its outputs with the references, then times
-attention, a bf16 matmul and the selective scan beside PyTorch on the same GPU
-and prints a table (also written to DIR/summary.md). `--cpu-dry-run` runs the
+attention, a bf16 matmul, the selective scan and layer norm beside PyTorch on
+the same GPU and prints a table (also written to DIR/summary.md). `--cpu-dry-run` runs the
 CPU builds instead, at small sizes, so all of this is tested without a GPU.
 
 `run` uses only the standard library and, if importable, torch and numpy.
@@ -48,6 +48,11 @@ MATMUL = 4096
 DRY_MATMUL = 128  # m = n; the contraction stays 4096 (one binary).
 SCAN = {"b": 4, "L": 2048, "channels": 1536, "state": 16}
 DRY_SCAN = {"b": 1, "L": 256}
+# Layer norm's rows (b = 1, n = rows) over NORM_DIM features: one token (a
+# decode step), a prompt, a batch of prompts.
+NORM_DIM = 1024
+NORM_ROWS = [1, 512, 16384]
+DRY_NORM_ROWS = [1, 64]
 
 # Libraries every x86-64 Linux with CUDA and PyTorch has; anything else a
 # binary loads is packed into DIR/lib (in practice LLVM's libomp).
@@ -95,6 +100,9 @@ def binary_specs(root):
                   "hyper": {"channels": SCAN["channels"],
                             "state": SCAN["state"]},
                   "dims": {"b": 2, "L": 100}, "role": "scan", "dtype": "f32"})
+    specs.append({"name": "layernorm_f32", "source": "bench/kernels/layer_norm.seq",
+                  "hyper": {"dim": NORM_DIM}, "dims": {"b": 2, "n": 3},
+                  "role": "norm", "dtype": "f32"})
     return specs
 
 
@@ -229,7 +237,7 @@ def prepare(options):
     else:
         timed_dtype = "f32"
     for spec in specs:
-        spec["timed"] = spec["role"] in ("matmul", "scan") or (
+        spec["timed"] = spec["role"] in ("matmul", "scan", "norm") or (
             spec["role"] == "attention" and spec["dtype"] == timed_dtype)
 
     packed = {}
@@ -470,6 +478,16 @@ def timing_cases(specs, dry):
                 "bytes": 4.0 * values,
                 "peer": {"kind": "scan", "b": b, "L": length, "D": channels,
                          "N": state}})
+        elif spec["role"] == "norm":
+            dim = spec["hyper"]["dim"]
+            for step, rows in enumerate(DRY_NORM_ROWS if dry else NORM_ROWS):
+                cases.append({
+                    "spec": spec, "step": step, "series": spec["name"],
+                    "kernel": "layer norm", "shape": "rows=%d dim=%d" % (rows, dim),
+                    "dims": {"b": 1, "n": rows}, "flops": None,
+                    # x and y, the weight and the bias, once.
+                    "bytes": 4.0 * (2 * rows * dim + 2 * dim),
+                    "peer": {"kind": "layer_norm", "rows": rows, "dim": dim}})
     cases.sort(key=lambda c: c["step"])
     return cases
 
@@ -566,6 +584,13 @@ class Peers:
                     return self.time(lambda: torch.matmul(a, b)), "torch.matmul"
                 if peer["kind"] == "scan":
                     return self._scan(peer)
+                if peer["kind"] == "layer_norm":
+                    x = torch.randn(peer["rows"], peer["dim"], device=self.device)
+                    w = torch.randn(peer["dim"], device=self.device)
+                    b = torch.randn(peer["dim"], device=self.device)
+                    layer_norm = torch.nn.functional.layer_norm
+                    return (self.time(lambda: layer_norm(x, (peer["dim"],), w, b)),
+                            "F.layer_norm")
         except Exception as error:  # Keep going: report it in the table.
             return None, "%s: %s" % (type(error).__name__,
                                      str(error).splitlines()[0][:80])
@@ -822,7 +847,8 @@ def run(options):
             "copies between host and device); the peers' are the median of "
             "one call between CUDA events (the CPU clock without CUDA). "
             "Attention FLOPs: 4 b h n^2 d, half that for causal; the scan's "
-            "GB/s counts each input and output once. `seqc/peer time` above "
+            "and layer norm's GB/s count each input and output once. "
+            "`seqc/peer time` above "
             "1 means seqc is slower.\n\n" %
             (pack["seqc_commit"], pack["gpu_arch"], device,
              datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),

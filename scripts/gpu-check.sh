@@ -10,8 +10,8 @@
 #   scripts/gpu-check.sh run [DIR] [--cpu-dry-run] [--budget S] [--only REGEX]
 #       on the GPU machine, from the repository root, without a build:
 #       compares every GPU binary's outputs with the references, times
-#       attention, a bf16 matmul and the selective scan beside PyTorch and
-#       writes DIR/summary.md. --cpu-dry-run runs the CPU builds instead.
+#       attention, a bf16 matmul, the selective scan and layer norm beside
+#       PyTorch and writes DIR/summary.md. --cpu-dry-run runs the CPU builds instead.
 #
 # The work is in bench/gpu_check.py (a copy travels in DIR as check.py).
 set -euo pipefail
