@@ -294,7 +294,7 @@ LogicalResult LaunchLowering::analyze() {
   assignRuns(launch.getBody().front());
   WalkResult result = launch.getBody().walk([&](Operation *op) {
     if (holdsCollective(op) && !isCollective(op) &&
-        !isa<scf::ForOp, scf::IfOp>(op) && op != launch) {
+        !isa<scf::ForOp, scf::IfOp>(op)) {
       op->emitError() << "the GPU interpreter runs the threads of a block "
                          "together through 'scf.for' and 'scf.if', not "
                          "through '"
