@@ -30,14 +30,22 @@ outputs = {"y8": ("q8.weight", None), "y40": ("q40.weight", "q40.bias"),
 int8_names = {"y8", "y40", "y41", "yp"}
 int8_outputs = {"ya": ("a.weight", None), "yb": ("b.weight", "b.bias"),
                 "yp": ("w", None)}
+def run_model(argv):
+    """Runs a model; on failure, shows what it printed (a sanitizer's
+    report, the runtime's error) before failing."""
+    result = subprocess.run(argv, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout + result.stderr)
+        sys.exit("%s exited with %d" % (" ".join(argv), result.returncode))
+
+
 for m in map(int, args[1:]):
     run = f"{directory}/m{m}"
     os.makedirs(run, exist_ok=True)
     args = [f"{directory}/model", "--random-weights", "7",
             "--save-weights", f"{run}/w.safetensors"]
     # A first run saves the weights, whose width is the input's.
-    subprocess.run(args + ["--random-inputs", "1", "--dim", f"m={m}"],
-                   check=True, capture_output=True)
+    run_model(args + ["--random-inputs", "1", "--dim", f"m={m}"])
     weights = load_safetensors(f"{run}/w.safetensors")
     if "a.weight" in weights:
         outputs = int8_outputs
@@ -46,8 +54,7 @@ for m in map(int, args[1:]):
     x = np.random.default_rng(m).standard_normal((m, k)).astype(np.float32)
     np.save(f"{run}/x.npy", x)
     out = [a for name in outputs for a in ("--output", f"{name}={run}/{name}.npy")]
-    subprocess.run(args + ["--input", f"x={run}/x.npy"] + out, check=True,
-                   capture_output=True)
+    run_model(args + ["--input", f"x={run}/x.npy"] + out)
     for name, (weight, bias) in outputs.items():
         w = weights[weight].astype(np.float64)
         xr = x.astype(np.float64)
