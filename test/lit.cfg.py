@@ -17,6 +17,23 @@ config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.seqc_obj_root, "test")
 
+# libomp registers each process in /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid>
+# and removes the file when the process ends. A process killed while it
+# registers (a timeout, an interrupted run) leaves the file empty, and any
+# later process that gets the same pid then aborts with "OMP: Error #15:
+# Initializing libomp.so.5, but found unknown library already initialized"
+# (pids wrap at 32768: a run of the suite starts more processes than that).
+# Remove such files of processes that are gone before the tests start.
+for path in glob.glob("/dev/shm/__KMP_REGISTERED_LIB_*_%d" % os.getuid()):
+    try:
+        pid = int(os.path.basename(path).rsplit("_", 2)[1])
+        with open(path, "rb") as registration:
+            empty = not registration.read().strip(b"\0")
+        if empty and not os.path.exists("/proc/%d" % pid):
+            os.remove(path)
+    except (ValueError, IndexError, OSError):
+        pass
+
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%seqc_src_root", config.seqc_src_root))
 config.substitutions.append(("%seqc_lib_dir", config.seqc_lib_dir))
