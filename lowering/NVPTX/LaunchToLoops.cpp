@@ -208,6 +208,8 @@ private:
   void forEachThread(OpBuilder &b,
                      function_ref<void(OpBuilder &, Thread &)> body);
   Value linearId(OpBuilder &b, Thread &thread);
+  std::pair<Value, Value> laneOf(OpBuilder &b, Thread &thread);
+  Value publish(Value value, OpBuilder &b);
   Value get(Value value, OpBuilder &b, Thread &thread);
   Value uniform(Value value, OpBuilder &b, StringRef what, Location at);
   Value newBuffer(Type elementType, int64_t perThread = 1);
@@ -348,6 +350,24 @@ Value LaunchLowering::linearId(OpBuilder &b, Thread &thread) {
       b, loc, arith::AddIOp::create(b, loc, zy, thread.y), size.x);
   thread.linear = arith::AddIOp::create(b, loc, zyx, thread.x);
   return thread.linear;
+}
+
+/// The thread's lane (linear id % 32) and its warp's first linear id.
+std::pair<Value, Value> LaunchLowering::laneOf(OpBuilder &b, Thread &thread) {
+  Value linear = linearId(b, thread);
+  Value lane = arith::RemUIOp::create(b, loc, linear, index(b, 32));
+  return {lane, arith::SubIOp::create(b, loc, linear, lane)};
+}
+
+/// A buffer of `value` in every thread, indexed by linear id, written in a
+/// loop over the threads: what a collective op reads of its operand.
+Value LaunchLowering::publish(Value value, OpBuilder &b) {
+  Value buffer = newBuffer(value.getType());
+  forEachThread(b, [&](OpBuilder &tb, Thread &thread) {
+    memref::StoreOp::create(tb, loc, get(value, tb, thread), buffer,
+                            linearId(tb, thread));
+  });
+  return buffer;
 }
 
 void LaunchLowering::forEachThread(
@@ -511,11 +531,7 @@ LogicalResult LaunchLowering::emitIf(scf::IfOp ifOp, OpBuilder &b) {
 }
 
 void LaunchLowering::emitShuffle(gpu::ShuffleOp shuffle, OpBuilder &b) {
-  Value exchange = newBuffer(shuffle.getValue().getType());
-  forEachThread(b, [&](OpBuilder &tb, Thread &thread) {
-    memref::StoreOp::create(tb, loc, get(shuffle.getValue(), tb, thread),
-                            exchange, linearId(tb, thread));
-  });
+  Value exchange = publish(shuffle.getValue(), b);
   Value resultBuffer, validBuffer;
   if (!shuffle.getShuffleResult().use_empty())
     resultBuffer = buffers[shuffle.getShuffleResult()] =
@@ -536,8 +552,7 @@ void LaunchLowering::emitShuffle(gpu::ShuffleOp shuffle, OpBuilder &b) {
       return arith::ConstantIntOp::create(tb, loc, i32, v);
     };
     Value linear = linearId(tb, thread);
-    Value laneIndex = arith::RemUIOp::create(tb, loc, linear, index(tb, 32));
-    Value warpBase = arith::SubIOp::create(tb, loc, linear, laneIndex);
+    auto [laneIndex, warpBase] = laneOf(tb, thread);
     Value lane = arith::IndexCastOp::create(tb, loc, i32, laneIndex);
     Value offset = arith::AndIOp::create(
         tb, loc, get(shuffle.getOffset(), tb, thread), constant(31));
@@ -588,11 +603,7 @@ void LaunchLowering::emitShuffle(gpu::ShuffleOp shuffle, OpBuilder &b) {
 void LaunchLowering::emitReduce(Operation *op, Value operand,
                                 gpu::AllReduceOperation kind, bool perWarp,
                                 OpBuilder &b) {
-  Value exchange = newBuffer(operand.getType());
-  forEachThread(b, [&](OpBuilder &tb, Thread &thread) {
-    memref::StoreOp::create(tb, loc, get(operand, tb, thread), exchange,
-                            linearId(tb, thread));
-  });
+  Value exchange = publish(operand, b);
   Value result = op->getResult(0);
   if (result.use_empty())
     return;
@@ -617,8 +628,7 @@ void LaunchLowering::emitReduce(Operation *op, Value operand,
     Value linear = linearId(tb, thread);
     Value value = total;
     if (perWarp) {
-      Value lane = arith::RemUIOp::create(tb, loc, linear, index(tb, 32));
-      Value first = arith::SubIOp::create(tb, loc, linear, lane);
+      Value first = laneOf(tb, thread).second;
       Value end = arith::MinUIOp::create(
           tb, loc, arith::AddIOp::create(tb, loc, first, index(tb, 32)),
           numThreads);
@@ -630,11 +640,8 @@ void LaunchLowering::emitReduce(Operation *op, Value operand,
 
 void LaunchLowering::checkFullWarp(OpBuilder &b, Thread &thread,
                                    Operation *op) {
-  Value lane =
-      arith::RemUIOp::create(b, loc, linearId(b, thread), index(b, 32));
-  Value end = arith::AddIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, linearId(b, thread), lane),
-      index(b, 32));
+  Value end = arith::AddIOp::create(b, loc, laneOf(b, thread).second,
+                                    index(b, 32));
   Value partial =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, numThreads);
   emitCheck(b, loc, partial,
@@ -713,8 +720,7 @@ void LaunchLowering::emitMma(nvgpu::MmaSyncOp mma, OpBuilder &b) {
       return arith::BitcastOp::create(lb, loc, f32, kept);
     };
     Value linear = linearId(tb, thread);
-    Value lane = rem(linear, 32);
-    Value base = arith::SubIOp::create(tb, loc, linear, lane);
+    auto [lane, base] = laneOf(tb, thread);
     Value group = div(lane, 4), inGroup = rem(lane, 4);
     Value accumulators = get(mma.getMatrixC(), tb, thread);
     SmallVector<Value> results;
@@ -783,8 +789,7 @@ void LaunchLowering::emitLdMatrix(nvgpu::LdMatrixOp load, OpBuilder &b) {
   Value out = buffers[load.getRes()] = newBuffer(type);
   forEachThread(b, [&](OpBuilder &tb, Thread &thread) {
     Value linear = linearId(tb, thread);
-    Value lane = arith::RemUIOp::create(tb, loc, linear, index(tb, 32));
-    Value base = arith::SubIOp::create(tb, loc, linear, lane);
+    auto [lane, base] = laneOf(tb, thread);
     Value quarter = arith::DivUIOp::create(tb, loc, lane, index(tb, 4));
     Value pair = arith::MulIOp::create(
         tb, loc, arith::RemUIOp::create(tb, loc, lane, index(tb, 4)),
