@@ -155,6 +155,16 @@ static void emitCheck(OpBuilder &b, Location loc, Value failed,
       ValueRange{arith::ConstantIntOp::create(b, loc, i32, 1)});
 }
 
+/// The linear id of thread `ids` in a block of `size`: (z * size.y + y) *
+/// size.x + x, the order of the threads of a warp.
+static Value linearize(OpBuilder &b, Location loc, gpu::KernelDim3 ids,
+                       gpu::KernelDim3 size) {
+  Value zy = arith::MulIOp::create(b, loc, ids.z, size.y);
+  Value zyx = arith::MulIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, zy, ids.y), size.x);
+  return arith::AddIOp::create(b, loc, zyx, ids.x);
+}
+
 namespace {
 
 /// One thread loop's view of the launch: the mapping of the launch body's
@@ -345,10 +355,7 @@ Value LaunchLowering::linearId(OpBuilder &b, Thread &thread) {
   if (thread.linear)
     return thread.linear;
   gpu::KernelDim3 size = launch.getBlockSizeOperandValues();
-  Value zy = arith::MulIOp::create(b, loc, thread.z, size.y);
-  Value zyx = arith::MulIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, zy, thread.y), size.x);
-  thread.linear = arith::AddIOp::create(b, loc, zyx, thread.x);
+  thread.linear = linearize(b, loc, {thread.x, thread.y, thread.z}, size);
   return thread.linear;
 }
 
@@ -1023,10 +1030,7 @@ static void replaceIdOps(gpu::LaunchOp launch) {
     else if (isa<gpu::SubgroupSizeOp>(op))
       replacement = arith::ConstantIndexOp::create(b, loc, 32);
     else {
-      Value zy = arith::MulIOp::create(b, loc, tid.z, bdim.y);
-      Value zyx = arith::MulIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, zy, tid.y), bdim.x);
-      Value linear = arith::AddIOp::create(b, loc, zyx, tid.x);
+      Value linear = linearize(b, loc, tid, bdim);
       replacement = arith::RemUIOp::create(
           b, loc, linear, arith::ConstantIndexOp::create(b, loc, 32));
     }

@@ -119,8 +119,42 @@ func.func @reductions() {
   return
 }
 
+// gpu.lane_id, gpu.subgroup_size and gpu.thread_id in a block of 2 x 20
+// threads: lane = (20 y + x) % 32, stored at x + 20 y, plus 100 * the
+// subgroup size over 32.
+// CHECK-LABEL: sizes = [40]
+// CHECK-NEXT: [100,  101,  102,  103,  104,  105,  106,  107,  108,  109,  110,  111,  112,  113,  114,  115,  116,  117,  118,  119,  120,  121,  122,  123,  124,  125,  126,  127,  128,  129,  130,  131,  100,  101,  102,  103,  104,  105,  106,  107]
+func.func @ids() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c20 = arith.constant 20 : index
+  %c32 = arith.constant 32 : index
+  %c40 = arith.constant 40 : index
+  %c100 = arith.constant 100 : index
+  %y = memref.alloc(%c40) : memref<?xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%sx = %c1, %sy = %c1, %sz = %c1)
+             threads(%tx, %ty, %tz) in (%dx = %c20, %dy = %c2, %dz = %c1) {
+    %lane = gpu.lane_id
+    %size = gpu.subgroup_size : index
+    %x = gpu.thread_id x
+    %t = gpu.thread_id y
+    %units = arith.divui %size, %c32 : index
+    %hundreds = arith.muli %units, %c100 : index
+    %v = arith.addi %lane, %hundreds : index
+    %vi = arith.index_cast %v : index to i32
+    %vf = arith.sitofp %vi : i32 to f32
+    %row = arith.muli %t, %c20 : index
+    %i = arith.addi %row, %x : index
+    memref.store %vf, %y[%i] : memref<?xf32>
+    gpu.terminator
+  }
+  call @print(%y) : (memref<?xf32>) -> ()
+  return
+}
+
 func.func @main() {
   call @modes() : () -> ()
   call @reductions() : () -> ()
+  call @ids() : () -> ()
   return
 }
