@@ -174,14 +174,16 @@ struct Thread {
   Value x, y, z;
   /// (z * dim.y + y) * dim.x + x, built when first asked for.
   Value linear;
-  /// With race checks: the phase's number (i64), and the thread's stamp in
-  /// the shadows, phase * 4096 + linear + 1, built when first asked for.
+  /// With race checks: the number of the block's stretch between barriers
+  /// (i64), and the thread's stamp in the shadows, phase * 4096 + linear + 1,
+  /// built when first asked for.
   Value phase, stamp;
 };
 
 /// The race checks' record of a workgroup buffer: for each element, the
 /// stamp of the last thread that wrote it and of the last that read it (or
-/// phase * 4096 + 4095: several did), in the phase of the stamp.
+/// phase * 4096 + 4095: several did), in the stretch between barriers of the
+/// stamp.
 struct Shadow {
   Value writes, reads;
 };
@@ -213,7 +215,10 @@ private:
   void storeYields(Operation *yield, ArrayRef<Value> destinations,
                    OpBuilder &b);
   void createShadows();
+  void advancePhase(OpBuilder &b);
   void checkAccesses(Operation *clone, OpBuilder &b, Thread &thread);
+  void checkAccess(Operation *access, Thread &thread);
+  void createStamp(OpBuilder &b, Thread &thread);
 
   void forEachThread(OpBuilder &b,
                      function_ref<void(OpBuilder &, Thread &)> body);
@@ -251,7 +256,9 @@ private:
   Value numThreads;
   Value zero, one;
   /// With race checks: the shadow of each workgroup buffer, and the phase
-  /// counter (memref<1xi64>), which each loop over the threads advances.
+  /// counter (memref<1xi64>), which each block and each barrier advance:
+  /// accesses of two threads in the same phase are concurrent, even when
+  /// warp-level ops between them cut it into several loops over the threads.
   DenseMap<Value, Shadow> shadows;
   Value phaseCounter;
 };
@@ -383,12 +390,8 @@ void LaunchLowering::forEachThread(
   gpu::KernelDim3 size = launch.getBlockSizeOperandValues();
   Thread thread;
   thread.map = uniformMap;
-  if (phaseCounter) {
-    Value previous = memref::LoadOp::create(b, loc, phaseCounter, zero);
-    thread.phase = arith::AddIOp::create(
-        b, loc, previous, arith::ConstantIntOp::create(b, loc, 1, 64));
-    memref::StoreOp::create(b, loc, thread.phase, phaseCounter, zero);
-  }
+  if (phaseCounter)
+    thread.phase = memref::LoadOp::create(b, loc, phaseCounter, zero);
   SmallVector<std::pair<Value *, Value>> dims = {
       {&thread.z, size.z}, {&thread.y, size.y}, {&thread.x, size.x}};
   for (auto [id, count] : dims) {
@@ -802,6 +805,9 @@ void LaunchLowering::emitLdMatrix(nvgpu::LdMatrixOp load, OpBuilder &b) {
         tb, loc, arith::RemUIOp::create(tb, loc, lane, index(tb, 4)),
         index(tb, 2));
     Value source = get(load.getSrcMemref(), tb, thread);
+    bool checked = shadows.count(source);
+    if (checked)
+      createStamp(tb, thread);
     SmallVector<Value> elements;
     for (int64_t tile = 0; tile < type.getDimSize(0); ++tile) {
       for (int64_t e = 0; e < type.getDimSize(1); ++e) {
@@ -815,7 +821,11 @@ void LaunchLowering::emitLdMatrix(nvgpu::LdMatrixOp load, OpBuilder &b) {
         for (Value buffer : exchanges)
           indices.push_back(memref::LoadOp::create(tb, loc, buffer, from));
         indices.back() = arith::AddIOp::create(tb, loc, indices.back(), col);
-        elements.push_back(memref::LoadOp::create(tb, loc, source, indices));
+        auto element =
+            memref::LoadOp::create(tb, load.getLoc(), source, indices);
+        elements.push_back(element);
+        if (checked)
+          checkAccess(element, thread);
       }
     }
     memref::StoreOp::create(
@@ -848,6 +858,30 @@ void LaunchLowering::createShadows() {
   }
 }
 
+void LaunchLowering::advancePhase(OpBuilder &b) {
+  if (!phaseCounter)
+    return;
+  Value previous = memref::LoadOp::create(b, loc, phaseCounter, zero);
+  memref::StoreOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, previous,
+                            arith::ConstantIntOp::create(b, loc, 1, 64)),
+      phaseCounter, zero);
+}
+
+void LaunchLowering::createStamp(OpBuilder &tb, Thread &thread) {
+  if (thread.stamp)
+    return;
+  Type i64 = tb.getI64Type();
+  Value id = arith::IndexCastOp::create(
+      tb, loc, i64, arith::AddIOp::create(tb, loc, linearId(tb, thread), one));
+  thread.stamp = arith::AddIOp::create(
+      tb, loc,
+      arith::MulIOp::create(tb, loc, thread.phase,
+                            arith::ConstantIntOp::create(tb, loc, i64, 4096)),
+      id);
+}
+
 void LaunchLowering::checkAccesses(Operation *clone, OpBuilder &tb,
                                    Thread &thread) {
   SmallVector<Operation *> accesses;
@@ -863,78 +897,73 @@ void LaunchLowering::checkAccesses(Operation *clone, OpBuilder &tb,
     return;
   // The thread's stamp, before the op (it dominates the accesses nested in
   // it).
-  if (!thread.stamp) {
+  {
     OpBuilder::InsertionGuard guard(tb);
     tb.setInsertionPoint(clone);
-    Type i64 = tb.getI64Type();
-    Value id = arith::IndexCastOp::create(
-        tb, loc, i64,
-        arith::AddIOp::create(tb, loc, linearId(tb, thread), one));
-    thread.stamp = arith::AddIOp::create(
-        tb, loc,
-        arith::MulIOp::create(tb, loc, thread.phase,
-                              arith::ConstantIntOp::create(tb, loc, i64, 4096)),
-        id);
+    createStamp(tb, thread);
   }
-  for (Operation *access : accesses) {
-    OpBuilder b(access);
-    Location at = access->getLoc();
-    Type i64 = b.getI64Type();
-    bool isWrite = isa<memref::StoreOp>(access);
-    Value buffer = isWrite ? cast<memref::StoreOp>(access).getMemRef()
-                           : cast<memref::LoadOp>(access).getMemRef();
-    SmallVector<Value> indices(isWrite
-                                   ? cast<memref::StoreOp>(access).getIndices()
-                                   : cast<memref::LoadOp>(access).getIndices());
-    Shadow shadow = shadows.lookup(buffer);
-    // The element's row-major position.
-    ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
-    if (indices.empty())
-      indices.push_back(arith::ConstantIndexOp::create(b, at, 0));
-    Value element = indices.front();
-    for (auto [size, i] :
-         llvm::zip(shape.drop_front(), ArrayRef(indices).drop_front()))
-      element = arith::AddIOp::create(
-          b, at,
-          arith::MulIOp::create(b, at, element,
-                                arith::ConstantIndexOp::create(b, at, size)),
-          i);
-    Value shift = arith::ConstantIntOp::create(b, at, i64, 12);
-    // Whether another thread's stamp of this phase is in `record`.
-    auto other = [&](Value record) {
-      Value stamp = memref::LoadOp::create(b, at, record, element);
-      Value samePhase = arith::CmpIOp::create(
-          b, at, arith::CmpIPredicate::eq,
-          arith::ShRUIOp::create(b, at, stamp, shift), thread.phase);
-      Value notMine = arith::CmpIOp::create(b, at, arith::CmpIPredicate::ne,
-                                            stamp, thread.stamp);
-      return arith::AndIOp::create(b, at, samePhase, notMine);
-    };
-    Value written = other(shadow.writes);
-    Value read = other(shadow.reads);
-    Value race = isWrite ? arith::OrIOp::create(b, at, written, read) : written;
-    std::string message;
-    llvm::raw_string_ostream os(message);
-    os << "GPU interpreter: a thread "
-       << (isWrite ? "writes workgroup memory that another thread of its "
-                     "block read or wrote"
-                   : "reads workgroup memory that another thread of its "
-                     "block wrote")
-       << " since their last barrier (a missing gpu.barrier?), at "
-       << describe(at);
-    emitCheck(b, at, race, message);
-    if (isWrite) {
-      memref::StoreOp::create(b, at, thread.stamp, shadow.writes, element);
-    } else {
-      Value several = arith::AddIOp::create(
-          b, at,
-          arith::MulIOp::create(b, at, thread.phase,
-                                arith::ConstantIntOp::create(b, at, i64, 4096)),
-          arith::ConstantIntOp::create(b, at, i64, 4095));
-      memref::StoreOp::create(
-          b, at, arith::SelectOp::create(b, at, read, several, thread.stamp),
-          shadow.reads, element);
-    }
+  for (Operation *access : accesses)
+    checkAccess(access, thread);
+}
+
+void LaunchLowering::checkAccess(Operation *access, Thread &thread) {
+  OpBuilder b(access);
+  Location at = access->getLoc();
+  Type i64 = b.getI64Type();
+  bool isWrite = isa<memref::StoreOp>(access);
+  Value buffer = isWrite ? cast<memref::StoreOp>(access).getMemRef()
+                         : cast<memref::LoadOp>(access).getMemRef();
+  SmallVector<Value> indices(isWrite
+                                 ? cast<memref::StoreOp>(access).getIndices()
+                                 : cast<memref::LoadOp>(access).getIndices());
+  Shadow shadow = shadows.lookup(buffer);
+  // The element's row-major position.
+  ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
+  if (indices.empty())
+    indices.push_back(arith::ConstantIndexOp::create(b, at, 0));
+  Value element = indices.front();
+  for (auto [size, i] :
+       llvm::zip(shape.drop_front(), ArrayRef(indices).drop_front()))
+    element = arith::AddIOp::create(
+        b, at,
+        arith::MulIOp::create(b, at, element,
+                              arith::ConstantIndexOp::create(b, at, size)),
+        i);
+  Value shift = arith::ConstantIntOp::create(b, at, i64, 12);
+  // Whether another thread's stamp of this phase is in `record`.
+  auto other = [&](Value record) {
+    Value stamp = memref::LoadOp::create(b, at, record, element);
+    Value samePhase = arith::CmpIOp::create(
+        b, at, arith::CmpIPredicate::eq,
+        arith::ShRUIOp::create(b, at, stamp, shift), thread.phase);
+    Value notMine = arith::CmpIOp::create(b, at, arith::CmpIPredicate::ne,
+                                          stamp, thread.stamp);
+    return arith::AndIOp::create(b, at, samePhase, notMine);
+  };
+  Value written = other(shadow.writes);
+  Value read = other(shadow.reads);
+  Value race = isWrite ? arith::OrIOp::create(b, at, written, read) : written;
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "GPU interpreter: a thread "
+     << (isWrite ? "writes workgroup memory that another thread of its "
+                   "block read or wrote"
+                 : "reads workgroup memory that another thread of its "
+                   "block wrote")
+     << " since their last barrier (a missing gpu.barrier?), at "
+     << describe(at);
+  emitCheck(b, at, race, message);
+  if (isWrite) {
+    memref::StoreOp::create(b, at, thread.stamp, shadow.writes, element);
+  } else {
+    Value several = arith::AddIOp::create(
+        b, at,
+        arith::MulIOp::create(b, at, thread.phase,
+                              arith::ConstantIntOp::create(b, at, i64, 4096)),
+        arith::ConstantIntOp::create(b, at, i64, 4095));
+    memref::StoreOp::create(
+        b, at, arith::SelectOp::create(b, at, read, several, thread.stamp),
+        shadow.reads, element);
   }
 }
 
@@ -991,7 +1020,10 @@ LogicalResult LaunchLowering::emitOps(Block &block, OpBuilder &b) {
       emitMma(mma, b);
     else if (auto load = dyn_cast<nvgpu::LdMatrixOp>(op))
       emitLdMatrix(load, b);
-    // gpu.barrier: the phase boundary is the barrier.
+    // A barrier (and a block-wide reduction, which holds barriers) ends the
+    // phase of the race checks.
+    if (isa<gpu::BarrierOp, gpu::AllReduceOp>(op))
+      advancePhase(b);
     if (failed(emitted))
       return failure();
     ++it;
@@ -1198,6 +1230,9 @@ LogicalResult LaunchLowering::lower() {
     b.setInsertionPointToStart(loop.getBody());
   }
   if (communicates) {
+    // Each block starts a phase: it does not race with the previous one,
+    // which used the same workgroup buffers.
+    advancePhase(b);
     if (failed(emitOps(launch.getBody().front(), b)))
       return failure();
   } else {

@@ -83,7 +83,10 @@ void NVPTXTargetInfo::addBufferLowering(
   if (options.optLevel >= 2) {
     // 4 x 4 outputs per thread: 16 accumulators and 8 loads per step of the
     // reduction instead of 2 loads per multiply-add.
+    // bf16 and f16 contractions on tensor cores: 64 x 64 output tiles per
+    // block of four warps, each warp's 32 x 32 in mma.sync fragments.
     SeqNVPTXTileContractionsOptions tile;
+    tile.tensorCores = true;
     tile.tileM = 4;
     tile.tileN = 4;
     tile.remarks = options.remarks;
@@ -119,6 +122,10 @@ void NVPTXTargetInfo::addLLVMConversion(
   pm.addPass(createGpuNVVMAttachTarget(attach));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createSeqNVPTXLowerAllReduce());
+  // Warp matrix products and fragment loads: bf16 products ours, the rest
+  // MLIR's.
+  device.addPass(createSeqNVPTXLowerMmaBF16());
+  device.addPass(createConvertNVGPUToNVVMPass());
   // The fused scans' vector transfers become loads and stores first; their
   // vector<2xf32> arithmetic maps to LLVM vectors (64-bit loads and stores
   // in PTX).

@@ -92,10 +92,20 @@ def SeqNVPTXTileContractions : Pass<"seq-nvptx-tile-contractions"> {
     only the outputs that exist. The n tiles are the innermost parallel
     dimension, so consecutive threads take consecutive column tiles.
 
+    With `tensor-cores`, a contraction of bf16 or f16 inputs accumulated in
+    f32 (body `out + extf(a) * extf(b)`) becomes instead a kernel of
+    warp-level matrix products (`nvgpu.mma.sync` m16n8k16): a block of 128
+    threads per 64 x 64 output tile, the inputs' 64 x 32 and 32 x 64 tiles
+    staged in workgroup memory between barriers and read into fragments by
+    `nvgpu.ldmatrix`, each warp accumulating 32 x 32 outputs in registers.
+
     With `remarks`, every contraction that keeps one thread per output
     element says why.
   }];
   let options = [
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "bf16 and f16 contractions accumulated in f32 on tensor cores "
+           "(nvgpu.mma.sync, sm_80 and later)">,
     Option<"tileM", "tile-m", "int64_t", /*default=*/"4",
            "Output rows per thread">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"4",
@@ -105,8 +115,11 @@ def SeqNVPTXTileContractions : Pass<"seq-nvptx-tile-contractions"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
@@ -176,6 +189,23 @@ def SeqNVPTXLaunchToLoops : Pass<"seq-nvptx-launch-to-loops"> {
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def SeqNVPTXLowerMmaBF16
+    : Pass<"seq-nvptx-lower-mma-bf16", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "bf16 warp-level matrix products as NVVM's mma.sync";
+  let description = [{
+    Runs on the outlined kernels, before `convert-nvgpu-to-nvvm`, which
+    lowers f16 and tf32 `nvgpu.mma.sync` but not bf16: each bf16 m16n8k16 or
+    m16n8k8 product with f32 accumulators becomes `nvvm.mma.sync` (PTX
+    `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`), each pair of bf16
+    elements of a fragment register packed into an i32.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::vector::VectorDialect",
   ];
 }

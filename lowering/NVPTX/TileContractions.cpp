@@ -12,6 +12,7 @@
 
 #include "dialect/Seq/Support/Debug.h"
 #include "lowering/NVPTX/Passes.h"
+#include "lowering/NVPTX/Transforms.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -237,6 +238,30 @@ struct SeqNVPTXTileContractionsPass
                              "(one thread per output element): "
                           << why;
         continue;
+      }
+      if (tensorCores) {
+        std::string whyNot;
+        if (succeeded(seq::tensorCoreContractionPrecondition(op, whyNot))) {
+          LLVM_DEBUG(llvm::dbgs()
+                     << "[" DEBUG_TYPE "] '" << op->getName() << "' at "
+                     << op.getLoc() << " on tensor cores: rows are loop "
+                     << "dimension " << c->mDim << ", columns " << c->nDim
+                     << ", reduction " << c->kDim << "\n");
+          IRRewriter rewriter(op);
+          seq::buildTensorCoreContraction(rewriter, op, c->mDim, c->nDim,
+                                          c->kDim);
+          continue;
+        }
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] '" << op->getName()
+                                << "' at " << op.getLoc()
+                                << " not on tensor cores: " << whyNot << "\n");
+        Type input =
+            getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+        if (remarks && (input.isBF16() || input.isF16()))
+          op.emitRemark() << "contraction of " << input
+                          << " inputs on the CUDA cores (register tiles), "
+                             "not on tensor cores: "
+                          << whyNot;
       }
       LLVM_DEBUG(llvm::dbgs()
                  << "[" DEBUG_TYPE "] tiling '" << op->getName() << "' at "

@@ -16,6 +16,7 @@
 #define SEQC_LOWERING_NVPTX_TRANSFORMS_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
@@ -112,6 +113,28 @@ FailureOr<gpu::LaunchOp> mapParallelLoopToLaunch(RewriterBase &rewriter,
 FailureOr<gpu::LaunchOp> mapRowsToBlocks(RewriterBase &rewriter,
                                          scf::ParallelOp loop,
                                          int64_t blockSize);
+
+/// Whether buildTensorCoreContraction applies to `op`, a contraction on
+/// buffers with projected-permutation maps: its inputs are both bf16 or both
+/// f16, its output f32, its body `out + extf(a) * extf(b)`, and no operand
+/// is a constant global. On failure, `why` says why.
+LogicalResult tensorCoreContractionPrecondition(linalg::LinalgOp op,
+                                                std::string &why);
+
+/// Replaces `op` (see the precondition) by a kernel of warp-level matrix
+/// products, `nvgpu.mma.sync` m16n8k16 with f32 accumulators: one block of
+/// 128 threads per 64 x 64 tile of loop dimensions `mDim` x `nDim` and per
+/// index of the other parallel dimensions (a linear grid, n tiles fastest).
+/// Each step of the reduction `kDim` stages a 64 x 32 tile of the first
+/// input and a 32 x 64 tile of the second in workgroup memory (zeros past
+/// the edges; consecutive threads read consecutive elements of an operand's
+/// innermost dimension), then each warp reads its fragments with
+/// `nvgpu.ldmatrix` and accumulates a 32 x 32 tile, 2 x 4 fragments, in
+/// registers; barriers separate the steps. The results are added to the
+/// output where it exists. Empty products launch nothing.
+gpu::LaunchOp buildTensorCoreContraction(RewriterBase &rewriter,
+                                         linalg::LinalgOp op, unsigned mDim,
+                                         unsigned nDim, unsigned kDim);
 
 } // namespace seq
 } // namespace mlir

@@ -1,0 +1,81 @@
+// RUN: seq-opt %s --seq-nvptx-tile-contractions="tensor-cores=true remarks=true" -split-input-file -verify-diagnostics | FileCheck %s
+
+// bf16 and f16 contractions accumulated in f32 on tensor cores
+// (seq-nvptx-tile-contractions with tensor-cores); the numerics are checked
+// by test/Lowering/run/tensor-core-contractions.mlir.
+
+// One block of 128 threads per 64 x 64 output tile (n tiles fastest), the
+// operands' tiles staged in padded workgroup buffers, the fragments read
+// by ldmatrix between two barriers, 2 x 4 products per warp per 16-wide
+// step, and the results added to the output where it exists.
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: memref<?x?xbf16>, %[[B:.*]]: memref<?x?xbf16>, %[[C:.*]]: memref<?x?xf32>)
+// CHECK: %[[TILES:.*]] = arith.muli
+// CHECK: %[[NONEMPTY:.*]] = arith.cmpi sgt, %[[TILES]]
+// CHECK: scf.if %[[NONEMPTY]]
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[TILES]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) workgroup(%[[SA:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x72xbf16, #gpu.address_space<workgroup>>)
+// CHECK: %[[ACC:.*]]:8 = scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// CHECK: scf.for %{{.*}} = %[[TX]] to %c2048{{.*}} step %c128
+// CHECK: memref.load %[[A]]
+// CHECK: memref.store %{{.*}}, %[[SA]]
+// CHECK: scf.for %{{.*}} = %[[TX]] to %c2048{{.*}} step %c128
+// CHECK: memref.load %[[B]]
+// CHECK: memref.store %{{.*}}, %[[SB]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-COUNT-4: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = true} : memref<32x72xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// CHECK-COUNT-8: nvgpu.mma.sync
+// CHECK-COUNT-2: nvgpu.ldmatrix %[[SA]]
+// CHECK-COUNT-4: nvgpu.ldmatrix %[[SB]]
+// CHECK-COUNT-8: nvgpu.mma.sync
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK-COUNT-32: memref.load %[[C]]
+// CHECK-NOT: linalg.matmul
+func.func @matmul(%a: memref<?x?xbf16>, %b: memref<?x?xbf16>, %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x?xbf16>, memref<?x?xbf16>) outs(%c : memref<?x?xf32>)
+  return
+}
+
+// -----
+
+// Contractions of 16-bit floats the tensor-core kernel does not take stay
+// register-tiled, and say why.
+// CHECK-LABEL: func.func @not_on_tensor_cores
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: return
+func.func @not_on_tensor_cores(%a: memref<?x?xbf16>, %b: memref<?x?xbf16>,
+                               %h: memref<?x?xf16>, %c: memref<?x?xbf16>,
+                               %d: memref<?x?xf32>) {
+  // expected-remark @below {{contraction of 'bf16' inputs on the CUDA cores (register tiles), not on tensor cores: its inputs are not both bf16 or both f16 accumulated in f32}}
+  linalg.matmul ins(%a, %b : memref<?x?xbf16>, memref<?x?xbf16>) outs(%c : memref<?x?xbf16>)
+  // expected-remark @below {{contraction of 'bf16' inputs on the CUDA cores (register tiles), not on tensor cores: its inputs are not both bf16 or both f16 accumulated in f32}}
+  linalg.matmul ins(%a, %h : memref<?x?xbf16>, memref<?x?xf16>) outs(%d : memref<?x?xf32>)
+  // expected-remark @below {{contraction of 'bf16' inputs on the CUDA cores (register tiles), not on tensor cores: its body is not a sum of products of its inputs widened to f32}}
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (k, j)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x?xbf16>, memref<?x?xbf16>) outs(%d : memref<?x?xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %p = arith.mulf %x, %y : bf16
+    %pe = arith.extf %p : bf16 to f32
+    %s = arith.addf %acc, %pe : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+memref.global "private" constant @w : memref<8x8xbf16> = dense<1.0>
+
+// CHECK-LABEL: func.func @constant_operand
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: return
+func.func @constant_operand(%a: memref<?x8xbf16>, %d: memref<?x8xf32>) {
+  %w = memref.get_global @w : memref<8x8xbf16>
+  // expected-remark @below {{contraction of 'bf16' inputs on the CUDA cores (register tiles), not on tensor cores: an operand is a constant global, which the kernel cannot read}}
+  linalg.matmul ins(%a, %w : memref<?x8xbf16>, memref<8x8xbf16>) outs(%d : memref<?x8xf32>)
+  return
+}
