@@ -186,6 +186,10 @@ struct Thread {
 /// stamp.
 struct Shadow {
   Value writes, reads;
+  /// With asynchronous copies: for each element, the last cp.async that
+  /// wrote it, (thread + 1) << 32 | the index of its group in the thread's
+  /// groups, or 0.
+  Value asyncCopies;
 };
 
 /// Lowers one launch whose threads may communicate.
@@ -215,6 +219,8 @@ private:
   void storeYields(Operation *yield, ArrayRef<Value> destinations,
                    OpBuilder &b);
   void createShadows();
+  LogicalResult lowerAsyncCopies();
+  void resetAsyncCopies(OpBuilder &b);
   void advancePhase(OpBuilder &b);
   void checkAccesses(Operation *clone, OpBuilder &b, Thread &thread);
   void checkAccess(Operation *access, Thread &thread);
@@ -261,6 +267,10 @@ private:
   /// warp-level ops between them cut it into several loops over the threads.
   DenseMap<Value, Shadow> shadows;
   Value phaseCounter;
+  /// With race checks and asynchronous copies: per thread, the number of
+  /// cp.async groups it committed and the number known complete (memref<?x
+  /// i64> of one element per thread).
+  Value asyncCommitted, asyncCompleted;
 };
 
 } // namespace
@@ -858,6 +868,162 @@ void LaunchLowering::createShadows() {
   }
 }
 
+/// Emulates the asynchronous copies of the launch body in place, before the
+/// body is cut into phases: each nvgpu.device_async_copy becomes the element
+/// loads and stores of the copy (zeros past `srcElements`), done at once;
+/// with race checks, each stored element also records the copy (its thread
+/// and group) in its shadow, nvgpu.device_async_create_group counts the
+/// thread's groups and nvgpu.device_async_wait marks all but its
+/// `numGroups` most recent complete. An access to an element whose last copy
+/// is not complete then stops the program (checkAccess). The copy's data is
+/// in place early, but no correct kernel can tell: a thread of another
+/// warp reads it only after a barrier that follows the issuer's wait, and
+/// the race checks treat the copy as the issuer's write.
+LogicalResult LaunchLowering::lowerAsyncCopies() {
+  SmallVector<Operation *> asyncOps;
+  launch.getBody().walk([&](Operation *op) {
+    if (isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
+            nvgpu::DeviceAsyncWaitOp>(op))
+      asyncOps.push_back(op);
+  });
+  if (asyncOps.empty())
+    return success();
+  Type i64 = builder.getI64Type();
+  bool tracked = !shadows.empty();
+  if (tracked) {
+    auto perThread = MemRefType::get({ShapedType::kDynamic}, i64);
+    for (Value *counts : {&asyncCommitted, &asyncCompleted}) {
+      *counts = memref::AllocOp::create(builder, loc, perThread,
+                                        ValueRange{numThreads});
+      heapBuffers.push_back(*counts);
+    }
+    for (auto &[buffer, shadow] : shadows) {
+      int64_t elements = cast<MemRefType>(buffer.getType()).getNumElements();
+      shadow.asyncCopies = memref::AllocOp::create(
+          builder, loc, MemRefType::get({elements}, i64));
+      heapBuffers.push_back(shadow.asyncCopies);
+    }
+  }
+  gpu::KernelDim3 ids = launch.getThreadIds();
+  gpu::KernelDim3 size = launch.getBlockSize();
+  // Waits first, then groups, then copies: each uses the next's tokens.
+  for (Operation *op : llvm::reverse(asyncOps)) {
+    OpBuilder b(op);
+    Location at = op->getLoc();
+    Value linear = tracked ? linearize(b, at, ids, size) : Value();
+    auto count = [&](Value counts) {
+      return memref::LoadOp::create(b, at, counts, ValueRange{linear});
+    };
+    if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op)) {
+      if (tracked) {
+        int64_t recent = wait.getNumGroups().value_or(0);
+        Value done = arith::SubIOp::create(
+            b, at, count(asyncCommitted),
+            arith::ConstantIntOp::create(b, at, i64, recent));
+        memref::StoreOp::create(
+            b, at, arith::MaxSIOp::create(b, at, done, count(asyncCompleted)),
+            asyncCompleted, ValueRange{linear});
+      }
+      op->erase();
+      continue;
+    }
+    if (isa<nvgpu::DeviceAsyncCreateGroupOp>(op)) {
+      if (tracked)
+        memref::StoreOp::create(
+            b, at,
+            arith::AddIOp::create(b, at, count(asyncCommitted),
+                                  arith::ConstantIntOp::create(b, at, i64, 1)),
+            asyncCommitted, ValueRange{linear});
+      op->dropAllUses();
+      op->erase();
+      continue;
+    }
+    auto copy = cast<nvgpu::DeviceAsyncCopyOp>(op);
+    Value dstBuffer = uniformMap.lookup(copy.getDst());
+    auto dstType = cast<MemRefType>(copy.getDst().getType());
+    Value elements = arith::ConstantIndexOp::create(
+        b, at, copy.getDstElements().getZExtValue());
+    Value valid = copy.getSrcElements() ? copy.getSrcElements() : elements;
+    Value code;
+    if (tracked) {
+      // (thread + 1) << 32 | the group the copy will be committed in.
+      Value thread = arith::IndexCastOp::create(
+          b, at, i64, arith::AddIOp::create(b, at, linear, one));
+      code = arith::OrIOp::create(
+          b, at,
+          arith::ShLIOp::create(b, at, thread,
+                                arith::ConstantIntOp::create(b, at, i64, 32)),
+          count(asyncCommitted));
+    }
+    auto loop = scf::ForOp::create(b, at, zero, elements, one);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value i = loop.getInductionVar();
+      auto shifted = [&](ValueRange indices) {
+        SmallVector<Value> result(indices);
+        result.back() = arith::AddIOp::create(b, at, result.back(), i);
+        return result;
+      };
+      Type elementType = dstType.getElementType();
+      auto read = scf::IfOp::create(
+          b, at, elementType,
+          arith::CmpIOp::create(b, at, arith::CmpIPredicate::ult, i, valid),
+          /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(read.thenBlock());
+        scf::YieldOp::create(
+            b, at,
+            ValueRange{memref::LoadOp::create(b, at, copy.getSrc(),
+                                              shifted(copy.getSrcIndices()))});
+        b.setInsertionPointToStart(read.elseBlock());
+        scf::YieldOp::create(b, at,
+                             ValueRange{arith::ConstantOp::create(
+                                 b, at, b.getZeroAttr(elementType))});
+      }
+      SmallVector<Value> dst = shifted(copy.getDstIndices());
+      memref::StoreOp::create(b, at, read.getResult(0), copy.getDst(), dst);
+      if (tracked) {
+        Value element = dst.front();
+        for (auto [extent, index] : llvm::zip(dstType.getShape().drop_front(),
+                                              ArrayRef(dst).drop_front()))
+          element = arith::AddIOp::create(
+              b, at,
+              arith::MulIOp::create(
+                  b, at, element,
+                  arith::ConstantIndexOp::create(b, at, extent)),
+              index);
+        memref::StoreOp::create(b, at, code,
+                                shadows.lookup(dstBuffer).asyncCopies,
+                                ValueRange{element});
+      }
+    }
+    op->dropAllUses();
+    op->erase();
+  }
+  return success();
+}
+
+/// Clears the asynchronous copies' records when a block starts.
+void LaunchLowering::resetAsyncCopies(OpBuilder &b) {
+  if (!asyncCommitted)
+    return;
+  Value zero64 = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
+  auto fill = [&](Value buffer, Value size) {
+    auto loop = scf::ForOp::create(b, loc, zero, size, one);
+    OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+    memref::StoreOp::create(body, loc, zero64, buffer,
+                            ValueRange{loop.getInductionVar()});
+  };
+  fill(asyncCommitted, numThreads);
+  fill(asyncCompleted, numThreads);
+  for (auto &[buffer, shadow] : shadows)
+    if (shadow.asyncCopies)
+      fill(shadow.asyncCopies,
+           index(b, cast<MemRefType>(buffer.getType()).getNumElements()));
+}
+
 void LaunchLowering::advancePhase(OpBuilder &b) {
   if (!phaseCounter)
     return;
@@ -953,6 +1119,39 @@ void LaunchLowering::checkAccess(Operation *access, Thread &thread) {
      << " since their last barrier (a missing gpu.barrier?), at "
      << describe(at);
   emitCheck(b, at, race, message);
+  if (shadow.asyncCopies) {
+    // The last cp.async into the element must be complete: its group waited
+    // for by the thread that issued it.
+    Value copy = memref::LoadOp::create(b, at, shadow.asyncCopies, element);
+    Value issuer = arith::ShRUIOp::create(
+        b, at, copy, arith::ConstantIntOp::create(b, at, i64, 32));
+    Value group = arith::AndIOp::create(
+        b, at, copy, arith::ConstantIntOp::create(b, at, i64, 0xffffffff));
+    Value any =
+        arith::CmpIOp::create(b, at, arith::CmpIPredicate::ne, issuer,
+                              arith::ConstantIntOp::create(b, at, i64, 0));
+    Value slot = arith::IndexCastOp::create(
+        b, at, b.getIndexType(),
+        arith::MaxSIOp::create(
+            b, at,
+            arith::SubIOp::create(b, at, issuer,
+                                  arith::ConstantIntOp::create(b, at, i64, 1)),
+            arith::ConstantIntOp::create(b, at, i64, 0)));
+    Value completed =
+        memref::LoadOp::create(b, at, asyncCompleted, ValueRange{slot});
+    Value pending = arith::AndIOp::create(
+        b, at, any,
+        arith::CmpIOp::create(b, at, arith::CmpIPredicate::sge, group,
+                              completed));
+    std::string pendingMessage;
+    llvm::raw_string_ostream pos(pendingMessage);
+    pos << "GPU interpreter: a thread " << (isWrite ? "writes" : "reads")
+        << " workgroup memory that a cp.async (nvgpu.device_async_copy) is "
+           "still writing (a missing nvgpu.device_async_wait, or a barrier "
+           "before it?), at "
+        << describe(at);
+    emitCheck(b, at, pending, pendingMessage);
+  }
   if (isWrite) {
     memref::StoreOp::create(b, at, thread.stamp, shadow.writes, element);
   } else {
@@ -1111,11 +1310,21 @@ LogicalResult LaunchLowering::lower() {
         }
         StringRef dialect =
             op->getDialect() ? op->getDialect()->getNamespace() : StringRef();
+        if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op);
+            copy && !llvm::is_contained(launch.getWorkgroupAttributions(),
+                                        copy.getDst())) {
+          op->emitError() << "the GPU interpreter emulates "
+                             "nvgpu.device_async_copy into the launch's "
+                             "workgroup attributions, not into views of them";
+          return WalkResult::interrupt();
+        }
         if ((dialect == "gpu" || dialect == "nvgpu" || dialect == "nvvm") &&
             !isCollective(op) &&
             !isa<gpu::TerminatorOp, gpu::ThreadIdOp, gpu::BlockIdOp,
                  gpu::BlockDimOp, gpu::GridDimOp, gpu::LaneIdOp,
-                 gpu::SubgroupSizeOp>(op)) {
+                 gpu::SubgroupSizeOp, nvgpu::DeviceAsyncCopyOp,
+                 nvgpu::DeviceAsyncCreateGroupOp, nvgpu::DeviceAsyncWaitOp>(
+                op)) {
           op->emitError() << "the GPU interpreter does not emulate '"
                           << op->getName() << "'";
           return WalkResult::interrupt();
@@ -1203,6 +1412,8 @@ LogicalResult LaunchLowering::lower() {
     }
     if (checkRaces && !launch.getWorkgroupAttributions().empty())
       createShadows();
+    if (failed(lowerAsyncCopies()))
+      return failure();
     if (failed(analyze()))
       return failure();
   } else {
@@ -1233,6 +1444,7 @@ LogicalResult LaunchLowering::lower() {
     // Each block starts a phase: it does not race with the previous one,
     // which used the same workgroup buffers.
     advancePhase(b);
+    resetAsyncCopies(b);
     if (failed(emitOps(launch.getBody().front(), b)))
       return failure();
   } else {

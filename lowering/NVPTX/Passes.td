@@ -157,18 +157,26 @@ def SeqNVPTXLaunchToLoops : Pass<"seq-nvptx-launch-to-loops"> {
       its bounds or condition are thread 0's, and a check that every thread
       of the block computes the same ends the program otherwise (a barrier
       under divergent control flow), with a message on standard error.
+    - `nvgpu.device_async_copy` (cp.async) into a workgroup attribution
+      copies its elements at once (zeros past `srcElements`);
+      `nvgpu.device_async_create_group` and `nvgpu.device_async_wait` count
+      each thread's groups and those complete, for the checks below.
     - Other ops holding them (`scf.while`, `scf.parallel`), values that
       cannot be kept per thread (a memref from a load), and ops of the gpu,
       nvgpu and nvvm dialects the interpreter does not emulate are errors.
 
-    Two checks expose a missing barrier:
+    Two checks expose a missing barrier or wait:
     - `check-races` (on by default) keeps, for each element of workgroup
-      memory, the last thread of the phase that wrote it and the threads
-      that read it; a thread that reads what another wrote, or writes what
+      memory, the last thread that wrote it and the threads that read it
+      since the block's last barrier (warp-level ops do not end that
+      stretch); a thread that reads what another wrote, or writes what
       another read or wrote, since their last barrier ends the program
       with a message on standard error naming the access's location. It
-      checks `memref.load` and `memref.store` on the attributions
-      themselves, not accesses through views or vector loads.
+      checks `memref.load`, `memref.store`, `nvgpu.ldmatrix` and the
+      emulated copies on the attributions themselves, not accesses through
+      views or vector loads. It also keeps each element's last asynchronous
+      copy: an access before the issuing thread's wait covers its group
+      ends the program too.
     - `reverse-threads` runs each phase's threads from the last to the
       first: a kernel missing a barrier reads another thread's data before
       or after it is written, depending on the order.
