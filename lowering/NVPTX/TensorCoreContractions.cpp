@@ -8,8 +8,10 @@
 // warp-level matrix products (`nvgpu.mma.sync` m16n8k16): each block of 128
 // threads computes a 64 x 64 tile of the output, its four warps 32 x 32 each
 // (2 x 4 fragments), from 64 x 32 and 32 x 64 tiles of the inputs staged in
-// workgroup memory and read into fragments by `nvgpu.ldmatrix`; see
-// buildTensorCoreContraction in Transforms.h.
+// two buffers of workgroup memory (cp.async when the inputs are aligned, the
+// next step's copies in flight during this step's products) and read into
+// fragments by `nvgpu.ldmatrix`; see buildTensorCoreContraction in
+// Transforms.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -92,7 +95,19 @@ LogicalResult mlir::seq::tensorCoreContractionPrecondition(linalg::LinalgOp op,
 }
 
 namespace {
-/// Builds the kernel's body; one instance per contraction.
+/// One input's tile in workgroup memory: `rows x cols` elements whose
+/// columns are the operand's innermost dimension (so that a thread copies
+/// contiguous elements), in two buffers (double buffering).
+struct StagedTile {
+  OpOperand *operand;
+  /// The loop dimensions of the tile's rows and columns.
+  unsigned rowDim, colDim;
+  int64_t rows, cols;
+  /// memref<2 x rows x (cols + kPad)>, a workgroup attribution.
+  Value buffers;
+};
+
+/// Builds the kernel; one instance per contraction.
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, Location loc, linalg::LinalgOp op, unsigned mDim,
@@ -118,28 +133,117 @@ private:
   Value less(Value x, Value y) {
     return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, y);
   }
+  Value both(Value x, Value y) {
+    return b.createOrFold<arith::AndIOp>(loc, x, y);
+  }
 
+  /// The tile of `operand` over loop dimensions `d0` (`size0` of them) and
+  /// `d1`, its columns the operand's innermost dimension.
+  StagedTile planTile(OpOperand *operand, unsigned d0, int64_t size0,
+                      unsigned d1, int64_t size1);
+  /// Whether every input can be copied 16 bytes at a time: its innermost
+  /// stride is 1, its other strides and its offset multiples of 8 elements,
+  /// and its base 16-byte aligned. Computed on the host.
+  Value alignedInputs();
   /// The indices of `operand` where loop dimension `d0` is `v0` and `d1` is
   /// `v1`, and the batch dimensions are the block's.
   SmallVector<Value> indices(OpOperand *operand, unsigned d0, Value v0,
                              unsigned d1, Value v1);
-  /// Copies the `rows x cols` tile of `operand` whose first element is at
-  /// (`row0`, `col0`) in the tile's two loop dimensions into `tile`, zeros
-  /// past the edges `rowSize` and `colSize`. Consecutive threads take
-  /// consecutive elements of the operand's innermost dimension.
-  void stage(OpOperand *operand, unsigned rowDim, unsigned colDim, Value row0,
-             Value col0, Value rowSize, Value colSize, int64_t rows,
-             int64_t cols, Value tile);
+  /// The tile's first row and column at reduction step `k0`.
+  std::pair<Value, Value> origin(const StagedTile &tile, Value k0);
+  /// The tile's row and column extents.
+  std::pair<Value, Value> extents(const StagedTile &tile);
+  /// Copies the tile at reduction step `k0` into buffer `slot`, zeros past
+  /// the edges: element by element, consecutive threads on consecutive
+  /// columns.
+  void stageElements(const StagedTile &tile, Value k0, Value slot);
+  /// The same with cp.async of 8 elements (16 bytes) per copy, the copies
+  /// past the edges reading fewer elements or none; returns their tokens.
+  void stageAsync(const StagedTile &tile, Value k0, Value slot,
+                  SmallVectorImpl<Value> &tokens);
+  /// Stages both tiles of reduction step `step` into buffer `step % 2` with
+  /// cp.async (reading nothing past the last step), then waits for all
+  /// copies but these.
+  void stageAsyncStep(Value step, Value steps);
+  /// The products of one staged step in buffer `slot`: each warp's 2 x 4
+  /// fragments accumulated into `accs`.
+  void multiply(Value slot, SmallVectorImpl<Value> &accs);
+  /// The reduction loop, its accumulators' results: with `async`, the
+  /// inputs' tiles in two buffers, the next step's copies in flight during
+  /// this step's products; else staged element by element into one buffer.
+  SmallVector<Value> reduce(bool async, ValueRange init);
+  /// The A fragment (vector<4x2>) of rows `row0` and reduction offset `k`
+  /// in buffer `slot`, and the B fragment (vector<2x2>) of columns `col0`.
+  Value loadA(Value slot, Value row0, Value k);
+  Value loadB(Value slot, Value col0, Value k);
 
   OpBuilder &b;
   Location loc;
   linalg::LinalgOp op;
   unsigned mDim, nDim, kDim;
-  // Per kernel: the thread id and the batch dimensions' indices.
-  Value thread;
+  Value sizeM, sizeN, sizeK;
+  // Per kernel: the thread and its lane, the block's output tile origin, the
+  // batch dimensions' indices and the staged tiles.
+  Value thread, lane, m0, n0, warpRow, warpCol;
   SmallVector<Value> ivOf;
+  StagedTile tileA, tileB;
 };
 } // namespace
+
+StagedTile KernelBuilder::planTile(OpOperand *operand, unsigned d0,
+                                   int64_t size0, unsigned d1, int64_t size1) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  bool d0Inner =
+      cast<AffineDimExpr>(map.getResults().back()).getPosition() == d0;
+  if (d0Inner)
+    return StagedTile{operand, d1, d0, size1, size0, Value()};
+  return StagedTile{operand, d0, d1, size0, size1, Value()};
+}
+
+Value KernelBuilder::alignedInputs() {
+  // A static layout may decide it.
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto [strides, offset] =
+        cast<MemRefType>(operand->get().getType()).getStridesAndOffset();
+    auto breaks = [](int64_t known, int64_t of) {
+      return !ShapedType::isDynamic(known) && known % of != 0;
+    };
+    if ((!ShapedType::isDynamic(strides.back()) && strides.back() != 1) ||
+        breaks(offset, 8) ||
+        llvm::any_of(ArrayRef(strides).drop_back(),
+                     [&](int64_t stride) { return breaks(stride, 8); }))
+      return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  }
+  Value aligned;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    Value memref = operand->get();
+    auto type = cast<MemRefType>(memref.getType());
+    auto [staticStrides, staticOffset] = type.getStridesAndOffset();
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    // A static stride or offset is a constant, so that the test folds where
+    // the layout decides it.
+    auto value = [&](int64_t known, Value dynamic) {
+      return ShapedType::isDynamic(known) ? dynamic : index(known);
+    };
+    auto isMultiple = [&](Value v, int64_t of) {
+      return b.createOrFold<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::eq,
+          b.createOrFold<arith::RemUIOp>(loc, v, index(of)), index(0));
+    };
+    Value ok = b.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq,
+        value(staticStrides.back(), metadata.getStrides().back()), index(1));
+    for (auto [known, dynamic] : llvm::zip(ArrayRef(staticStrides).drop_back(),
+                                           metadata.getStrides().drop_back()))
+      ok = both(ok, isMultiple(value(known, dynamic), 8));
+    ok = both(ok, isMultiple(value(staticOffset, metadata.getOffset()), 8));
+    ok = both(ok, isMultiple(memref::ExtractAlignedPointerAsIndexOp::create(
+                                 b, loc, memref),
+                             16));
+    aligned = aligned ? both(aligned, ok) : ok;
+  }
+  return aligned;
+}
 
 SmallVector<Value> KernelBuilder::indices(OpOperand *operand, unsigned d0,
                                           Value v0, unsigned d1, Value v1) {
@@ -151,39 +255,182 @@ SmallVector<Value> KernelBuilder::indices(OpOperand *operand, unsigned d0,
   return result;
 }
 
-void KernelBuilder::stage(OpOperand *operand, unsigned rowDim, unsigned colDim,
-                          Value row0, Value col0, Value rowSize, Value colSize,
-                          int64_t rows, int64_t cols, Value tile) {
-  // The operand's innermost dimension varies fastest across threads.
-  AffineMap map = op.getMatchingIndexingMap(operand);
-  bool rowsInner =
-      map.getNumResults() > 0 &&
-      cast<AffineDimExpr>(map.getResults().back()).getPosition() == rowDim;
-  Type elementType = getElementTypeOrSelf(operand->get().getType());
-  auto loop =
-      scf::ForOp::create(b, loc, thread, index(rows * cols), index(kThreads));
+std::pair<Value, Value> KernelBuilder::origin(const StagedTile &tile,
+                                              Value k0) {
+  auto start = [&](unsigned d) { return d == mDim ? m0 : d == nDim ? n0 : k0; };
+  return {start(tile.rowDim), start(tile.colDim)};
+}
+
+std::pair<Value, Value> KernelBuilder::extents(const StagedTile &tile) {
+  auto extent = [&](unsigned d) {
+    return d == mDim ? sizeM : d == nDim ? sizeN : sizeK;
+  };
+  return {extent(tile.rowDim), extent(tile.colDim)};
+}
+
+void KernelBuilder::stageElements(const StagedTile &tile, Value k0,
+                                  Value slot) {
+  auto [row0, col0] = origin(tile, k0);
+  auto [rowSize, colSize] = extents(tile);
+  Type elementType = getElementTypeOrSelf(tile.operand->get().getType());
+  auto loop = scf::ForOp::create(b, loc, thread, index(tile.rows * tile.cols),
+                                 index(kThreads));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value e = loop.getInductionVar();
-  Value r = rowsInner ? rem(e, rows) : div(e, cols);
-  Value c = rowsInner ? div(e, rows) : rem(e, cols);
+  Value r = div(e, tile.cols), c = rem(e, tile.cols);
   Value gr = add(row0, r), gc = add(col0, c);
-  Value inside =
-      arith::AndIOp::create(b, loc, less(gr, rowSize), less(gc, colSize));
-  auto ifOp = scf::IfOp::create(b, loc, elementType, inside,
+  auto ifOp = scf::IfOp::create(b, loc, elementType,
+                                both(less(gr, rowSize), less(gc, colSize)),
                                 /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value v = memref::LoadOp::create(b, loc, operand->get(),
-                                     indices(operand, rowDim, gr, colDim, gc));
+    Value v = memref::LoadOp::create(
+        b, loc, tile.operand->get(),
+        indices(tile.operand, tile.rowDim, gr, tile.colDim, gc));
     scf::YieldOp::create(b, loc, v);
     b.setInsertionPointToStart(ifOp.elseBlock());
     scf::YieldOp::create(
         b, loc,
         Value(arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType))));
   }
-  memref::StoreOp::create(b, loc, ifOp.getResult(0), tile, ValueRange{r, c});
+  memref::StoreOp::create(b, loc, ifOp.getResult(0), tile.buffers,
+                          ValueRange{slot, r, c});
+}
+
+void KernelBuilder::stageAsync(const StagedTile &tile, Value k0, Value slot,
+                               SmallVectorImpl<Value> &tokens) {
+  auto [row0, col0] = origin(tile, k0);
+  auto [rowSize, colSize] = extents(tile);
+  constexpr int64_t kVector = 8;
+  int64_t perRow = tile.cols / kVector;
+  int64_t copies = tile.rows * perRow;
+  assert(copies % kThreads == 0 && "copies do not divide among the threads");
+  Value zero = index(0);
+  for (int64_t i = 0; i < copies / kThreads; ++i) {
+    Value q = add(thread, index(i * kThreads));
+    Value r = div(q, perRow), c = mul(rem(q, perRow), index(kVector));
+    Value gr = add(row0, r), gc = add(col0, c);
+    // Elements that exist: up to 8, none past the last row or column. A
+    // copy of none reads nothing, from the operand's first element.
+    Value left = b.createOrFold<arith::SubIOp>(loc, colSize, gc);
+    Value count = b.createOrFold<arith::MinSIOp>(
+        loc, b.createOrFold<arith::MaxSIOp>(loc, left, zero), index(kVector));
+    Value inside = less(gr, rowSize);
+    count = arith::SelectOp::create(b, loc, inside, count, zero);
+    Value any = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
+                                              count, zero);
+    Value srcRow = arith::SelectOp::create(b, loc, any, gr, zero);
+    Value srcCol = arith::SelectOp::create(b, loc, any, gc, zero);
+    SmallVector<Value> src =
+        indices(tile.operand, tile.rowDim, srcRow, tile.colDim, srcCol);
+    // A copy of none reads no batch either.
+    for (Value &v : src)
+      if (v != srcRow && v != srcCol)
+        v = arith::SelectOp::create(b, loc, any, v, zero);
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tile.buffers, ValueRange{slot, r, c}, tile.operand->get(), src,
+        b.getIndexAttr(kVector), count, /*bypassL1=*/b.getUnitAttr()));
+  }
+}
+
+void KernelBuilder::stageAsyncStep(Value step, Value steps) {
+  // Past the last step, the copies read nothing: every step then commits a
+  // group, and the wait below covers the previous step's.
+  Value k0 = arith::SelectOp::create(b, loc, less(step, steps),
+                                     mul(step, index(kBlockK)), sizeK);
+  Value slot = rem(step, 2);
+  SmallVector<Value> tokens;
+  stageAsync(tileA, k0, slot, tokens);
+  stageAsync(tileB, k0, slot, tokens);
+  Value group = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokens);
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(1));
+}
+
+void KernelBuilder::multiply(Value slot, SmallVectorImpl<Value> &accs) {
+  for (int64_t kk = 0; kk < kBlockK / kFragK; ++kk) {
+    Value k = index(kk * kFragK);
+    SmallVector<Value> as, bs;
+    for (int64_t fm = 0; fm < kFragsM; ++fm)
+      as.push_back(loadA(slot, add(warpRow, index(fm * kFragM)), k));
+    for (int64_t fn = 0; fn < kFragsN; ++fn)
+      bs.push_back(loadB(slot, add(warpCol, index(fn * kFragN)), k));
+    for (int64_t fm = 0; fm < kFragsM; ++fm)
+      for (int64_t fn = 0; fn < kFragsN; ++fn) {
+        Value &acc = accs[fm * kFragsN + fn];
+        acc =
+            nvgpu::MmaSyncOp::create(b, loc, as[fm], bs[fn], acc,
+                                     ArrayRef<int64_t>{kFragM, kFragN, kFragK});
+      }
+  }
+}
+
+SmallVector<Value> KernelBuilder::reduce(bool async, ValueRange init) {
+  Value zero = index(0), one = index(1);
+  Value steps = b.createOrFold<arith::CeilDivSIOp>(loc, sizeK, index(kBlockK));
+  if (async)
+    stageAsyncStep(zero, steps);
+  auto loop = scf::ForOp::create(b, loc, zero, steps, one, init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value step = loop.getInductionVar();
+  Value slot = zero;
+  if (async) {
+    stageAsyncStep(add(step, one), steps);
+    slot = rem(step, 2);
+  } else {
+    Value k0 = mul(step, index(kBlockK));
+    stageElements(tileA, k0, slot);
+    stageElements(tileB, k0, slot);
+  }
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> accs(loop.getRegionIterArgs());
+  multiply(slot, accs);
+  // The next staging overwrites the buffer once every warp has read it.
+  gpu::BarrierOp::create(b, loc);
+  scf::YieldOp::create(b, loc, accs);
+  return loop.getResults();
+}
+
+Value KernelBuilder::loadA(Value slot, Value row0, Value k) {
+  auto type = VectorType::get(
+      {4, 2}, getElementTypeOrSelf(tileA.operand->get().getType()));
+  // Lane l gives row l % 8 of 8 x 8 tile l / 8 of the fragment, the tiles
+  // (rows, reduction) [0:8, 0:8], [8:16, 0:8], [0:8, 8:16], [8:16, 8:16].
+  Value tile = div(lane, 8), row = rem(lane, 8);
+  Value rowOff = mul(rem(tile, 2), index(8)),
+        kOff = mul(div(tile, 2), index(8));
+  if (tileA.rowDim == mDim)
+    return nvgpu::LdMatrixOp::create(
+        b, loc, type, tileA.buffers,
+        ValueRange{slot, add(add(row0, rowOff), row), add(k, kOff)},
+        /*transpose=*/false, /*numTiles=*/4);
+  // Stored [k][m]: lane l gives reduction row l % 8 of the tile, which
+  // ldmatrix transposes into the fragment's layout.
+  return nvgpu::LdMatrixOp::create(
+      b, loc, type, tileA.buffers,
+      ValueRange{slot, add(add(k, kOff), row), add(row0, rowOff)},
+      /*transpose=*/true, /*numTiles=*/4);
+}
+
+Value KernelBuilder::loadB(Value slot, Value col0, Value k) {
+  auto type = VectorType::get(
+      {2, 2}, getElementTypeOrSelf(tileB.operand->get().getType()));
+  if (tileB.rowDim == kDim)
+    // Stored [k][n]: lane l < 16 gives reduction row l, transposed (lanes
+    // 16 to 31 repeat; their addresses are not read).
+    return nvgpu::LdMatrixOp::create(
+        b, loc, type, tileB.buffers,
+        ValueRange{slot, add(k, rem(lane, 16)), col0},
+        /*transpose=*/true, /*numTiles=*/2);
+  // Stored [n][k]: lane l < 16 gives column row l % 8 of tile l / 8, tiles
+  // (reduction) [0:8], [8:16].
+  Value kOff = mul(rem(div(lane, 8), 2), index(8));
+  return nvgpu::LdMatrixOp::create(
+      b, loc, type, tileB.buffers,
+      ValueRange{slot, add(col0, rem(lane, 8)), add(k, kOff)},
+      /*transpose=*/false, /*numTiles=*/2);
 }
 
 gpu::LaunchOp KernelBuilder::build() {
@@ -192,7 +439,7 @@ gpu::LaunchOp KernelBuilder::build() {
   auto size = [&](unsigned dim) {
     return getValueOrCreateConstantIndexOp(b, loc, ranges[dim].size);
   };
-  Value sizeM = size(mDim), sizeN = size(nDim), sizeK = size(kDim);
+  sizeM = size(mDim), sizeN = size(nDim), sizeK = size(kDim);
   Value tilesM = b.createOrFold<arith::CeilDivSIOp>(loc, sizeM, index(kBlockM));
   Value tilesN = b.createOrFold<arith::CeilDivSIOp>(loc, sizeN, index(kBlockN));
   // The batch dimensions (every parallel dimension but m and n), outermost
@@ -212,19 +459,24 @@ gpu::LaunchOp KernelBuilder::build() {
                                                  blocks, zero);
   auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
+  Value aligned = alignedInputs();
 
-  Type elementType =
-      getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+  tileA = planTile(op.getDpsInputOperand(0), mDim, kBlockM, kDim, kBlockK);
+  tileB = planTile(op.getDpsInputOperand(1), kDim, kBlockK, nDim, kBlockN);
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-  auto tileA = MemRefType::get({kBlockM, kBlockK + kPad}, elementType,
-                               MemRefLayoutAttrInterface(), workgroup);
-  auto tileB = MemRefType::get({kBlockK, kBlockN + kPad}, elementType,
-                               MemRefLayoutAttrInterface(), workgroup);
+  // Two buffers of each tile where cp.async may run, one elsewhere.
+  std::optional<int64_t> known = getConstantIntValue(aligned);
+  int64_t slots = known && !*known ? 1 : 2;
+  auto buffersOf = [&](const StagedTile &tile) {
+    return MemRefType::get({slots, tile.rows, tile.cols + kPad},
+                           getElementTypeOrSelf(tile.operand->get().getType()),
+                           MemRefLayoutAttrInterface(), workgroup);
+  };
   auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, index(kThreads),
                                       one, one);
-  Value sharedA = launch.addWorkgroupAttribution(tileA, loc);
-  Value sharedB = launch.addWorkgroupAttribution(tileB, loc);
+  tileA.buffers = launch.addWorkgroupAttribution(buffersOf(tileA), loc);
+  tileB.buffers = launch.addWorkgroupAttribution(buffersOf(tileB), loc);
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&launch.getBody().front());
@@ -243,63 +495,30 @@ gpu::LaunchOp KernelBuilder::build() {
     if (i > 0)
       rest = b.createOrFold<arith::DivUIOp>(loc, rest, batchSizes[i]);
   }
-  Value m0 = mul(tileM, index(kBlockM)), n0 = mul(tileN, index(kBlockN));
-  Value warp = div(thread, kWarpSize), lane = rem(thread, kWarpSize);
-  Value warpRow = mul(div(warp, kWarpsN), index(kWarpM));
-  Value warpCol = mul(rem(warp, kWarpsN), index(kWarpN));
+  m0 = mul(tileM, index(kBlockM)), n0 = mul(tileN, index(kBlockN));
+  Value warp = div(thread, kWarpSize);
+  lane = rem(thread, kWarpSize);
+  warpRow = mul(div(warp, kWarpsN), index(kWarpM));
+  warpCol = mul(rem(warp, kWarpsN), index(kWarpN));
 
   auto accType = VectorType::get({2, 2}, b.getF32Type());
   Value zeros = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
   SmallVector<Value> init(kFragsM * kFragsN, zeros);
-  Value steps = b.createOrFold<arith::CeilDivSIOp>(loc, sizeK, index(kBlockK));
-  OpOperand *a = op.getDpsInputOperand(0);
-  OpOperand *bOperand = op.getDpsInputOperand(1);
-  auto kLoop = scf::ForOp::create(b, loc, zero, steps, one, init);
-  {
+  // cp.async where the inputs are aligned, element copies elsewhere; one of
+  // the two where alignment is known at compile time.
+  SmallVector<Value> results;
+  if (known) {
+    results = reduce(/*async=*/*known != 0, init);
+  } else {
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(init)), aligned,
+                                  /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(kLoop.getBody());
-    Value k0 = mul(kLoop.getInductionVar(), index(kBlockK));
-    stage(a, mDim, kDim, m0, k0, sizeM, sizeK, kBlockM, kBlockK, sharedA);
-    stage(bOperand, kDim, nDim, k0, n0, sizeK, sizeN, kBlockK, kBlockN,
-          sharedB);
-    gpu::BarrierOp::create(b, loc);
-    SmallVector<Value> accs(kLoop.getRegionIterArgs());
-    // ldmatrix x4 of A: lane l gives row l % 8 of the fragment's 8 x 8 tile
-    // l / 8, tiles (rows, columns) [0:8, 0:8], [8:16, 0:8], [0:8, 8:16],
-    // [8:16, 8:16]; x2 transposed of B: lane l < 16 gives row l (k) of the
-    // fragment's [16, 8] slice, lanes 16 to 31 repeat (their addresses are
-    // not read).
-    Value aRow = add(rem(lane, 8), mul(rem(div(lane, 8), 2), index(8)));
-    Value aCol = mul(div(lane, 16), index(8));
-    Value bRow = rem(lane, 16);
-    auto fragA = VectorType::get({4, 2}, elementType);
-    auto fragB = VectorType::get({2, 2}, elementType);
-    for (int64_t kk = 0; kk < kBlockK / kFragK; ++kk) {
-      Value kOff = index(kk * kFragK);
-      SmallVector<Value> as, bs;
-      for (int64_t fm = 0; fm < kFragsM; ++fm)
-        as.push_back(nvgpu::LdMatrixOp::create(
-            b, loc, fragA, sharedA,
-            ValueRange{add(add(warpRow, index(fm * kFragM)), aRow),
-                       add(kOff, aCol)},
-            /*transpose=*/false, /*numTiles=*/4));
-      for (int64_t fn = 0; fn < kFragsN; ++fn)
-        bs.push_back(nvgpu::LdMatrixOp::create(
-            b, loc, fragB, sharedB,
-            ValueRange{add(kOff, bRow), add(warpCol, index(fn * kFragN))},
-            /*transpose=*/true, /*numTiles=*/2));
-      for (int64_t fm = 0; fm < kFragsM; ++fm)
-        for (int64_t fn = 0; fn < kFragsN; ++fn) {
-          Value &acc = accs[fm * kFragsN + fn];
-          acc = nvgpu::MmaSyncOp::create(
-              b, loc, as[fm], bs[fn], acc,
-              ArrayRef<int64_t>{kFragM, kFragN, kFragK});
-        }
-    }
-    // The next step overwrites the tiles once every warp has read them.
-    gpu::BarrierOp::create(b, loc);
-    scf::YieldOp::create(b, loc, accs);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, reduce(/*async=*/true, init));
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, reduce(/*async=*/false, init));
+    results.assign(ifOp.getResults().begin(), ifOp.getResults().end());
   }
 
   // The epilogue: lane l holds rows g and g + 8 (g = l / 4), columns 2t and
@@ -313,12 +532,10 @@ gpu::LaunchOp KernelBuilder::build() {
         for (int64_t j = 0; j < 2; ++j) {
           Value row = add(add(m0, warpRow), add(g, index(fm * kFragM + 8 * i)));
           Value col = add(add(n0, warpCol), add(t2, index(fn * kFragN + j)));
-          Value inside =
-              arith::AndIOp::create(b, loc, less(row, sizeM), less(col, sizeN));
           Value v = vector::ExtractOp::create(
-              b, loc, kLoop.getResult(fm * kFragsN + fn),
-              ArrayRef<int64_t>{i, j});
-          auto guard = scf::IfOp::create(b, loc, inside, false);
+              b, loc, results[fm * kFragsN + fn], ArrayRef<int64_t>{i, j});
+          auto guard = scf::IfOp::create(
+              b, loc, both(less(row, sizeM), less(col, sizeN)), false);
           OpBuilder::InsertionGuard insertion(b);
           b.setInsertionPointToStart(guard.thenBlock());
           SmallVector<Value> at = indices(out, mDim, row, nDim, col);
