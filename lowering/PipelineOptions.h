@@ -147,6 +147,11 @@ struct SeqPipelineOptions {
   /// seq-nvptx-launch-to-loops), which exposes a missing barrier.
   bool gpuInterpretReverse = false;
 
+  /// NVPTX at -O2: f32 contractions on tensor cores as tf32 products (the
+  /// inputs' mantissas cut to 10 bits, as PyTorch's allow_tf32), not only
+  /// bf16 and f16 ones.
+  bool gpuTF32 = false;
+
   /// NVPTX: threads per block of the kernels mapped from parallel loops.
   int64_t gpuBlockSize = 256;
 

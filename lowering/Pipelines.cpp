@@ -89,6 +89,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.gpuBlockSize = gpuBlockSize;
   options.gpuInterpret = gpuInterpret;
   options.gpuInterpretReverse = gpuInterpretReverse;
+  options.gpuTF32 = gpuTF32;
   return options;
 }
 

@@ -147,6 +147,11 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("NVPTX with gpu-interpret: run each phase's threads "
                      "from the last to the first"),
       llvm::cl::init(SeqPipelineOptions().gpuInterpretReverse)};
+  Option<bool> gpuTF32{
+      *this, "gpu-tf32",
+      llvm::cl::desc("NVPTX: f32 contractions on tensor cores as tf32 "
+                     "products"),
+      llvm::cl::init(SeqPipelineOptions().gpuTF32)};
   Option<int64_t> gpuBlockSize{
       *this, "gpu-block-size",
       llvm::cl::desc("NVPTX: threads per block of mapped parallel loops"),

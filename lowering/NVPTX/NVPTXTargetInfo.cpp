@@ -83,10 +83,12 @@ void NVPTXTargetInfo::addBufferLowering(
   if (options.optLevel >= 2) {
     // 4 x 4 outputs per thread: 16 accumulators and 8 loads per step of the
     // reduction instead of 2 loads per multiply-add.
-    // bf16 and f16 contractions on tensor cores: 64 x 64 output tiles per
-    // block of four warps, each warp's 32 x 32 in mma.sync fragments.
+    // bf16 and f16 contractions on tensor cores (f32 too as tf32, on
+    // request): 64 x 64 output tiles per block of four warps, each warp's
+    // 32 x 32 in mma.sync fragments.
     SeqNVPTXTileContractionsOptions tile;
     tile.tensorCores = true;
+    tile.tf32 = options.gpuTF32;
     tile.tileM = 4;
     tile.tileN = 4;
     tile.remarks = options.remarks;

@@ -98,6 +98,8 @@ def SeqNVPTXTileContractions : Pass<"seq-nvptx-tile-contractions"> {
     threads per 64 x 64 output tile, the inputs' 64 x 32 and 32 x 64 tiles
     staged in workgroup memory between barriers and read into fragments by
     `nvgpu.ldmatrix`, each warp accumulating 32 x 32 outputs in registers.
+    With `tf32`, f32 contractions (body `out + a * b`) take the same form
+    with tf32 m16n8k8 products, their fragments read element by element.
 
     With `remarks`, every contraction that keeps one thread per output
     element says why.
@@ -106,6 +108,9 @@ def SeqNVPTXTileContractions : Pass<"seq-nvptx-tile-contractions"> {
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
            "bf16 and f16 contractions accumulated in f32 on tensor cores "
            "(nvgpu.mma.sync, sm_80 and later)">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "With tensor-cores: f32 contractions too, as tf32 products (the "
+           "inputs' mantissas cut to 10 bits)">,
     Option<"tileM", "tile-m", "int64_t", /*default=*/"4",
            "Output rows per thread">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"4",

@@ -35,44 +35,52 @@ namespace {
 constexpr int64_t kBlockM = 64, kBlockN = 64, kBlockK = 32;
 constexpr int64_t kWarpsM = 2, kWarpsN = 2, kWarpSize = 32;
 constexpr int64_t kThreads = kWarpsM * kWarpsN * kWarpSize;
-constexpr int64_t kFragM = 16, kFragN = 8, kFragK = 16;
+constexpr int64_t kFragM = 16, kFragN = 8;
 constexpr int64_t kWarpM = kBlockM / kWarpsM, kWarpN = kBlockN / kWarpsN;
 constexpr int64_t kFragsM = kWarpM / kFragM, kFragsN = kWarpN / kFragN;
-// Rows of the staged tiles are padded by 8 elements (16 bytes): ldmatrix's
-// eight row addresses of a tile then fall in different bank groups, and
-// every row stays 16-byte aligned.
-constexpr int64_t kPad = 8;
+// Rows of the staged tiles are padded by 16 bytes: ldmatrix's eight row
+// addresses of a tile (16-bit elements), or the 32 lanes' elements of a
+// tf32 fragment, then fall in different banks, and every row stays 16-byte
+// aligned. cp.async copies 16 bytes.
+constexpr int64_t kPadBytes = 16, kCopyBytes = 16;
 } // namespace
 
-/// Whether `value` is `arith.extf` of the block argument `arg` from `type`.
+/// Whether `value` is `arith.extf` of the block argument `arg` from `type`,
+/// or `arg` itself where `type` is f32.
 static bool isExtensionOf(Value value, BlockArgument arg, Type type) {
+  if (type.isF32())
+    return value == arg;
   auto ext = value.getDefiningOp<arith::ExtFOp>();
   return ext && ext.getIn() == arg && arg.getType() == type;
 }
 
 LogicalResult mlir::seq::tensorCoreContractionPrecondition(linalg::LinalgOp op,
+                                                           bool tf32,
                                                            std::string &why) {
   Type in = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
   Type in2 = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
   Type out = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
-  if (in != in2 || !(in.isBF16() || in.isF16()) || !out.isF32()) {
-    why = "its inputs are not both bf16 or both f16 accumulated in f32";
+  if (in != in2 || !(in.isBF16() || in.isF16() || (tf32 && in.isF32())) ||
+      !out.isF32()) {
+    why = tf32 ? "its inputs are not both bf16, f16 or f32 accumulated in f32"
+               : "its inputs are not both bf16 or both f16 accumulated in f32";
     return failure();
   }
-  // The body: out + ext(a) * ext(b), in either operand order.
+  // The body: out + ext(a) * ext(b) (f32: out + a * b), in either operand
+  // order.
   Block &body = op->getRegion(0).front();
   auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
   Value acc = body.getArgument(2);
   auto mul = add ? (add.getLhs() == acc ? add.getRhs() : add.getLhs())
                        .getDefiningOp<arith::MulFOp>()
                  : arith::MulFOp();
-  if (!add || body.getOperations().size() != 5 ||
+  if (!add || body.getOperations().size() != (in.isF32() ? 3u : 5u) ||
       (add.getLhs() != acc && add.getRhs() != acc) || !mul ||
       !((isExtensionOf(mul.getLhs(), body.getArgument(0), in) &&
          isExtensionOf(mul.getRhs(), body.getArgument(1), in)) ||
         (isExtensionOf(mul.getLhs(), body.getArgument(1), in) &&
          isExtensionOf(mul.getRhs(), body.getArgument(0), in)))) {
-    why = "its body is not a sum of products of its inputs widened to f32";
+    why = "its body is not a sum of products of its inputs (widened to f32)";
     return failure();
   }
   for (Value operand : op->getOperands()) {
@@ -103,7 +111,7 @@ struct StagedTile {
   /// The loop dimensions of the tile's rows and columns.
   unsigned rowDim, colDim;
   int64_t rows, cols;
-  /// memref<2 x rows x (cols + kPad)>, a workgroup attribution.
+  /// memref<slots x rows x (cols + pad)>, a workgroup attribution.
   Value buffers;
 };
 
@@ -112,7 +120,12 @@ class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, Location loc, linalg::LinalgOp op, unsigned mDim,
                 unsigned nDim, unsigned kDim)
-      : b(b), loc(loc), op(op), mDim(mDim), nDim(nDim), kDim(kDim) {}
+      : b(b), loc(loc), op(op), mDim(mDim), nDim(nDim), kDim(kDim),
+        elementType(
+            getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType())),
+        tf32(elementType.isF32()),
+        elementBytes(elementType.getIntOrFloatBitWidth() / 8),
+        fragK(tf32 ? 8 : 16) {}
 
   gpu::LaunchOp build();
 
@@ -142,7 +155,7 @@ private:
   StagedTile planTile(OpOperand *operand, unsigned d0, int64_t size0,
                       unsigned d1, int64_t size1);
   /// Whether every input can be copied 16 bytes at a time: its innermost
-  /// stride is 1, its other strides and its offset multiples of 8 elements,
+  /// stride is 1, its other strides and its offset multiples of 16 bytes,
   /// and its base 16-byte aligned. Computed on the host.
   Value alignedInputs();
   /// The indices of `operand` where loop dimension `d0` is `v0` and `d1` is
@@ -157,8 +170,8 @@ private:
   /// the edges: element by element, consecutive threads on consecutive
   /// columns.
   void stageElements(const StagedTile &tile, Value k0, Value slot);
-  /// The same with cp.async of 8 elements (16 bytes) per copy, the copies
-  /// past the edges reading fewer elements or none; returns their tokens.
+  /// The same with cp.async of 16 bytes per copy, the copies past the edges
+  /// reading fewer elements or none; returns their tokens.
   void stageAsync(const StagedTile &tile, Value k0, Value slot,
                   SmallVectorImpl<Value> &tokens);
   /// Stages both tiles of reduction step `step` into buffer `step % 2` with
@@ -172,8 +185,9 @@ private:
   /// inputs' tiles in two buffers, the next step's copies in flight during
   /// this step's products; else staged element by element into one buffer.
   SmallVector<Value> reduce(bool async, ValueRange init);
-  /// The A fragment (vector<4x2>) of rows `row0` and reduction offset `k`
-  /// in buffer `slot`, and the B fragment (vector<2x2>) of columns `col0`.
+  /// The A fragment (vector<4x2>, tf32 vector<4x1>) of rows `row0` and
+  /// reduction offset `k` in buffer `slot`, and the B fragment (vector<2x2>,
+  /// tf32 vector<2x1>) of columns `col0`.
   Value loadA(Value slot, Value row0, Value k);
   Value loadB(Value slot, Value col0, Value k);
 
@@ -181,6 +195,12 @@ private:
   Location loc;
   linalg::LinalgOp op;
   unsigned mDim, nDim, kDim;
+  /// The inputs' element type: bf16 and f16 products are m16n8k16 with
+  /// fragments read by ldmatrix, f32 ones tf32 m16n8k8 with fragments read
+  /// element by element (ldmatrix moves 16-bit elements only).
+  Type elementType;
+  bool tf32;
+  int64_t elementBytes, fragK;
   Value sizeM, sizeN, sizeK;
   // Per kernel: the thread and its lane, the block's output tile origin, the
   // batch dimensions' indices and the staged tiles.
@@ -205,13 +225,12 @@ Value KernelBuilder::alignedInputs() {
   for (OpOperand *operand : op.getDpsInputOperands()) {
     auto [strides, offset] =
         cast<MemRefType>(operand->get().getType()).getStridesAndOffset();
-    auto breaks = [](int64_t known, int64_t of) {
-      return !ShapedType::isDynamic(known) && known % of != 0;
+    int64_t vector = kCopyBytes / elementBytes;
+    auto breaks = [&](int64_t known) {
+      return !ShapedType::isDynamic(known) && known % vector != 0;
     };
     if ((!ShapedType::isDynamic(strides.back()) && strides.back() != 1) ||
-        breaks(offset, 8) ||
-        llvm::any_of(ArrayRef(strides).drop_back(),
-                     [&](int64_t stride) { return breaks(stride, 8); }))
+        breaks(offset) || llvm::any_of(ArrayRef(strides).drop_back(), breaks))
       return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
   }
   Value aligned;
@@ -235,11 +254,13 @@ Value KernelBuilder::alignedInputs() {
         value(staticStrides.back(), metadata.getStrides().back()), index(1));
     for (auto [known, dynamic] : llvm::zip(ArrayRef(staticStrides).drop_back(),
                                            metadata.getStrides().drop_back()))
-      ok = both(ok, isMultiple(value(known, dynamic), 8));
-    ok = both(ok, isMultiple(value(staticOffset, metadata.getOffset()), 8));
+      ok = both(ok,
+                isMultiple(value(known, dynamic), kCopyBytes / elementBytes));
+    ok = both(ok, isMultiple(value(staticOffset, metadata.getOffset()),
+                             kCopyBytes / elementBytes));
     ok = both(ok, isMultiple(memref::ExtractAlignedPointerAsIndexOp::create(
                                  b, loc, memref),
-                             16));
+                             kCopyBytes));
     aligned = aligned ? both(aligned, ok) : ok;
   }
   return aligned;
@@ -272,7 +293,6 @@ void KernelBuilder::stageElements(const StagedTile &tile, Value k0,
                                   Value slot) {
   auto [row0, col0] = origin(tile, k0);
   auto [rowSize, colSize] = extents(tile);
-  Type elementType = getElementTypeOrSelf(tile.operand->get().getType());
   auto loop = scf::ForOp::create(b, loc, thread, index(tile.rows * tile.cols),
                                  index(kThreads));
   OpBuilder::InsertionGuard guard(b);
@@ -303,7 +323,7 @@ void KernelBuilder::stageAsync(const StagedTile &tile, Value k0, Value slot,
                                SmallVectorImpl<Value> &tokens) {
   auto [row0, col0] = origin(tile, k0);
   auto [rowSize, colSize] = extents(tile);
-  constexpr int64_t kVector = 8;
+  const int64_t kVector = kCopyBytes / elementBytes;
   int64_t perRow = tile.cols / kVector;
   int64_t copies = tile.rows * perRow;
   assert(copies % kThreads == 0 && "copies do not divide among the threads");
@@ -312,7 +332,7 @@ void KernelBuilder::stageAsync(const StagedTile &tile, Value k0, Value slot,
     Value q = add(thread, index(i * kThreads));
     Value r = div(q, perRow), c = mul(rem(q, perRow), index(kVector));
     Value gr = add(row0, r), gc = add(col0, c);
-    // Elements that exist: up to 8, none past the last row or column. A
+    // Elements that exist: up to a copy's, none past the last row or column. A
     // copy of none reads nothing, from the operand's first element.
     Value left = b.createOrFold<arith::SubIOp>(loc, colSize, gc);
     Value count = b.createOrFold<arith::MinSIOp>(
@@ -349,8 +369,8 @@ void KernelBuilder::stageAsyncStep(Value step, Value steps) {
 }
 
 void KernelBuilder::multiply(Value slot, SmallVectorImpl<Value> &accs) {
-  for (int64_t kk = 0; kk < kBlockK / kFragK; ++kk) {
-    Value k = index(kk * kFragK);
+  for (int64_t kk = 0; kk < kBlockK / fragK; ++kk) {
+    Value k = index(kk * fragK);
     SmallVector<Value> as, bs;
     for (int64_t fm = 0; fm < kFragsM; ++fm)
       as.push_back(loadA(slot, add(warpRow, index(fm * kFragM)), k));
@@ -359,9 +379,9 @@ void KernelBuilder::multiply(Value slot, SmallVectorImpl<Value> &accs) {
     for (int64_t fm = 0; fm < kFragsM; ++fm)
       for (int64_t fn = 0; fn < kFragsN; ++fn) {
         Value &acc = accs[fm * kFragsN + fn];
-        acc =
-            nvgpu::MmaSyncOp::create(b, loc, as[fm], bs[fn], acc,
-                                     ArrayRef<int64_t>{kFragM, kFragN, kFragK});
+        acc = nvgpu::MmaSyncOp::create(b, loc, as[fm], bs[fn], acc,
+                                       ArrayRef<int64_t>{kFragM, kFragN, fragK},
+                                       /*tf32Enabled=*/tf32);
       }
   }
 }
@@ -393,9 +413,41 @@ SmallVector<Value> KernelBuilder::reduce(bool async, ValueRange init) {
   return loop.getResults();
 }
 
+/// A tf32 fragment read element by element: `rows` and `cols` give each
+/// register's element, relative to lane l's (g, t) = (l / 4, l % 4) in the
+/// fragment's (row or n, reduction) coordinates.
+static Value loadTF32Fragment(OpBuilder &b, Location loc,
+                              const StagedTile &tile, unsigned reductionDim,
+                              Value slot, Value rowStart, Value k, Value lane,
+                              ArrayRef<std::pair<int64_t, int64_t>> offsets) {
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value g = arith::DivUIOp::create(b, loc, lane, index(4));
+  Value t = arith::RemUIOp::create(b, loc, lane, index(4));
+  SmallVector<Value> elements;
+  for (auto [dg, dt] : offsets) {
+    Value outer = arith::AddIOp::create(
+        b, loc, rowStart, arith::AddIOp::create(b, loc, g, index(dg)));
+    Value inner = arith::AddIOp::create(
+        b, loc, k, arith::AddIOp::create(b, loc, t, index(dt)));
+    bool reductionRows = tile.rowDim == reductionDim;
+    elements.push_back(
+        memref::LoadOp::create(b, loc, tile.buffers,
+                               ValueRange{slot, reductionRows ? inner : outer,
+                                          reductionRows ? outer : inner}));
+  }
+  auto type = VectorType::get({static_cast<int64_t>(offsets.size()), 1},
+                              b.getF32Type());
+  return vector::FromElementsOp::create(b, loc, type, elements);
+}
+
 Value KernelBuilder::loadA(Value slot, Value row0, Value k) {
-  auto type = VectorType::get(
-      {4, 2}, getElementTypeOrSelf(tileA.operand->get().getType()));
+  if (tf32)
+    // (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
+    return loadTF32Fragment(b, loc, tileA, kDim, slot, row0, k, lane,
+                            {{0, 0}, {8, 0}, {0, 4}, {8, 4}});
+  auto type = VectorType::get({4, 2}, elementType);
   // Lane l gives row l % 8 of 8 x 8 tile l / 8 of the fragment, the tiles
   // (rows, reduction) [0:8, 0:8], [8:16, 0:8], [0:8, 8:16], [8:16, 8:16].
   Value tile = div(lane, 8), row = rem(lane, 8);
@@ -415,8 +467,11 @@ Value KernelBuilder::loadA(Value slot, Value row0, Value k) {
 }
 
 Value KernelBuilder::loadB(Value slot, Value col0, Value k) {
-  auto type = VectorType::get(
-      {2, 2}, getElementTypeOrSelf(tileB.operand->get().getType()));
+  if (tf32)
+    // (n, k) = (g, t), (g, t + 4).
+    return loadTF32Fragment(b, loc, tileB, kDim, slot, col0, k, lane,
+                            {{0, 0}, {0, 4}});
+  auto type = VectorType::get({2, 2}, elementType);
   if (tileB.rowDim == kDim)
     // Stored [k][n]: lane l < 16 gives reduction row l, transposed (lanes
     // 16 to 31 repeat; their addresses are not read).
@@ -469,9 +524,9 @@ gpu::LaunchOp KernelBuilder::build() {
   std::optional<int64_t> known = getConstantIntValue(aligned);
   int64_t slots = known && !*known ? 1 : 2;
   auto buffersOf = [&](const StagedTile &tile) {
-    return MemRefType::get({slots, tile.rows, tile.cols + kPad},
-                           getElementTypeOrSelf(tile.operand->get().getType()),
-                           MemRefLayoutAttrInterface(), workgroup);
+    return MemRefType::get(
+        {slots, tile.rows, tile.cols + kPadBytes / elementBytes}, elementType,
+        MemRefLayoutAttrInterface(), workgroup);
   };
   auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, index(kThreads),
                                       one, one);

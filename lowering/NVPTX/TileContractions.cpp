@@ -241,7 +241,8 @@ struct SeqNVPTXTileContractionsPass
       }
       if (tensorCores) {
         std::string whyNot;
-        if (succeeded(seq::tensorCoreContractionPrecondition(op, whyNot))) {
+        if (succeeded(
+                seq::tensorCoreContractionPrecondition(op, tf32, whyNot))) {
           LLVM_DEBUG(llvm::dbgs()
                      << "[" DEBUG_TYPE "] '" << op->getName() << "' at "
                      << op.getLoc() << " on tensor cores: rows are loop "
@@ -257,7 +258,8 @@ struct SeqNVPTXTileContractionsPass
                                 << " not on tensor cores: " << whyNot << "\n");
         Type input =
             getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
-        if (remarks && (input.isBF16() || input.isF16()))
+        if (remarks &&
+            (input.isBF16() || input.isF16() || (tf32 && input.isF32())))
           op.emitRemark() << "contraction of " << input
                           << " inputs on the CUDA cores (register tiles), "
                              "not on tensor cores: "

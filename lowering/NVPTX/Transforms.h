@@ -116,13 +116,15 @@ FailureOr<gpu::LaunchOp> mapRowsToBlocks(RewriterBase &rewriter,
 
 /// Whether buildTensorCoreContraction applies to `op`, a contraction on
 /// buffers with projected-permutation maps: its inputs are both bf16 or both
-/// f16, its output f32, its body `out + extf(a) * extf(b)`, and no operand
-/// is a constant global. On failure, `why` says why.
-LogicalResult tensorCoreContractionPrecondition(linalg::LinalgOp op,
+/// f16 (or, with `tf32`, both f32), its output f32, its body `out + extf(a)
+/// * extf(b)` (f32: `out + a * b`), and no operand is a constant global. On
+/// failure, `why` says why.
+LogicalResult tensorCoreContractionPrecondition(linalg::LinalgOp op, bool tf32,
                                                 std::string &why);
 
 /// Replaces `op` (see the precondition) by a kernel of warp-level matrix
-/// products, `nvgpu.mma.sync` m16n8k16 with f32 accumulators: one block of
+/// products, `nvgpu.mma.sync` m16n8k16 with f32 accumulators (f32 inputs:
+/// tf32 m16n8k8, which keeps the top 10 bits of their mantissas): one block of
 /// 128 threads per 64 x 64 tile of loop dimensions `mDim` x `nDim` and per
 /// index of the other parallel dimensions (a linear grid, n tiles fastest).
 /// Each step of the reduction `kDim` stages a 64 x 32 tile of the first

@@ -154,6 +154,13 @@ static cl::opt<bool> gpuInterpretReverse(
     cl::init(seq::SeqPipelineOptions().gpuInterpretReverse),
     cl::cat(seqcCategory));
 
+static cl::opt<bool> gpuTF32(
+    "gpu-tf32",
+    cl::desc("With --target=nvptx: run f32 contractions on tensor cores as "
+             "tf32 products (their inputs' mantissas cut to 10 bits, as "
+             "PyTorch's allow_tf32); bf16 and f16 ones use them anyway"),
+    cl::init(seq::SeqPipelineOptions().gpuTF32), cl::cat(seqcCategory));
+
 static cl::opt<bool> remarks(
     "remarks",
     cl::desc("Report, as remarks at their source locations, the ops that do "
@@ -395,9 +402,9 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
                  "nvptx)");
   if (*device != seq::SeqTarget::NVPTX &&
       (gpuArch.getNumOccurrences() || gpuBinary.getNumOccurrences() ||
-       cudaPath.getNumOccurrences() || gpuInterpret))
-    return error("--gpu-arch, --gpu-binary, --cuda-path and --gpu-interpret "
-                 "need --target=nvptx");
+       cudaPath.getNumOccurrences() || gpuInterpret || gpuTF32))
+    return error("--gpu-arch, --gpu-binary, --cuda-path, --gpu-interpret and "
+                 "--gpu-tf32 need --target=nvptx");
   if (*device != seq::SeqTarget::CPU && int8Activations.getNumOccurrences() &&
       int8Activations)
     return error("--int8-activations needs --target=cpu (it selects the "
@@ -410,6 +417,7 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
   options.pipeline.cudaPath = cudaPath;
   options.pipeline.gpuInterpret = gpuInterpret;
   options.pipeline.gpuInterpretReverse = gpuInterpretReverse;
+  options.pipeline.gpuTF32 = gpuTF32;
   options.pipeline.optLevel = optLevel;
   options.pipeline.enableOpenMP = openmp;
   options.pipeline.threadTeam = threadTeam;

@@ -97,7 +97,7 @@ func.func @not_on_tensor_cores(%a: memref<?x?xbf16>, %b: memref<?x?xbf16>,
   linalg.matmul ins(%a, %b : memref<?x?xbf16>, memref<?x?xbf16>) outs(%c : memref<?x?xbf16>)
   // expected-remark @below {{contraction of 'bf16' inputs on the CUDA cores (register tiles), not on tensor cores: its inputs are not both bf16 or both f16 accumulated in f32}}
   linalg.matmul ins(%a, %h : memref<?x?xbf16>, memref<?x?xf16>) outs(%d : memref<?x?xf32>)
-  // expected-remark @below {{contraction of 'bf16' inputs on the CUDA cores (register tiles), not on tensor cores: its body is not a sum of products of its inputs widened to f32}}
+  // expected-remark @below {{contraction of 'bf16' inputs on the CUDA cores (register tiles), not on tensor cores: its body is not a sum of products of its inputs (widened to f32)}}
   linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
                                    affine_map<(i, j, k) -> (k, j)>,
                                    affine_map<(i, j, k) -> (i, j)>],
