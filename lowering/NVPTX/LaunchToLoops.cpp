@@ -740,7 +740,10 @@ void LaunchLowering::emitMma(nvgpu::MmaSyncOp mma, OpBuilder &b) {
       return arith::BitcastOp::create(lb, loc, f32, kept);
     };
     Value linear = linearId(tb, thread);
-    auto [lane, base] = laneOf(tb, thread);
+    // Named values, not structured bindings: the loop body's lambda captures
+    // them.
+    std::pair<Value, Value> ids = laneOf(tb, thread);
+    Value lane = ids.first, base = ids.second;
     Value group = div(lane, 4), inGroup = rem(lane, 4);
     Value accumulators = get(mma.getMatrixC(), tb, thread);
     SmallVector<Value> results;

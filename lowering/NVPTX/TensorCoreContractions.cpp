@@ -4,14 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A contraction of bf16 or f16 inputs accumulated in f32 becomes a kernel of
-// warp-level matrix products (`nvgpu.mma.sync` m16n8k16): each block of 128
-// threads computes a 64 x 64 tile of the output, its four warps 32 x 32 each
-// (2 x 4 fragments), from 64 x 32 and 32 x 64 tiles of the inputs staged in
-// two buffers of workgroup memory (cp.async when the inputs are aligned, the
-// next step's copies in flight during this step's products) and read into
-// fragments by `nvgpu.ldmatrix`; see buildTensorCoreContraction in
-// Transforms.h.
+// A contraction of bf16 or f16 inputs accumulated in f32 (or f32 ones, as
+// tf32) becomes a kernel of warp-level matrix products (`nvgpu.mma.sync`
+// m16n8k16, tf32 m16n8k8): each block of 128 threads computes a 64 x 64
+// tile of the output, its four warps 32 x 32 each (2 x 4 fragments), from
+// 64 x 32 and 32 x 64 tiles of the inputs staged in workgroup memory (with
+// cp.async into two buffers when the inputs are aligned, the next step's
+// copies in flight during this step's products) and read into fragments by
+// `nvgpu.ldmatrix`; see buildTensorCoreContraction in Transforms.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,7 +105,7 @@ LogicalResult mlir::seq::tensorCoreContractionPrecondition(linalg::LinalgOp op,
 namespace {
 /// One input's tile in workgroup memory: `rows x cols` elements whose
 /// columns are the operand's innermost dimension (so that a thread copies
-/// contiguous elements), in two buffers (double buffering).
+/// contiguous elements), in one buffer, or two where cp.async may run.
 struct StagedTile {
   OpOperand *operand;
   /// The loop dimensions of the tile's rows and columns.
@@ -171,7 +171,7 @@ private:
   /// columns.
   void stageElements(const StagedTile &tile, Value k0, Value slot);
   /// The same with cp.async of 16 bytes per copy, the copies past the edges
-  /// reading fewer elements or none; returns their tokens.
+  /// reading fewer elements or none; appends their tokens to `tokens`.
   void stageAsync(const StagedTile &tile, Value k0, Value slot,
                   SmallVectorImpl<Value> &tokens);
   /// Stages both tiles of reduction step `step` into buffer `step % 2` with

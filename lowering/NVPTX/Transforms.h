@@ -128,12 +128,16 @@ LogicalResult tensorCoreContractionPrecondition(linalg::LinalgOp op, bool tf32,
 /// 128 threads per 64 x 64 tile of loop dimensions `mDim` x `nDim` and per
 /// index of the other parallel dimensions (a linear grid, n tiles fastest).
 /// Each step of the reduction `kDim` stages a 64 x 32 tile of the first
-/// input and a 32 x 64 tile of the second in workgroup memory (zeros past
-/// the edges; consecutive threads read consecutive elements of an operand's
-/// innermost dimension), then each warp reads its fragments with
-/// `nvgpu.ldmatrix` and accumulates a 32 x 32 tile, 2 x 4 fragments, in
-/// registers; barriers separate the steps. The results are added to the
-/// output where it exists. Empty products launch nothing.
+/// input and a 32 x 64 tile of the second in workgroup memory, stored along
+/// each operand's innermost dimension, zeros past the edges: with cp.async
+/// into two buffers, the next step's copies in flight during this step's
+/// products, where every input can be copied 16 bytes at a time (known at
+/// compile time, or tested on the host before the launch), else element by
+/// element into one. Each warp then reads its fragments (`nvgpu.ldmatrix`,
+/// or element loads for tf32) and accumulates a 32 x 32 tile, 2 x 4
+/// fragments, in registers; barriers separate the copies from the reads.
+/// The results are added to the output where it exists. Empty products
+/// launch nothing.
 gpu::LaunchOp buildTensorCoreContraction(RewriterBase &rewriter,
                                          linalg::LinalgOp op, unsigned mDim,
                                          unsigned nDim, unsigned kDim);
