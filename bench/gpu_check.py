@@ -12,7 +12,7 @@ a `run` wrapper into DIR (cases.json describes it all).
 
 `run` needs no build and no network: it runs each GPU binary with the same
 seeds and sizes, compares its outputs with the references, then times
-attention, a bf16 matmul, the selective scan and layer norm beside PyTorch on
+attention, bf16 and tf32 matmuls, the selective scan and layer norm beside PyTorch on
 the same GPU and prints a table (also written to DIR/summary.md). `--cpu-dry-run` runs the
 CPU builds instead, at small sizes, so all of this is tested without a GPU.
 
@@ -96,6 +96,12 @@ def binary_specs(root):
     specs.append({"name": "matmul_bf16", "source": "bench/gpu/matmul_bf16.seq",
                   "hyper": {"kdim": MATMUL}, "dims": {"m": 96, "n": 80},
                   "role": "matmul", "dtype": "bf16"})
+    # f32 on tensor cores as tf32 (--gpu-tf32): the inputs' mantissas cut to
+    # 10 bits, errors of about 1e-3.
+    specs.append({"name": "matmul_tf32", "source": "bench/gpu/matmul_f32.seq",
+                  "hyper": {"kdim": MATMUL}, "dims": {"m": 96, "n": 80},
+                  "role": "matmul", "dtype": "f32", "tf32": True,
+                  "gpu_flags": ["--gpu-tf32"], "tolerance": 1e-2})
     specs.append({"name": "scan_f32", "source": "bench/kernels/selective_scan.seq",
                   "hyper": {"channels": SCAN["channels"],
                             "state": SCAN["state"]},
@@ -218,7 +224,9 @@ def prepare(options):
         else:
             gpu = os.path.join(out, "gpu", name)
             build = subprocess.run(
-                seqc_command(seqc, spec, root, gpu_flags + ["-o", gpu]),
+                seqc_command(seqc, spec, root,
+                             gpu_flags + spec.get("gpu_flags", []) +
+                             ["-o", gpu]),
                 capture_output=True, text=True)
             if build.returncode != 0:
                 spec["gpu_error"] = first_error_line(build.stderr)
@@ -395,6 +403,11 @@ def run_binary(binary, args, timeout, clock):
     return True, result.stdout, "", seconds
 
 
+def tolerance(spec, dtype):
+    """The comparison's tolerance for an output of `dtype` of `spec`."""
+    return spec.get("tolerance", TOLERANCE[dtype])
+
+
 def compare_case(spec, binary, folder, scratch, options, clock):
     """Rows (case, output, dtype, error, tolerance, status) of one binary."""
     rows = []
@@ -407,7 +420,7 @@ def compare_case(spec, binary, folder, scratch, options, clock):
                                         produced[output["name"]])]
     ok, _, message, _ = run_binary(binary, args, options.timeout, clock)
     for output in spec["outputs"]:
-        tol = TOLERANCE[output["dtype"]]
+        tol = tolerance(spec, output["dtype"])
         row = [spec["name"], output["name"], output["dtype"], "-", "%.0e" % tol]
         if not ok:
             rows.append(row + ["FAIL (%s)" % message])
@@ -457,11 +470,13 @@ def timing_cases(specs, dry):
             m = DRY_MATMUL if dry else MATMUL
             cases.append({
                 "spec": spec, "step": 0, "series": spec["name"],
-                "kernel": "matmul", "shape": "%dx%dx%d" % (m, m, k),
+                "kernel": "matmul tf32" if spec.get("tf32") else "matmul",
+                "shape": "%dx%dx%d" % (m, m, k),
                 "dims": {"m": m, "n": m}, "flops": 2.0 * m * m * k,
                 "bytes": None,
                 "peer": {"kind": "matmul", "m": m, "n": m, "k": k,
-                         "dtype": spec["dtype"]}})
+                         "dtype": spec["dtype"],
+                         "tf32": spec.get("tf32", False)}})
         elif spec["role"] == "scan":
             b = DRY_SCAN["b"] if dry else SCAN["b"]
             length = DRY_SCAN["L"] if dry else SCAN["L"]
@@ -581,7 +596,17 @@ class Peers:
                                     dtype=dtype)
                     b = torch.randn(peer["k"], peer["n"], device=self.device,
                                     dtype=dtype)
-                    return self.time(lambda: torch.matmul(a, b)), "torch.matmul"
+                    if not peer.get("tf32"):
+                        return (self.time(lambda: torch.matmul(a, b)),
+                                "torch.matmul")
+                    cuda = torch.backends.cuda.matmul
+                    allowed = cuda.allow_tf32
+                    cuda.allow_tf32 = True
+                    try:
+                        return (self.time(lambda: torch.matmul(a, b)),
+                                "torch.matmul (allow_tf32)")
+                    finally:
+                        cuda.allow_tf32 = allowed
                 if peer["kind"] == "scan":
                     return self._scan(peer)
                 if peer["kind"] == "layer_norm":
@@ -761,7 +786,7 @@ def run(options):
     for spec in specs:
         if gpu_missing(spec):
             rows = [[spec["name"], o["name"], o["dtype"], "-",
-                     "%.0e" % TOLERANCE[o["dtype"]],
+                     "%.0e" % tolerance(spec, o["dtype"]),
                      "FAIL (no GPU build: %s)" % gpu_missing(spec)]
                     for o in spec["outputs"]]
         else:
@@ -770,7 +795,7 @@ def run(options):
                                     options, compare_clock)
             except Exception as error:  # Keep going: report it.
                 rows = [[spec["name"], o["name"], o["dtype"], "-",
-                         "%.0e" % TOLERANCE[o["dtype"]],
+                         "%.0e" % tolerance(spec, o["dtype"]),
                          "FAIL (gpu-check error: %r)" % error]
                         for o in spec["outputs"]]
         for row in rows:

@@ -10,7 +10,7 @@
 #   scripts/gpu-check.sh run [DIR] [--cpu-dry-run] [--budget S] [--only REGEX]
 #       on the GPU machine, from the repository root, without a build:
 #       compares every GPU binary's outputs with the references, times
-#       attention, a bf16 matmul, the selective scan and layer norm beside
+#       attention, bf16 and tf32 matmuls, the selective scan and layer norm beside
 #       PyTorch and writes DIR/summary.md. --cpu-dry-run runs the CPU builds instead.
 #
 # The work is in bench/gpu_check.py (a copy travels in DIR as check.py).
