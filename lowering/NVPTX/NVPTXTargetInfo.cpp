@@ -81,13 +81,15 @@ void NVPTXTargetInfo::addBufferLowering(
   // lowering of each op, still run on the GPU.
   pm.addPass(createForallToParallelLoopPass());
   if (options.optLevel >= 2) {
-    // 4 x 4 outputs per thread: 16 accumulators and 8 loads per step of the
-    // reduction instead of 2 loads per multiply-add.
-    // bf16 and f16 contractions on tensor cores (f32 too as tf32, on
-    // request): 64 x 64 output tiles per block of four warps, each warp's
-    // 32 x 32 in mma.sync fragments.
+    // bf16 and f16 contractions (f32 too as tf32, on request) on tensor
+    // cores from sm_80 on (bf16 mma.sync and cp.async): 64 x 64 output tiles
+    // per block of four warps, each warp's 32 x 32 in mma.sync fragments.
+    // The others: 4 x 4 outputs per thread, 16 accumulators and 8 loads per
+    // step of the reduction instead of 2 loads per multiply-add.
+    unsigned version = 0;
+    StringRef(options.gpuArch).drop_front(3).getAsInteger(10, version);
     SeqNVPTXTileContractionsOptions tile;
-    tile.tensorCores = true;
+    tile.tensorCores = version >= 80;
     tile.tf32 = options.gpuTF32;
     tile.tileM = 4;
     tile.tileN = 4;
