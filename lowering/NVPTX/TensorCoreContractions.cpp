@@ -154,9 +154,10 @@ private:
   /// `d1`, its columns the operand's innermost dimension.
   StagedTile planTile(OpOperand *operand, unsigned d0, int64_t size0,
                       unsigned d1, int64_t size1);
-  /// Whether every input can be copied 16 bytes at a time: its innermost
-  /// stride is 1, its other strides and its offset multiples of 16 bytes,
-  /// and its base 16-byte aligned. Computed on the host.
+  /// Whether every input can be copied 16 bytes at a time: its tile's
+  /// columns are its innermost dimension, of stride 1, its other strides and
+  /// its offset are multiples of 16 bytes, and its base is 16-byte aligned.
+  /// Computed on the host (planTile first).
   Value alignedInputs();
   /// The indices of `operand` where loop dimension `d0` is `v0` and `d1` is
   /// `v1`, and the batch dimensions are the block's.
@@ -221,8 +222,15 @@ StagedTile KernelBuilder::planTile(OpOperand *operand, unsigned d0,
 }
 
 Value KernelBuilder::alignedInputs() {
-  // A static layout may decide it.
-  for (OpOperand *operand : op.getDpsInputOperands()) {
+  // A static layout may decide it, and a tile whose columns are not its
+  // operand's innermost dimension (a batch dimension is) cannot be copied
+  // 16 bytes at a time.
+  for (const StagedTile *tile : {&tileA, &tileB}) {
+    OpOperand *operand = tile->operand;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (cast<AffineDimExpr>(map.getResults().back()).getPosition() !=
+        tile->colDim)
+      return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
     auto [strides, offset] =
         cast<MemRefType>(operand->get().getType()).getStridesAndOffset();
     int64_t vector = kCopyBytes / elementBytes;
@@ -514,10 +522,9 @@ gpu::LaunchOp KernelBuilder::build() {
                                                  blocks, zero);
   auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  Value aligned = alignedInputs();
-
   tileA = planTile(op.getDpsInputOperand(0), mDim, kBlockM, kDim, kBlockK);
   tileB = planTile(op.getDpsInputOperand(1), kDim, kBlockK, nDim, kBlockN);
+  Value aligned = alignedInputs();
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   // Two buffers of each tile where cp.async may run, one elsewhere.

@@ -85,6 +85,32 @@ func.func @linear_unaligned(%x: memref<?x67xf16>, %w: memref<96x67xf16>, %y: mem
 
 // -----
 
+// A batch dimension innermost in the first operand: its tile's columns (k)
+// are not contiguous, so the copies are element by element, whatever the
+// strides.
+// CHECK-LABEL: func.func @batch_innermost
+// CHECK-NOT: extract_aligned_pointer
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<1x64x40xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<1x32x72xbf16, #gpu.address_space<workgroup>>)
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvgpu.mma.sync
+func.func @batch_innermost(%x: memref<?x?x?xbf16>, %w: memref<?x?xbf16>, %y: memref<?x?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (i, k, b)>,
+                                   affine_map<(b, i, j, k) -> (k, j)>,
+                                   affine_map<(b, i, j, k) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x?x?xbf16>, memref<?x?xbf16>) outs(%y : memref<?x?x?xf32>) {
+  ^bb0(%a: bf16, %c: bf16, %acc: f32):
+    %ae = arith.extf %a : bf16 to f32
+    %ce = arith.extf %c : bf16 to f32
+    %p = arith.mulf %ae, %ce : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // Contractions of 16-bit floats the tensor-core kernel does not take stay
 // register-tiled, and say why.
 // CHECK-LABEL: func.func @not_on_tensor_cores
