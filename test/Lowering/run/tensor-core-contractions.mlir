@@ -243,7 +243,71 @@ func.func @matmul_at_bf16(%m: index, %n: index, %k: index) {
   return
 }
 
-// CHECK-COUNT-9: {{^}}[0,  {{-?[1-9][0-9]*}}]
+#xb = affine_map<(b, i, j, l) -> (i, l, b)>
+#wb = affine_map<(b, i, j, l) -> (l, j)>
+#yb = affine_map<(b, i, j, l) -> (b, i, j)>
+
+/// Y[b] = X[:, :, b] W for bf16 X [m, k, batch] (the batch innermost, so its
+/// tile is copied element by element) and W [k, n], Y zero first.
+func.func @batch_innermost_bf16(%batch: index, %m: index, %n: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %x = memref.alloc(%m, %k, %batch) : memref<?x?x?xbf16>
+  %w = memref.alloc(%k, %n) : memref<?x?xbf16>
+  %y = memref.alloc(%batch, %m, %n) : memref<?x?x?xf32>
+  scf.for %bi = %c0 to %batch step %c1 {
+    scf.for %i = %c0 to %m step %c1 {
+      scf.for %l = %c0 to %k step %c1 {
+        %v = func.call @value(%bi, %i, %l, %c0) : (index, index, index, index) -> f32
+        %h = arith.truncf %v : f32 to bf16
+        memref.store %h, %x[%i, %l, %bi] : memref<?x?x?xbf16>
+      }
+      scf.for %j = %c0 to %n step %c1 {
+        memref.store %zero, %y[%bi, %i, %j] : memref<?x?x?xf32>
+      }
+    }
+  }
+  call @fill_bf16(%w, %c1) : (memref<?x?xbf16>, index) -> ()
+  linalg.generic {indexing_maps = [#xb, #wb, #yb],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x?x?xbf16>, memref<?x?xbf16>)
+      outs(%y : memref<?x?x?xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %acc: f32):
+    %pf = arith.extf %p : bf16 to f32
+    %qf = arith.extf %q : bf16 to f32
+    %pq = arith.mulf %pf, %qf : f32
+    %s = arith.addf %acc, %pq : f32
+    linalg.yield %s : f32
+  }
+  %r:2 = scf.for %bi = %c0 to %batch step %c1 iter_args(%e0 = %zero, %t0 = %zero) -> (f32, f32) {
+    %r1:2 = scf.for %i = %c0 to %m step %c1 iter_args(%e = %e0, %t = %t0) -> (f32, f32) {
+      %r2:2 = scf.for %j = %c0 to %n step %c1 iter_args(%e1 = %e, %t1 = %t) -> (f32, f32) {
+        %ref = scf.for %l = %c0 to %k step %c1 iter_args(%s = %zero) -> f32 {
+          %p = memref.load %x[%i, %l, %bi] : memref<?x?x?xbf16>
+          %q = memref.load %w[%l, %j] : memref<?x?xbf16>
+          %pf = arith.extf %p : bf16 to f32
+          %qf = arith.extf %q : bf16 to f32
+          %pq = arith.mulf %pf, %qf : f32
+          %s2 = arith.addf %s, %pq : f32
+          scf.yield %s2 : f32
+        }
+        %g = memref.load %y[%bi, %i, %j] : memref<?x?x?xf32>
+        %diff = arith.subf %g, %ref : f32
+        %ad = math.absf %diff : f32
+        %e2 = arith.addf %e1, %ad : f32
+        %t2 = arith.addf %t1, %g : f32
+        scf.yield %e2, %t2 : f32, f32
+      }
+      scf.yield %r2#0, %r2#1 : f32, f32
+    }
+    scf.yield %r1#0, %r1#1 : f32, f32
+  }
+  call @print2(%r#0, %r#1) : (f32, f32) -> ()
+  return
+}
+
+// CHECK-COUNT-10: {{^}}[0,  {{-?[1-9][0-9.e+]*}}]
 func.func @main() {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -277,5 +341,9 @@ func.func @main() {
   call @matmul_at_bf16(%c70, %c67, %c45) : (index, index, index) -> ()
   call @matmul_at_bf16(%c72, %c136, %c96) : (index, index, index) -> ()
   call @matmul_at_bf16(%c7, %c16, %c80) : (index, index, index) -> ()
+  // The batch innermost in the first operand (rows of 8 elements, which
+  // would pass the stride test): element copies.
+  %c8 = arith.constant 8 : index
+  call @batch_innermost_bf16(%c8, %c70, %c72, %c96) : (index, index, index, index) -> ()
   return
 }
