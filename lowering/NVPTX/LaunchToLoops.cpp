@@ -165,6 +165,22 @@ static Value linearize(OpBuilder &b, Location loc, gpu::KernelDim3 ids,
   return arith::AddIOp::create(b, loc, zyx, ids.x);
 }
 
+/// The row-major position of element `indices` of a buffer of static
+/// `shape` (0 for rank 0).
+static Value rowMajorPosition(OpBuilder &b, Location loc,
+                              ArrayRef<int64_t> shape, ValueRange indices) {
+  if (indices.empty())
+    return arith::ConstantIndexOp::create(b, loc, 0);
+  Value position = indices.front();
+  for (auto [size, i] : llvm::zip(shape.drop_front(), indices.drop_front()))
+    position = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, position,
+                              arith::ConstantIndexOp::create(b, loc, size)),
+        i);
+  return position;
+}
+
 namespace {
 
 /// One thread loop's view of the launch: the mapping of the launch body's
@@ -219,7 +235,8 @@ private:
   void storeYields(Operation *yield, ArrayRef<Value> destinations,
                    OpBuilder &b);
   void createShadows();
-  LogicalResult lowerAsyncCopies();
+  void fillZero(OpBuilder &b, Value buffer, Value size);
+  void lowerAsyncCopies();
   void resetAsyncCopies(OpBuilder &b);
   void advancePhase(OpBuilder &b);
   void checkAccesses(Operation *clone, OpBuilder &b, Thread &thread);
@@ -861,11 +878,7 @@ void LaunchLowering::createShadows() {
       *record = memref::AllocOp::create(builder, loc,
                                         MemRefType::get({elements}, i64));
       heapBuffers.push_back(*record);
-      auto fill =
-          scf::ForOp::create(builder, loc, zero, index(builder, elements), one);
-      OpBuilder body = OpBuilder::atBlockBegin(fill.getBody());
-      memref::StoreOp::create(body, loc, zero64, *record,
-                              fill.getInductionVar());
+      fillZero(builder, *record, index(builder, elements));
     }
     shadows[uniformMap.lookup(arg)] = shadow;
   }
@@ -882,7 +895,17 @@ void LaunchLowering::createShadows() {
 /// in place early, but no correct kernel can tell: a thread of another
 /// warp reads it only after a barrier that follows the issuer's wait, and
 /// the race checks treat the copy as the issuer's write.
-LogicalResult LaunchLowering::lowerAsyncCopies() {
+/// Stores 0 in the first `size` elements of `buffer` (memref<?xi64> or
+/// memref<Nxi64>).
+void LaunchLowering::fillZero(OpBuilder &b, Value buffer, Value size) {
+  Value zero64 = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
+  auto loop = scf::ForOp::create(b, loc, zero, size, one);
+  OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
+  memref::StoreOp::create(body, loc, zero64, buffer,
+                          ValueRange{loop.getInductionVar()});
+}
+
+void LaunchLowering::lowerAsyncCopies() {
   SmallVector<Operation *> asyncOps;
   launch.getBody().walk([&](Operation *op) {
     if (isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
@@ -890,7 +913,7 @@ LogicalResult LaunchLowering::lowerAsyncCopies() {
       asyncOps.push_back(op);
   });
   if (asyncOps.empty())
-    return success();
+    return;
   Type i64 = builder.getI64Type();
   bool tracked = !shadows.empty();
   if (tracked) {
@@ -987,44 +1010,25 @@ LogicalResult LaunchLowering::lowerAsyncCopies() {
       }
       SmallVector<Value> dst = shifted(copy.getDstIndices());
       memref::StoreOp::create(b, at, read.getResult(0), copy.getDst(), dst);
-      if (tracked) {
-        Value element = dst.front();
-        for (auto [extent, index] : llvm::zip(dstType.getShape().drop_front(),
-                                              ArrayRef(dst).drop_front()))
-          element = arith::AddIOp::create(
-              b, at,
-              arith::MulIOp::create(
-                  b, at, element,
-                  arith::ConstantIndexOp::create(b, at, extent)),
-              index);
-        memref::StoreOp::create(b, at, code,
-                                shadows.lookup(dstBuffer).asyncCopies,
-                                ValueRange{element});
-      }
+      if (tracked)
+        memref::StoreOp::create(
+            b, at, code, shadows.lookup(dstBuffer).asyncCopies,
+            ValueRange{rowMajorPosition(b, at, dstType.getShape(), dst)});
     }
     op->dropAllUses();
     op->erase();
   }
-  return success();
 }
 
 /// Clears the asynchronous copies' records when a block starts.
 void LaunchLowering::resetAsyncCopies(OpBuilder &b) {
   if (!asyncCommitted)
     return;
-  Value zero64 = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
-  auto fill = [&](Value buffer, Value size) {
-    auto loop = scf::ForOp::create(b, loc, zero, size, one);
-    OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
-    memref::StoreOp::create(body, loc, zero64, buffer,
-                            ValueRange{loop.getInductionVar()});
-  };
-  fill(asyncCommitted, numThreads);
-  fill(asyncCompleted, numThreads);
+  fillZero(b, asyncCommitted, numThreads);
+  fillZero(b, asyncCompleted, numThreads);
   for (auto &[buffer, shadow] : shadows)
-    if (shadow.asyncCopies)
-      fill(shadow.asyncCopies,
-           index(b, cast<MemRefType>(buffer.getType()).getNumElements()));
+    fillZero(b, shadow.asyncCopies,
+             index(b, cast<MemRefType>(buffer.getType()).getNumElements()));
 }
 
 void LaunchLowering::advancePhase(OpBuilder &b) {
@@ -1082,22 +1086,11 @@ void LaunchLowering::checkAccess(Operation *access, Thread &thread) {
   bool isWrite = isa<memref::StoreOp>(access);
   Value buffer = isWrite ? cast<memref::StoreOp>(access).getMemRef()
                          : cast<memref::LoadOp>(access).getMemRef();
-  SmallVector<Value> indices(isWrite
-                                 ? cast<memref::StoreOp>(access).getIndices()
-                                 : cast<memref::LoadOp>(access).getIndices());
+  ValueRange indices = isWrite ? cast<memref::StoreOp>(access).getIndices()
+                               : cast<memref::LoadOp>(access).getIndices();
   Shadow shadow = shadows.lookup(buffer);
-  // The element's row-major position.
-  ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
-  if (indices.empty())
-    indices.push_back(arith::ConstantIndexOp::create(b, at, 0));
-  Value element = indices.front();
-  for (auto [size, i] :
-       llvm::zip(shape.drop_front(), ArrayRef(indices).drop_front()))
-    element = arith::AddIOp::create(
-        b, at,
-        arith::MulIOp::create(b, at, element,
-                              arith::ConstantIndexOp::create(b, at, size)),
-        i);
+  Value element = rowMajorPosition(
+      b, at, cast<MemRefType>(buffer.getType()).getShape(), indices);
   Value shift = arith::ConstantIntOp::create(b, at, i64, 12);
   // Whether another thread's stamp of this phase is in `record`.
   auto other = [&](Value record) {
@@ -1415,8 +1408,7 @@ LogicalResult LaunchLowering::lower() {
     }
     if (checkRaces && !launch.getWorkgroupAttributions().empty())
       createShadows();
-    if (failed(lowerAsyncCopies()))
-      return failure();
+    lowerAsyncCopies();
     if (failed(analyze()))
       return failure();
   } else {

@@ -352,10 +352,7 @@ FailureOr<unsigned> mlir::seq::privatizeAllocations(RewriterBase &rewriter,
 // The launch
 //===----------------------------------------------------------------------===//
 
-/// Whether `value` is a constant global or a view of one: the host's address
-/// of such a buffer is not the device's, so the kernel must rebuild it from
-/// the GPU module's copy of the global.
-static bool isGlobalView(Value value) {
+bool mlir::seq::isGlobalView(Value value) {
   Operation *def = value.getDefiningOp();
   if (!def)
     return false;

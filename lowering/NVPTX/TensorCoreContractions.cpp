@@ -88,15 +88,9 @@ LogicalResult mlir::seq::tensorCoreContractionPrecondition(linalg::LinalgOp op,
       why = "an operand is not a ranked buffer";
       return failure();
     }
-    for (Value v = operand; Operation *def = v.getDefiningOp();) {
-      if (isa<memref::GetGlobalOp>(def)) {
-        why = "an operand is a constant global, which the kernel cannot read";
-        return failure();
-      }
-      auto view = dyn_cast<ViewLikeOpInterface>(def);
-      if (!view)
-        break;
-      v = view.getViewSource();
+    if (isGlobalView(operand)) {
+      why = "an operand is a constant global, which the kernel cannot read";
+      return failure();
     }
   }
   return success();
@@ -125,7 +119,7 @@ public:
             getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType())),
         tf32(elementType.isF32()),
         elementBytes(elementType.getIntOrFloatBitWidth() / 8),
-        fragK(tf32 ? 8 : 16) {}
+        copyElements(kCopyBytes / elementBytes), fragK(tf32 ? 8 : 16) {}
 
   gpu::LaunchOp build();
 
@@ -191,6 +185,11 @@ private:
   /// tf32 vector<2x1>) of columns `col0`.
   Value loadA(Value slot, Value row0, Value k);
   Value loadB(Value slot, Value col0, Value k);
+  /// A tf32 fragment of `tile` read element by element: `offsets` give each
+  /// register's element relative to lane l's (g, t) = (l / 4, l % 4) in the
+  /// fragment's (row or column, reduction) coordinates, from (`start`, `k`).
+  Value loadTF32(const StagedTile &tile, Value slot, Value start, Value k,
+                 ArrayRef<std::pair<int64_t, int64_t>> offsets);
 
   OpBuilder &b;
   Location loc;
@@ -201,7 +200,8 @@ private:
   /// element by element (ldmatrix moves 16-bit elements only).
   Type elementType;
   bool tf32;
-  int64_t elementBytes, fragK;
+  /// Bytes per element, elements per cp.async, and the fragments' depth.
+  int64_t elementBytes, copyElements, fragK;
   Value sizeM, sizeN, sizeK;
   // Per kernel: the thread and its lane, the block's output tile origin, the
   // batch dimensions' indices and the staged tiles.
@@ -233,9 +233,8 @@ Value KernelBuilder::alignedInputs() {
       return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
     auto [strides, offset] =
         cast<MemRefType>(operand->get().getType()).getStridesAndOffset();
-    int64_t vector = kCopyBytes / elementBytes;
     auto breaks = [&](int64_t known) {
-      return !ShapedType::isDynamic(known) && known % vector != 0;
+      return !ShapedType::isDynamic(known) && known % copyElements != 0;
     };
     if ((!ShapedType::isDynamic(strides.back()) && strides.back() != 1) ||
         breaks(offset) || llvm::any_of(ArrayRef(strides).drop_back(), breaks))
@@ -262,10 +261,9 @@ Value KernelBuilder::alignedInputs() {
         value(staticStrides.back(), metadata.getStrides().back()), index(1));
     for (auto [known, dynamic] : llvm::zip(ArrayRef(staticStrides).drop_back(),
                                            metadata.getStrides().drop_back()))
-      ok = both(ok,
-                isMultiple(value(known, dynamic), kCopyBytes / elementBytes));
+      ok = both(ok, isMultiple(value(known, dynamic), copyElements));
     ok = both(ok, isMultiple(value(staticOffset, metadata.getOffset()),
-                             kCopyBytes / elementBytes));
+                             copyElements));
     ok = both(ok, isMultiple(memref::ExtractAlignedPointerAsIndexOp::create(
                                  b, loc, memref),
                              kCopyBytes));
@@ -331,20 +329,20 @@ void KernelBuilder::stageAsync(const StagedTile &tile, Value k0, Value slot,
                                SmallVectorImpl<Value> &tokens) {
   auto [row0, col0] = origin(tile, k0);
   auto [rowSize, colSize] = extents(tile);
-  const int64_t kVector = kCopyBytes / elementBytes;
-  int64_t perRow = tile.cols / kVector;
+  int64_t perRow = tile.cols / copyElements;
   int64_t copies = tile.rows * perRow;
   assert(copies % kThreads == 0 && "copies do not divide among the threads");
   Value zero = index(0);
   for (int64_t i = 0; i < copies / kThreads; ++i) {
     Value q = add(thread, index(i * kThreads));
-    Value r = div(q, perRow), c = mul(rem(q, perRow), index(kVector));
+    Value r = div(q, perRow), c = mul(rem(q, perRow), index(copyElements));
     Value gr = add(row0, r), gc = add(col0, c);
     // Elements that exist: up to a copy's, none past the last row or column. A
     // copy of none reads nothing, from the operand's first element.
     Value left = b.createOrFold<arith::SubIOp>(loc, colSize, gc);
     Value count = b.createOrFold<arith::MinSIOp>(
-        loc, b.createOrFold<arith::MaxSIOp>(loc, left, zero), index(kVector));
+        loc, b.createOrFold<arith::MaxSIOp>(loc, left, zero),
+        index(copyElements));
     Value inside = less(gr, rowSize);
     count = arith::SelectOp::create(b, loc, inside, count, zero);
     Value any = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
@@ -359,7 +357,7 @@ void KernelBuilder::stageAsync(const StagedTile &tile, Value k0, Value slot,
         v = arith::SelectOp::create(b, loc, any, v, zero);
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
         b, loc, tile.buffers, ValueRange{slot, r, c}, tile.operand->get(), src,
-        b.getIndexAttr(kVector), count, /*bypassL1=*/b.getUnitAttr()));
+        b.getIndexAttr(copyElements), count, /*bypassL1=*/b.getUnitAttr()));
   }
 }
 
@@ -421,25 +419,15 @@ SmallVector<Value> KernelBuilder::reduce(bool async, ValueRange init) {
   return loop.getResults();
 }
 
-/// A tf32 fragment read element by element: `rows` and `cols` give each
-/// register's element, relative to lane l's (g, t) = (l / 4, l % 4) in the
-/// fragment's (row or n, reduction) coordinates.
-static Value loadTF32Fragment(OpBuilder &b, Location loc,
-                              const StagedTile &tile, unsigned reductionDim,
-                              Value slot, Value rowStart, Value k, Value lane,
+Value KernelBuilder::loadTF32(const StagedTile &tile, Value slot, Value start,
+                              Value k,
                               ArrayRef<std::pair<int64_t, int64_t>> offsets) {
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value g = arith::DivUIOp::create(b, loc, lane, index(4));
-  Value t = arith::RemUIOp::create(b, loc, lane, index(4));
+  Value g = div(lane, 4), t = rem(lane, 4);
+  bool reductionRows = tile.rowDim == kDim;
   SmallVector<Value> elements;
   for (auto [dg, dt] : offsets) {
-    Value outer = arith::AddIOp::create(
-        b, loc, rowStart, arith::AddIOp::create(b, loc, g, index(dg)));
-    Value inner = arith::AddIOp::create(
-        b, loc, k, arith::AddIOp::create(b, loc, t, index(dt)));
-    bool reductionRows = tile.rowDim == reductionDim;
+    Value outer = add(start, add(g, index(dg)));
+    Value inner = add(k, add(t, index(dt)));
     elements.push_back(
         memref::LoadOp::create(b, loc, tile.buffers,
                                ValueRange{slot, reductionRows ? inner : outer,
@@ -453,8 +441,7 @@ static Value loadTF32Fragment(OpBuilder &b, Location loc,
 Value KernelBuilder::loadA(Value slot, Value row0, Value k) {
   if (tf32)
     // (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
-    return loadTF32Fragment(b, loc, tileA, kDim, slot, row0, k, lane,
-                            {{0, 0}, {8, 0}, {0, 4}, {8, 4}});
+    return loadTF32(tileA, slot, row0, k, {{0, 0}, {8, 0}, {0, 4}, {8, 4}});
   auto type = VectorType::get({4, 2}, elementType);
   // Lane l gives row l % 8 of 8 x 8 tile l / 8 of the fragment, the tiles
   // (rows, reduction) [0:8, 0:8], [8:16, 0:8], [0:8, 8:16], [8:16, 8:16].
@@ -477,8 +464,7 @@ Value KernelBuilder::loadA(Value slot, Value row0, Value k) {
 Value KernelBuilder::loadB(Value slot, Value col0, Value k) {
   if (tf32)
     // (n, k) = (g, t), (g, t + 4).
-    return loadTF32Fragment(b, loc, tileB, kDim, slot, col0, k, lane,
-                            {{0, 0}, {0, 4}});
+    return loadTF32(tileB, slot, col0, k, {{0, 0}, {0, 4}});
   auto type = VectorType::get({2, 2}, elementType);
   if (tileB.rowDim == kDim)
     // Stored [k][n]: lane l < 16 gives reduction row l, transposed (lanes

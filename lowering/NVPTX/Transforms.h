@@ -114,6 +114,11 @@ FailureOr<gpu::LaunchOp> mapRowsToBlocks(RewriterBase &rewriter,
                                          scf::ParallelOp loop,
                                          int64_t blockSize);
 
+/// Whether `value` is a constant global or a view of one: the host's address
+/// of such a buffer is not the device's, so a kernel must rebuild it from the
+/// GPU module's copy of the global (as mapParallelLoopToLaunch does).
+bool isGlobalView(Value value);
+
 /// Whether buildTensorCoreContraction applies to `op`, a contraction on
 /// buffers with projected-permutation maps: its inputs are both bf16 or both
 /// f16 (or, with `tf32`, both f32), its output f32, its body `out + extf(a)
