@@ -119,6 +119,9 @@ void NVPTXTargetInfo::addLLVMConversion(
   // Kernels move into gpu.modules, which are compiled for the GPU.
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSeqNVPTXMergeKernelModules());
+  // The launches of a call queue on one stream, and the host waits for them
+  // where it touches memory and before it returns: not once per launch.
+  pm.addNestedPass<func::FuncOp>(createSeqNVPTXAsyncLaunches());
   GpuNVVMAttachTargetOptions attach;
   attach.chip = options.gpuArch;
   attach.features = "+ptx80";

@@ -259,4 +259,39 @@ def SeqNVPTXMergeKernelModules
   }];
 }
 
+def SeqNVPTXAsyncLaunches
+    : Pass<"seq-nvptx-async-launches", "::mlir::func::FuncOp"> {
+  let summary = "Queues a host function's kernel launches on one stream and "
+                "waits for them only where the host needs their results";
+  let description = [{
+    Runs on the host functions after `gpu-kernel-outlining`, right before the
+    host's conversion to LLVM. A synchronous `gpu.launch_func` lowers to a
+    stream of its own and a wait for it; this pass makes the launches
+    asynchronous instead, on one stream: the token of a `gpu.wait async`
+    opened before the first of them, which every launch of the stream takes
+    as its dependency (`gpu-to-llvm` launches an async `gpu.launch_func` on
+    the stream of its dependency, so they run in program order). The host
+    waits for the stream (`gpu.wait`, which also releases it) only:
+
+    - before an op that may read or write memory on the host (a load, a
+      store, a copy, a call, a deallocation, an op of unknown effects),
+      since it may read what a kernel writes or write what a queued kernel
+      reads; allocations and `cf.assert` do not wait;
+    - before the terminator of the block that opened it (the function's
+      return).
+
+    Ops that hold launches and no such host op (`scf.if` guards of launches
+    that may be empty, host loops of launches) queue theirs on the same
+    stream. One that holds both waits first, and each of its blocks queues
+    on a stream of its own.
+
+    The tokens of the launches are not threaded through `scf.if` results or
+    loop arguments: `gpu-to-llvm` takes a token that reaches a `gpu.wait`
+    through a block argument for an event, not a stream. Upstream's
+    `gpu-async-region` waits at the end of every region that launches,
+    which leaves every guarded launch synchronous.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // SEQC_LOWERING_NVPTX_PASSES_TD

@@ -627,7 +627,7 @@ __attribute__((destructor)) static void finish(void) {
   if (getenv("FAKE_CUDA_TRACE"))
     fprintf(stderr,
             "fake-cuda: %d cuInit, %d modules loaded, %d unloaded, %d "
-            "launches, %d managed allocations\n",
+            "launches, %d managed allocations, %d stream synchronizations\n",
             stats.init_calls, stats.modules_loaded, stats.modules_unloaded,
-            stats.launches, stats.managed_allocations);
+            stats.launches, stats.managed_allocations, stats.synchronizations);
 }

@@ -375,8 +375,10 @@ TEST_F(Gpu, AFaultNamesTheKernel) {
   fake_gpu_kernel = "fake_fault";
   EXPECT_TRUE(failsWith(run(4), SEQC_STATUS_MODEL_ERROR,
                         {"cuStreamSynchronize after kernel 'fake_fault' "
-                         "failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal "
-                         "memory access was encountered)"}));
+                         "(the last one queued; CUDA_LAUNCH_BLOCKING=1 names "
+                         "the one that failed) failed: "
+                         "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory "
+                         "access was encountered)"}));
 }
 
 TEST_F(Gpu, ModuleErrors) {
