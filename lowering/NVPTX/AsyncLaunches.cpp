@@ -46,10 +46,10 @@ static bool holdsLaunch(Operation *op) {
 
 /// Whether `op` may read or write memory when it runs on the host, other
 /// than by launching kernels: what a queued kernel writes or reads.
-/// Allocating does not count; freeing does, since the runtime's cache may
-/// give the block at once to another thread, whose host code would not wait
-/// for this stream. Nor does `cf.assert` (the shape checks between
-/// kernels): it reads a value, and a failing one ends the process. An op of
+/// Allocating does not count, and neither does `cf.assert` (the shape checks
+/// between kernels: it reads a value, and a failing one ends the process).
+/// Freeing counts, since the runtime's cache may give the block at once to
+/// another thread, whose host code would not wait for this stream. An op of
 /// unknown effects counts, and so does a launch that is asynchronous
 /// already, on a stream of its own.
 static bool touchesMemory(Operation *op) {
