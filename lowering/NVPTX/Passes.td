@@ -273,17 +273,21 @@ def SeqNVPTXAsyncLaunches
     the stream of its dependency, so they run in program order). The host
     waits for the stream (`gpu.wait`, which also releases it) only:
 
-    - before an op that may read or write memory on the host (a load, a
-      store, a copy, a call, a deallocation, an op of unknown effects),
-      since it may read what a kernel writes or write what a queued kernel
-      reads; allocations and `cf.assert` do not wait;
+    - before host code that reads a buffer a kernel of the function writes
+      (read from the kernel's body), or writes or frees one a kernel uses
+      (the runtime's cache may give a freed block to another thread at
+      once). Buffers are told apart by their roots through view-like ops:
+      the function's arguments (distinct buffers: the runtime's copies of
+      the inputs, the weights, the caches, the arena) and allocations; an
+      access to anything else, a call or an op of unknown effects waits.
+      Allocations and `cf.assert` do not wait;
     - before the terminator of the block that opened it (the function's
       return).
 
-    Ops that hold launches and no such host op (`scf.if` guards of launches
-    that may be empty, host loops of launches) queue theirs on the same
-    stream. One that holds both waits first, and each of its blocks queues
-    on a stream of its own.
+    Ops that hold launches and no such host code (`scf.if` guards of
+    launches that may be empty, host loops of launches) queue theirs on the
+    same stream. One that holds both waits first, and each of its blocks
+    queues on a stream of its own.
 
     The tokens of the launches are not threaded through `scf.if` results or
     loop arguments: `gpu-to-llvm` takes a token that reaches a `gpu.wait`
