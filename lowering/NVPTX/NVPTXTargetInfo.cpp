@@ -120,7 +120,8 @@ void NVPTXTargetInfo::addLLVMConversion(
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSeqNVPTXMergeKernelModules());
   // The launches of a call queue on one stream, and the host waits for them
-  // where it touches memory and before it returns: not once per launch.
+  // where its code reads what a kernel writes or writes what a kernel uses,
+  // and before it returns: not once per launch.
   pm.addNestedPass<func::FuncOp>(createSeqNVPTXAsyncLaunches());
   GpuNVVMAttachTargetOptions attach;
   attach.chip = options.gpuArch;

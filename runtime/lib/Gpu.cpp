@@ -696,12 +696,12 @@ void launch(CUfunction function, const intptr_t *cluster, intptr_t gridX,
     failed("cuLaunchKernelEx", result);
 }
 
-/// " after kernel 'k'" when a kernel was launched, for errors that a
-/// synchronization reports on its behalf.
-/// Names the last kernel launched. A call's launches are queued on one
-/// stream and synchronized once, so a fault may come from any kernel
-/// queued since the last synchronization; CUDA_LAUNCH_BLOCKING=1 makes the
-/// driver run each launch to its end, which names the one that faulted.
+/// " after kernel 'k' (...)" when a kernel was launched, for errors that a
+/// synchronization reports on its behalf. A call's launches are queued on
+/// one stream and synchronized once, so the fault may come from any kernel
+/// queued since the last synchronization, not only the last one;
+/// CUDA_LAUNCH_BLOCKING=1 makes the driver run each launch to its end,
+/// which names the one that faulted.
 std::string afterLastKernel() {
   CUfunction last = driver().lastLaunched.load(std::memory_order_relaxed);
   return last ? " after kernel '" + functionName(last) +
