@@ -118,6 +118,7 @@ namespace {
 class KernelBuffers {
 public:
   explicit KernelBuffers(func::FuncOp func) : entry(&func.front()) {
+    llvm::DenseMap<Operation *, SmallVector<bool>> writtenByKernel;
     func.walk([&](gpu::LaunchFuncOp launch) {
       auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
           launch, launch.getKernel());
@@ -202,7 +203,6 @@ private:
   /// origin): then every access conflicts, or every write.
   bool anyUsed = false, anyWritten = false;
   llvm::SmallDenseSet<Value> used, written;
-  llvm::DenseMap<Operation *, SmallVector<bool>> writtenByKernel;
 };
 
 /// Queues the launches of a host function's blocks on streams. A stream is
