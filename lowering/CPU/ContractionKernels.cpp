@@ -809,13 +809,22 @@ private:
     return reduce(kMain, kHi, acc, /*last=*/true);
   }
 
+  /// The indices `map`'s results (C's dimensions, or 0 for a unit
+  /// dimension) take at `at`, C's indices.
+  SmallVector<Value> indicesAlongC(AffineMap map, ArrayRef<Value> at) {
+    SmallVector<Value> where;
+    for (AffineExpr e : map.getResults())
+      where.push_back(isa<AffineDimExpr>(e)
+                          ? at[cast<AffineDimExpr>(e).getPosition()]
+                          : arith::ConstantIndexOp::create(b, loc, 0));
+    return where;
+  }
+
   /// Loads the vector of `memref` (indexed by `map` in terms of C's
   /// dimensions) at the current C vector, or broadcasts its element when the
   /// map does not depend on C's last dimension; in the stored type.
   Value loadAlongC(Value memref, AffineMap map, Value mask) {
-    SmallVector<Value> at = indices(c.mapC), where;
-    for (AffineExpr e : map.getResults())
-      where.push_back(at[cast<AffineDimExpr>(e).getPosition()]);
+    SmallVector<Value> where = indicesAlongC(map, indices(c.mapC));
     if (!map.isFunctionOfDim(map.getNumDims() - 1))
       return vector::BroadcastOp::create(
           b, loc, vectorOf(memref),
@@ -899,10 +908,8 @@ private:
         map.map(arg, value);
         continue;
       }
-      SmallVector<Value> where;
-      for (AffineExpr e : inC.getResults())
-        where.push_back(at[cast<AffineDimExpr>(e).getPosition()]);
-      map.map(arg, memref::LoadOp::create(b, loc, memref, where));
+      map.map(arg,
+              memref::LoadOp::create(b, loc, memref, indicesAlongC(inC, at)));
     }
     for (Operation &op : body->without_terminator())
       b.clone(op, map);

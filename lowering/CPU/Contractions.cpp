@@ -329,6 +329,26 @@ static bool isDeadAfter(Value root, Operation *op) {
   return linalgOp.getNumReductionLoops() == 0;
 }
 
+/// Whether an epilogue input read through `map` (over C's dimensions) is
+/// constant along each row of C: each result a distinct dimension other
+/// than the last, or 0 (a unit dimension), at least one a dimension.
+static bool isPerRowMap(AffineMap map) {
+  unsigned last = map.getNumDims() - 1;
+  llvm::SmallBitVector seen(map.getNumDims());
+  for (AffineExpr e : map.getResults()) {
+    if (auto constant = dyn_cast<AffineConstantExpr>(e)) {
+      if (constant.getValue() != 0)
+        return false;
+      continue;
+    }
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || dim.getPosition() == last || seen.test(dim.getPosition()))
+      return false;
+    seen.set(dim.getPosition());
+  }
+  return seen.any();
+}
+
 LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b, ContractionMatch &c,
                                              std::string *reason) {
   Operation *next = effectfulNeighbor(c.op, /*after=*/true);
@@ -428,8 +448,13 @@ LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b, ContractionMatch &c,
         (map.getNumResults() == 1 && map.isFunctionOfDim(last) &&
          hasUnitInnerStride(input->get())))
       continue;
+    // Constant along each row (a scale or a normalizer per row): indexed by
+    // loops before the last, read once per row of a tile and broadcast.
+    // The loops are C's dimensions only when C is read unreshaped.
+    if (reassociation.empty() && isPerRowMap(map))
+      continue;
     return notAbsorbed("another input is neither contiguous along C's rows "
-                       "nor constant along them");
+                       "nor constant along them or along its columns");
   }
   // An epilogue that writes its result over C leaves C holding what the
   // kernel then stores there; otherwise C's own contents must be dead.
@@ -458,6 +483,8 @@ LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b, ContractionMatch &c,
       c.epilogueInputs.push_back(
           {arg, inC(input->get()),
            AffineMap::getMultiDimIdentityMap(rankC, ctx)});
+    else if (isPerRowMap(map))
+      c.epilogueInputs.push_back({arg, input->get(), map});
     else
       c.epilogueInputs.push_back(
           {arg, input->get(),
@@ -482,6 +509,8 @@ LogicalResult mlir::seq::cpu::absorbEpilogue(OpBuilder &b, ContractionMatch &c,
 
 /// Reductions up to this long are packed for the broadcast kernel.
 static constexpr int64_t kMaxPackedReduction = 256;
+/// B's columns, when static, at least this many to be packed.
+static constexpr int64_t kMinPackedColumns = 8;
 
 bool mlir::seq::cpu::isPackableShortReduction(const ContractionMatch &c) {
   if (c.kernel != ContractionKernel::Dot || !c.m)
@@ -489,8 +518,12 @@ bool mlir::seq::cpu::isPackableShortReduction(const ContractionMatch &c) {
   auto bType = cast<MemRefType>(c.b.getType());
   int64_t rank = bType.getRank();
   ArrayRef<AffineExpr> results = c.mapB.getResults();
+  // A few static columns (a normalizer, one per row) would fill a few
+  // lanes of each panel's vectors, where the dot kernel fills them all.
   return rank >= 2 && !bType.isDynamicDim(rank - 1) &&
          bType.getDimSize(rank - 1) <= kMaxPackedReduction &&
+         (bType.isDynamicDim(rank - 2) ||
+          bType.getDimSize(rank - 2) >= kMinPackedColumns) &&
          cast<AffineDimExpr>(results[rank - 2]).getPosition() == c.n;
 }
 

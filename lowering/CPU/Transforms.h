@@ -55,7 +55,7 @@ LogicalResult absorbEpilogue(OpBuilder &b, ContractionMatch &c,
 
 /// Whether `c` is a dot-kernel contraction with rows and a short static
 /// reduction along B's last dimension, with B's columns the dimension before
-/// it: packShortReduction applies.
+/// it, not fewer than 8 when static: packShortReduction applies.
 bool isPackableShortReduction(const ContractionMatch &c);
 
 /// A dot-kernel contraction with a short static reduction (`q @ k^T` at head
