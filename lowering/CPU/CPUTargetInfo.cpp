@@ -108,7 +108,9 @@ CPUTargetInfo::getConversionStrategy(const SeqPipelineOptions &options) const {
   // Each (batch, head) pair runs its chunks in turn, the pairs in parallel:
   // a loop over chunks outermost would leave its small contractions
   // sequential (seq-cpu-serialize-parallel-loops: a fork per step costs
-  // more than the step), one core doing the whole op.
+  // more than the step), one core doing the whole op. Non-causal linear
+  // attention is chunked per pair too, so that each chunk of K and V is
+  // read once while its features and products are in cache.
   strategy.linearAttentionPerHead = true;
   return strategy;
 }

@@ -20,7 +20,8 @@
 // - causal, chunked (convert-seq-to-linalg's `linear-attention-chunk`, the
 //   CPU at -O2 and above; f32 only): an `scf.for` over chunks of C tokens
 //   carrying S and z, per chunk with Q_c, K_c, V_c its rows of phi(Q),
-//   phi(K), V:
+//   phi(K), V (the features computed per chunk, while its rows are in
+//   cache):
 //     A     = Q_c K_c^T, 0 above the diagonal (key j > query i)  [C, C]
 //     num   = Q_c S + A V_c,   den = Q_c z + rowsum(A)
 //     out_c = num / (den + eps)
@@ -30,6 +31,14 @@
 //   contraction kernels take; the last chunk may be partial. Per head (the
 //   CPU's `linear-attention-per-head`), an `scf.forall` over (batch, heads)
 //   holds the loop over chunks instead, on each pair's slices.
+// - non-causal, chunked per head (the same options, both set): in the
+//   `scf.forall` over (batch, heads), a first loop over chunks sums
+//   `S += K_c^T V_c, z += colsum(K_c)`, a second computes
+//   `out_c = Q_c S / (Q_c z + eps)`. The whole-sequence products of the
+//   reassociated form stream their operands from memory once per register
+//   tile of S (a reduction over all n tokens), and the sums of z and the
+//   features are passes of their own; per chunk, each pair's rows are read
+//   once and the state stays in the core's cache.
 //
 // Sums are carried in the compute type (f32 for half-precision inputs). The
 // causal forms start S and z from the op's initial state when it has one
@@ -103,17 +112,18 @@ struct LinearAttentionState {
   Value kv, keySum;
 };
 
-/// The output `[b, h, n, e]` of a causal form and its final state, all in
-/// the compute type.
-struct CausalLinearAttentionResult {
+/// The output `[b, h, n, e]` of a form and, for the causal forms, its final
+/// state, all in the compute type.
+struct LinearAttentionResult {
   Value out;
   LinearAttentionState state;
 };
 
 /// Applies the feature map to a scalar of the compute type:
-/// `elu(x) + 1` (`x + 1` for `x > 0`, `exp(x)` otherwise), `relu(x)` or `x`.
+/// `elu(x) + 1` (`x + 1` for `x > 0`, `exp(x)` otherwise, createFastExp's
+/// with `fastExp`), `relu(x)` or `x`.
 static Value applyFeatureMap(OpBuilder &b, Location loc, FeatureMap map,
-                             Value x) {
+                             Value x, bool fastExp) {
   Type t = x.getType();
   switch (map) {
   case FeatureMap::elu_plus_one: {
@@ -122,7 +132,8 @@ static Value applyFeatureMap(OpBuilder &b, Location loc, FeatureMap map,
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
     Value shifted =
         arith::AddFOp::create(b, loc, x, createFloatConstant(b, loc, t, 1.0));
-    Value exp = math::ExpOp::create(b, loc, x);
+    Value exp = fastExp ? createFastExp(b, loc, x)
+                        : Value(math::ExpOp::create(b, loc, x));
     return arith::SelectOp::create(b, loc, positive, shifted, exp);
   }
   case FeatureMap::relu:
@@ -136,7 +147,7 @@ static Value applyFeatureMap(OpBuilder &b, Location loc, FeatureMap map,
 
 /// `phi(x)` elementwise, in the compute type.
 static Value buildFeatures(OpBuilder &b, Location loc, Value x, FeatureMap map,
-                           Type computeType) {
+                           Type computeType, bool fastExp = false) {
   Value init =
       createEmptyTensor(b, loc, tensor::getMixedSizes(b, loc, x), computeType);
   AffineMap identity = b.getMultiDimIdentityMap(4);
@@ -144,7 +155,8 @@ static Value buildFeatures(OpBuilder &b, Location loc, Value x, FeatureMap map,
       b, loc, x, init, {identity, identity}, getIteratorTypes(4),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         return applyFeatureMap(nb, nloc, map,
-                               convertScalar(nb, nloc, args[0], computeType));
+                               convertScalar(nb, nloc, args[0], computeType),
+                               fastExp);
       });
 }
 
@@ -212,7 +224,7 @@ static Value buildGlobalLinearAttention(OpBuilder &b, Location loc, Value phiQ,
 ///   S += phi(k_i) v_i^T,  z += phi(k_i),
 ///   out_i = phi(q_i)^T S / (phi(q_i) . z + eps).
 /// The sums start from `initial` when it is set.
-static CausalLinearAttentionResult
+static LinearAttentionResult
 buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ, Value phiK,
                            Value v, double eps, LinearAttentionState initial) {
   MLIRContext *ctx = b.getContext();
@@ -293,43 +305,135 @@ buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ, Value phiK,
   return {loop.getResult(3), {loop.getResult(0), loop.getResult(1)}};
 }
 
-/// The loop over chunks of `chunk` tokens of the chunked causal form (see
-/// the file comment), on f32 features `phiQ, phiK: [b, h, n, d]` and values
-/// `v: [b, h, n, e]`, carrying the state `kv: [b, h, d, e]` and `keySum:
-/// [b, h, 1, d]` from their initial values and writing `out: [b, h, n, e]`.
-/// Returns the loop (its results: S, z, out).
-static scf::ForOp buildChunkLoop(OpBuilder &b, Location loc, Value phiQ,
-                                 Value phiK, Value v, double eps, int64_t chunk,
-                                 Value kv, Value keySum, Value out) {
+/// The chunk [start, start + len) of a loop over chunks of `step` tokens
+/// of `end`, len = min(step, end - start).
+static OpFoldResult getChunkLength(OpBuilder &b, Location loc, Value start,
+                                   Value step, Value end) {
+  Value remaining = arith::SubIOp::create(b, loc, end, start);
+  return arith::MinSIOp::create(b, loc, step, remaining).getResult();
+}
+
+/// The features of rows [start, start + len) of `x: [b, h, n, d]`, in f32:
+/// computed per chunk, so that a chunk's features are written and read
+/// while they are in cache, and with the short exp (createFastExp), whose
+/// results lie in (0, 1] here.
+static Value buildChunkFeatures(OpBuilder &b, Location loc, Value x,
+                                ArrayRef<OpFoldResult> sizes, Value start,
+                                OpFoldResult len, FeatureMap map) {
+  Value rows = extractSliceRange(b, loc, x, sizes, 2, start, len);
+  return buildFeatures(b, loc, rows, map, b.getF32Type(), /*fastExp=*/true);
+}
+
+/// `S[b, h, r, e] += sum_j kc[b, h, j, r] vc[b, h, j, e]` and `z[b, h, 0, r]
+/// += sum_j ones[0, j] kc[b, h, j, r]`: a chunk's features `kc` and values
+/// `vc` added to the state, as contractions (loops (b, h, r, e, j) and
+/// (b, h, 0, r, j)).
+static LinearAttentionState addChunkToState(OpBuilder &b, Location loc,
+                                            Value kc, Value vc, Value onesC,
+                                            LinearAttentionState state) {
   MLIRContext *ctx = b.getContext();
-  Type t = cast<RankedTensorType>(phiQ.getType()).getElementType();
-  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, phiQ);
+  AffineMap rhsMap = getDimsMap(ctx, 5, {0, 1, 4, 3});
+  AffineMap accMap = getDimsMap(ctx, 5, {0, 1, 2, 3});
+  Value kv = buildGeneric(b, loc, ValueRange{kc, vc}, state.kv,
+                          {getDimsMap(ctx, 5, {0, 1, 4, 2}), rhsMap, accMap},
+                          getIteratorTypes(5, {4}), multiplyAdd);
+  Value keySum = buildGeneric(b, loc, ValueRange{onesC, kc}, state.keySum,
+                              {getDimsMap(ctx, 5, {2, 4}), rhsMap, accMap},
+                              getIteratorTypes(5, {4}), multiplyAdd);
+  return {kv, keySum};
+}
+
+/// A chunk's output `num / (den + eps)` from its query features `qc: [b, h,
+/// len, d]` and the state `S: [b, h, d, e]`, `z: [b, h, 1, d]`:
+///   num[b, h, i, e] = sum_r qc[b, h, i, r] S[b, h, r, e]
+///   den[b, h, i, 0] = sum_r qc[b, h, i, r] z[b, h, 0, r]
+/// and, with `scores` (the causal form's masked `A: [b, h, len, len]`),
+/// `+ sum_j A[b, h, i, j] vc[b, h, j, e]` and `+ sum_j A[b, h, i, j] ones[0,
+/// j]`. Every product is a contraction over the last loop (b, h, i, e or 0,
+/// r or j).
+static Value buildChunkOutput(OpBuilder &b, Location loc, Value qc,
+                              LinearAttentionState state, Value scores,
+                              Value vc, Value onesC, double eps) {
+  MLIRContext *ctx = b.getContext();
+  Type t = cast<RankedTensorType>(qc.getType()).getElementType();
+  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, qc);
+  OpFoldResult batch = qSizes[0], heads = qSizes[1], len = qSizes[2],
+               e = tensor::getMixedSize(b, loc, state.kv, 3),
+               unit = b.getIndexAttr(1);
+  AffineMap lhsMap = getDimsMap(ctx, 5, {0, 1, 2, 4});
+  AffineMap rhsMap = getDimsMap(ctx, 5, {0, 1, 4, 3});
+  AffineMap accMap = getDimsMap(ctx, 5, {0, 1, 2, 3});
+  AffineMap rhsTransposedMap = getDimsMap(ctx, 5, {0, 1, 3, 4});
+
+  Value den = buildGeneric(b, loc, ValueRange{qc, state.keySum},
+                           createZeros(b, loc, {batch, heads, len, unit}, t),
+                           {lhsMap, rhsTransposedMap, accMap},
+                           getIteratorTypes(5, {4}), multiplyAdd);
+  Value num = buildGeneric(b, loc, ValueRange{qc, state.kv},
+                           createZeros(b, loc, {batch, heads, len, e}, t),
+                           {lhsMap, rhsMap, accMap}, getIteratorTypes(5, {4}),
+                           multiplyAdd);
+  if (scores) {
+    den = buildGeneric(b, loc, ValueRange{scores, onesC}, den,
+                       {lhsMap, getDimsMap(ctx, 5, {3, 4}), accMap},
+                       getIteratorTypes(5, {4}), multiplyAdd);
+    num = buildGeneric(b, loc, ValueRange{scores, vc}, num,
+                       {lhsMap, rhsMap, accMap}, getIteratorTypes(5, {4}),
+                       multiplyAdd);
+  }
+  // num / (den + eps): den is constant along each row of num, which the
+  // CPU's contraction kernels read once per row of a tile when they take
+  // the division as num's epilogue.
+  AffineMap identity = b.getMultiDimIdentityMap(4);
+  Value epsValue = createFloatConstant(b, loc, t, eps);
+  return buildGeneric(
+      b, loc, ValueRange{num, den},
+      createEmptyTensor(b, loc, {batch, heads, len, e}, t),
+      {identity, getDimsMap(ctx, 4, {0, 1, 2, kUnitDim}), identity},
+      getIteratorTypes(4), [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        return normalize(nb, nloc, args[0], args[1], epsValue);
+      });
+}
+
+/// A row of `chunk` ones, whose products with a chunk are its row and
+/// column sums.
+static Value createOnes(OpBuilder &b, Location loc, int64_t chunk, Type t) {
+  return createFilledTensor(b, loc, {b.getIndexAttr(1), b.getIndexAttr(chunk)},
+                            t, createFloatConstant(b, loc, t, 1.0));
+}
+
+/// The loop over chunks of `chunk` tokens of the chunked causal form (see
+/// the file comment), on `q, k: [b, h, n, d]` (the features computed per
+/// chunk) and values `v: [b, h, n, e]`, carrying the state `kv: [b, h, d,
+/// e]` and `keySum: [b, h, 1, d]` from their initial values and writing
+/// `out: [b, h, n, e]`. Returns the loop (its results: S, z, out).
+static scf::ForOp buildCausalChunkLoop(OpBuilder &b, Location loc, Value q,
+                                       Value k, Value v, FeatureMap map,
+                                       double eps, int64_t chunk, Value kv,
+                                       Value keySum, Value out) {
+  MLIRContext *ctx = b.getContext();
+  Type t = b.getF32Type();
+  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, q);
   SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(b, loc, v);
   OpFoldResult batch = qSizes[0], heads = qSizes[1], e = vSizes[3];
   OpFoldResult unit = b.getIndexAttr(1);
   SmallVector<OpFoldResult> outSizes{batch, heads, qSizes[2], e};
-  // A row of ones: row and column sums as contractions.
-  Value ones = createFilledTensor(b, loc, {unit, b.getIndexAttr(chunk)}, t,
-                                  createFloatConstant(b, loc, t, 1.0));
+  Value ones = createOnes(b, loc, chunk, t);
   Value zero = createIndexConstant(b, loc, 0);
   Value step = createIndexConstant(b, loc, chunk);
   Value end = getValueOrCreateIndex(b, loc, qSizes[2]);
-  Value epsValue = createFloatConstant(b, loc, t, eps);
   Value zeroF = createFloatConstant(b, loc, t, 0.0);
 
-  auto loop = scf::ForOp::create(
+  return scf::ForOp::create(
       b, loc, zero, end, step, ValueRange{kv, keySum, out},
       [&](OpBuilder &nb, Location nloc, Value start, ValueRange iterArgs) {
-        // The chunk [start, start + len), len = min(chunk, n - start).
-        Value remaining = arith::SubIOp::create(nb, nloc, end, start);
-        OpFoldResult len =
-            arith::MinSIOp::create(nb, nloc, step, remaining).getResult();
-        Value qc = extractSliceRange(nb, nloc, phiQ, qSizes, 2, start, len);
-        Value kc = extractSliceRange(nb, nloc, phiK, qSizes, 2, start, len);
+        OpFoldResult len = getChunkLength(nb, nloc, start, step, end);
+        Value qc = buildChunkFeatures(nb, nloc, q, qSizes, start, len, map);
+        Value kc = buildChunkFeatures(nb, nloc, k, qSizes, start, len, map);
         Value vc = extractSliceRange(nb, nloc, v, vSizes, 2, start, len);
         Value onesC =
             extractSliceRange(nb, nloc, ones, {unit, step}, 1, zero, len);
-        Value s = iterArgs[0], z = iterArgs[1];
+        LinearAttentionState state{iterArgs[0], iterArgs[1]};
 
         // A[b, h, i, j] = sum_r qc[b, h, i, r] kc[b, h, j, r]; loops
         // (b, h, i, j, r).
@@ -353,138 +457,157 @@ static scf::ForOp buildChunkLoop(OpBuilder &b, Location loc, Value phiQ,
               return arith::SelectOp::create(bb, bl, seen, args[0], zeroF);
             });
 
-        // den[b, h, i, 0] = sum_r qc[b, h, i, r] z[b, h, 0, r]
-        //                 + sum_j A[b, h, i, j] ones[0, j]; loops
-        //                 (b, h, i, 0, r or j).
-        Value den = buildGeneric(
-            nb, nloc, ValueRange{qc, z},
-            createZeros(nb, nloc, {batch, heads, len, unit}, t),
-            {getDimsMap(ctx, 5, {0, 1, 2, 4}), getDimsMap(ctx, 5, {0, 1, 3, 4}),
-             getDimsMap(ctx, 5, {0, 1, 2, 3})},
-            getIteratorTypes(5, {4}), multiplyAdd);
-        den = buildGeneric(nb, nloc, ValueRange{scores, onesC}, den,
-                           {getDimsMap(ctx, 5, {0, 1, 2, 4}),
-                            getDimsMap(ctx, 5, {3, 4}),
-                            getDimsMap(ctx, 5, {0, 1, 2, 3})},
-                           getIteratorTypes(5, {4}), multiplyAdd);
-
-        // num[b, h, i, e] = sum_r qc[b, h, i, r] S[b, h, r, e]
-        //                 + sum_j A[b, h, i, j] vc[b, h, j, e]; loops
-        //                 (b, h, i, e, r or j).
-        AffineMap lhsMap = getDimsMap(ctx, 5, {0, 1, 2, 4});
-        AffineMap rhsMap = getDimsMap(ctx, 5, {0, 1, 4, 3});
-        AffineMap accMap = getDimsMap(ctx, 5, {0, 1, 2, 3});
-        Value num = buildGeneric(
-            nb, nloc, ValueRange{qc, s},
-            createZeros(nb, nloc, {batch, heads, len, e}, t),
-            {lhsMap, rhsMap, accMap}, getIteratorTypes(5, {4}), multiplyAdd);
-        num = buildGeneric(nb, nloc, ValueRange{scores, vc}, num,
-                           {lhsMap, rhsMap, accMap}, getIteratorTypes(5, {4}),
-                           multiplyAdd);
-
-        // out_c = num / (den + eps).
-        Value outC = buildGeneric(
-            nb, nloc, ValueRange{num, den},
-            createEmptyTensor(nb, nloc, {batch, heads, len, e}, t),
-            {identity, getDimsMap(ctx, 4, {0, 1, 2, kUnitDim}), identity},
-            getIteratorTypes(4),
-            [&](OpBuilder &bb, Location bl, ValueRange args) -> Value {
-              return normalize(bb, bl, args[0], args[1], epsValue);
-            });
+        Value outC =
+            buildChunkOutput(nb, nloc, qc, state, scores, vc, onesC, eps);
         Value newOut = insertSliceRange(nb, nloc, outC, iterArgs[2], outSizes,
                                         2, start, len);
-
-        // S[b, h, r, e] += sum_j kc[b, h, j, r] vc[b, h, j, e]; loops
-        // (b, h, r, e, j).
-        Value newKv =
-            buildGeneric(nb, nloc, ValueRange{kc, vc}, s,
-                         {getDimsMap(ctx, 5, {0, 1, 4, 2}), rhsMap, accMap},
-                         getIteratorTypes(5, {4}), multiplyAdd);
-        // z[b, h, 0, r] += sum_j ones[0, j] kc[b, h, j, r]; loops
-        // (b, h, 0, r, j).
-        Value newKeySum =
-            buildGeneric(nb, nloc, ValueRange{onesC, kc}, z,
-                         {getDimsMap(ctx, 5, {2, 4}), rhsMap, accMap},
-                         getIteratorTypes(5, {4}), multiplyAdd);
-        scf::YieldOp::create(nb, nloc, ValueRange{newKv, newKeySum, newOut});
+        state = addChunkToState(nb, nloc, kc, vc, onesC, state);
+        scf::YieldOp::create(nb, nloc,
+                             ValueRange{state.kv, state.keySum, newOut});
       });
-  return loop;
 }
 
-/// Causal linear attention by chunks of `chunk` tokens (see the file
-/// comment), on f32 features `phiQ, phiK: [b, h, n, d]` and values
-/// `v: [b, h, n, e]`, the sums starting from `initial` when it is set.
-/// With `perHead`, an `scf.forall` over (batch, heads) runs each pair's
-/// chunks in turn, its state of d x e in the cache of its core; else the
-/// loop over chunks is outermost, its contractions batched over (batch,
-/// heads).
-static CausalLinearAttentionResult buildChunkedCausalLinearAttention(
-    OpBuilder &b, Location loc, Value phiQ, Value phiK, Value v, double eps,
-    int64_t chunk, LinearAttentionState initial, bool perHead) {
-  Type t = cast<RankedTensorType>(phiQ.getType()).getElementType();
-  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, phiQ);
+/// The non-causal form by chunks of `chunk` tokens (see the file comment)
+/// on `q, k: [b, h, n, d]` and `v: [b, h, n, e]`: a first loop over the
+/// chunks sums the state S and z from zeros, a second writes each chunk's
+/// rows of `out: [b, h, n, e]`. Returns the output.
+static Value buildGlobalChunkLoops(OpBuilder &b, Location loc, Value q, Value k,
+                                   Value v, FeatureMap map, double eps,
+                                   int64_t chunk, Value out) {
+  Type t = b.getF32Type();
+  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, q);
+  SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(b, loc, v);
+  OpFoldResult batch = qSizes[0], heads = qSizes[1], d = qSizes[3],
+               e = vSizes[3], unit = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> outSizes{batch, heads, qSizes[2], e};
+  Value ones = createOnes(b, loc, chunk, t);
+  Value zero = createIndexConstant(b, loc, 0);
+  Value step = createIndexConstant(b, loc, chunk);
+  Value end = getValueOrCreateIndex(b, loc, qSizes[2]);
+
+  auto sums = scf::ForOp::create(
+      b, loc, zero, end, step,
+      ValueRange{createZeros(b, loc, {batch, heads, d, e}, t),
+                 createZeros(b, loc, {batch, heads, unit, d}, t)},
+      [&](OpBuilder &nb, Location nloc, Value start, ValueRange iterArgs) {
+        OpFoldResult len = getChunkLength(nb, nloc, start, step, end);
+        Value kc = buildChunkFeatures(nb, nloc, k, qSizes, start, len, map);
+        Value vc = extractSliceRange(nb, nloc, v, vSizes, 2, start, len);
+        Value onesC =
+            extractSliceRange(nb, nloc, ones, {unit, step}, 1, zero, len);
+        LinearAttentionState state = addChunkToState(
+            nb, nloc, kc, vc, onesC, {iterArgs[0], iterArgs[1]});
+        scf::YieldOp::create(nb, nloc, ValueRange{state.kv, state.keySum});
+      });
+  LinearAttentionState state{sums.getResult(0), sums.getResult(1)};
+  auto outputs = scf::ForOp::create(
+      b, loc, zero, end, step, ValueRange{out},
+      [&](OpBuilder &nb, Location nloc, Value start, ValueRange iterArgs) {
+        OpFoldResult len = getChunkLength(nb, nloc, start, step, end);
+        Value qc = buildChunkFeatures(nb, nloc, q, qSizes, start, len, map);
+        Value outC = buildChunkOutput(nb, nloc, qc, state, /*scores=*/{},
+                                      /*vc=*/{}, /*onesC=*/{}, eps);
+        scf::YieldOp::create(nb, nloc,
+                             insertSliceRange(nb, nloc, outC, iterArgs[0],
+                                              outSizes, 2, start, len));
+      });
+  return outputs.getResult(0);
+}
+
+/// Linear attention by chunks of `chunk` tokens (see the file comment), on
+/// f32 `q, k: [b, h, n, d]` and `v: [b, h, n, e]`: causal (the sums
+/// starting from `initial` when it is set) or not. With `perHead`, an
+/// `scf.forall` over (batch, heads) runs each pair's chunks in turn, its
+/// state of d x e in the cache of its core; else the loop over chunks is
+/// outermost, its contractions batched over (batch, heads).
+static LinearAttentionResult
+buildChunkedLinearAttention(OpBuilder &b, Location loc, Value q, Value k,
+                            Value v, FeatureMap map, bool causal, double eps,
+                            int64_t chunk, LinearAttentionState initial,
+                            bool perHead) {
+  Type t = b.getF32Type();
+  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, q);
   SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(b, loc, v);
   OpFoldResult batch = qSizes[0], heads = qSizes[1], n = qSizes[2],
                d = qSizes[3], e = vSizes[3];
   OpFoldResult unit = b.getIndexAttr(1);
 
-  // The state: S[b, h, d, e] and z[b, h, 0, d] (z keeps a unit dimension so
-  // that its products are contractions with a loop of extent 1).
-  Value kv = createStateInit(b, loc, initial.kv, {batch, heads, d, e}, t);
-  Value keySum = createStateInit(b, loc, initial.keySum,
-                                 {batch, heads, unit, d}, t, /*unitDims=*/{2});
-  Value out = createEmptyTensor(b, loc, {batch, heads, n, e}, t);
+  // The tensors the loops update: the causal form's state, S[b, h, d, e]
+  // and z[b, h, 0, d] (z keeps a unit dimension so that its products are
+  // contractions with a loop of extent 1), and the output, each with its
+  // [rows, cols] per pair.
+  SmallVector<Value> shared;
+  SmallVector<std::pair<OpFoldResult, OpFoldResult>> shapes;
+  if (causal) {
+    shared.push_back(
+        createStateInit(b, loc, initial.kv, {batch, heads, d, e}, t));
+    shared.push_back(createStateInit(b, loc, initial.keySum,
+                                     {batch, heads, unit, d}, t,
+                                     /*unitDims=*/{2}));
+    shapes.append({{d, e}, {unit, d}});
+  }
+  shared.push_back(createEmptyTensor(b, loc, {batch, heads, n, e}, t));
+  shapes.push_back({n, e});
+  // The loops on `q, k, v` and the shared tensors, returning their values.
+  auto buildLoops = [&](OpBuilder &lb, Value q, Value k, Value v,
+                        ValueRange shared) -> SmallVector<Value> {
+    if (causal) {
+      scf::ForOp loop = buildCausalChunkLoop(lb, loc, q, k, v, map, eps, chunk,
+                                             shared[0], shared[1], shared[2]);
+      return SmallVector<Value>(loop.getResults());
+    }
+    return {
+        buildGlobalChunkLoops(lb, loc, q, k, v, map, eps, chunk, shared[0])};
+  };
   SmallVector<Value> results;
   if (!perHead) {
-    scf::ForOp loop =
-        buildChunkLoop(b, loc, phiQ, phiK, v, eps, chunk, kv, keySum, out);
-    results.assign(loop.getResults().begin(), loop.getResults().end());
+    results = buildLoops(b, q, k, v, shared);
   } else {
     auto forall = scf::ForallOp::create(
-        b, loc, ArrayRef<OpFoldResult>{batch, heads},
-        ValueRange{kv, keySum, out}, std::nullopt,
+        b, loc, ArrayRef<OpFoldResult>{batch, heads}, shared, std::nullopt,
         [&](OpBuilder &fb, Location, ValueRange args) {
+          OpFoldResult zero = fb.getIndexAttr(0);
+          SmallVector<OpFoldResult> offsets{args[0], args[1], zero, zero};
+          SmallVector<OpFoldResult> strides(4, unit);
           // The pair's [1, 1, rows, cols] of a [b, h, rows, cols] tensor.
-          auto pairSlice = [&](OpBuilder &sb, Value source, OpFoldResult rows,
+          auto pairSlice = [&](Value source, OpFoldResult rows,
                                OpFoldResult cols) {
-            OpFoldResult zero = sb.getIndexAttr(0);
             return tensor::ExtractSliceOp::create(
-                       sb, loc, source,
-                       ArrayRef<OpFoldResult>{args[0], args[1], zero, zero},
-                       ArrayRef<OpFoldResult>{unit, unit, rows, cols},
-                       SmallVector<OpFoldResult>(4, unit))
+                       fb, loc, source, offsets,
+                       ArrayRef<OpFoldResult>{unit, unit, rows, cols}, strides)
                 .getResult();
           };
-          scf::ForOp loop = buildChunkLoop(
-              fb, loc, pairSlice(fb, phiQ, n, d), pairSlice(fb, phiK, n, d),
-              pairSlice(fb, v, n, e), eps, chunk, pairSlice(fb, args[2], d, e),
-              pairSlice(fb, args[3], unit, d), pairSlice(fb, args[4], n, e));
+          SmallVector<Value> pairShared;
+          for (auto [index, shape] : llvm::enumerate(shapes))
+            pairShared.push_back(
+                pairSlice(args[2 + index], shape.first, shape.second));
+          SmallVector<Value> pairResults =
+              buildLoops(fb, pairSlice(q, n, d), pairSlice(k, n, d),
+                         pairSlice(v, n, e), pairShared);
           auto inParallel = scf::InParallelOp::create(fb, loc);
           OpBuilder::InsertionGuard guard(fb);
           fb.setInsertionPointToStart(inParallel.getBody());
-          std::pair<OpFoldResult, OpFoldResult> shapes[] = {
-              {d, e}, {unit, d}, {n, e}};
-          for (auto [index, shape] : llvm::enumerate(shapes)) {
-            OpFoldResult zero = fb.getIndexAttr(0);
+          for (auto [index, shape] : llvm::enumerate(shapes))
             tensor::ParallelInsertSliceOp::create(
-                fb, loc, loop.getResult(index), args[2 + index],
-                ArrayRef<OpFoldResult>{args[0], args[1], zero, zero},
+                fb, loc, pairResults[index], args[2 + index], offsets,
                 ArrayRef<OpFoldResult>{unit, unit, shape.first, shape.second},
-                SmallVector<OpFoldResult>(4, unit));
-          }
+                strides);
         });
     results.assign(forall.getResults().begin(), forall.getResults().end());
   }
+  if (!causal)
+    return {results[0], {}};
   // z without its unit dimension: [b, h, d].
   Value finalKeySum = tensor::CollapseShapeOp::create(
       b, loc, results[1], ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   return {results[2], {results[0], finalKeySum}};
 }
 
-/// Replaces `op` by the output and final state of a causal form, converted
-/// to the op's element type (the final state only when the op returns it).
-static void replaceCausal(PatternRewriter &rewriter, LinearAttentionOp op,
-                          CausalLinearAttentionResult result) {
+/// Replaces `op` by the output and final state of a form, converted to the
+/// op's element type (the final state only when the op returns it).
+static void replaceLinearAttention(PatternRewriter &rewriter,
+                                   LinearAttentionOp op,
+                                   LinearAttentionResult result) {
   Location loc = op.getLoc();
   Type elementType = op.getResult().getType().getElementType();
   SmallVector<Value> replacements;
@@ -533,10 +656,11 @@ struct LinearAttentionOpLowering : public OpRewritePattern<LinearAttentionOp> {
                << ", feature map " << stringifyFeatureMap(map) << ", in "
                << computeType << "\n");
     if (op.getCausal()) {
-      replaceCausal(rewriter, op,
-                    buildCausalLinearAttention(
-                        rewriter, loc, phiQ, phiK, v, eps,
-                        {op.getInitialState(), op.getInitialNormalizer()}));
+      replaceLinearAttention(
+          rewriter, op,
+          buildCausalLinearAttention(
+              rewriter, loc, phiQ, phiK, v, eps,
+              {op.getInitialState(), op.getInitialNormalizer()}));
       return success();
     }
     Value init = createEmptyTensor(rewriter, loc, outSizes, elementType);
@@ -557,18 +681,25 @@ struct ChunkedLinearAttentionLowering
       : OpRewritePattern(context, /*benefit=*/2), chunk(chunk),
         perHead(perHead), remarks(remarks) {}
 
-  /// Declines `op` for the recurrent form, saying why when asked.
+  /// Declines `op` for the reference form, saying why when asked.
   LogicalResult decline(LinearAttentionOp op, const Twine &why) const {
     return declineFastForm(op, remarks,
-                           "causal linear attention takes the token-by-token "
-                           "recurrent lowering",
+                           op.getCausal()
+                               ? "causal linear attention takes the "
+                                 "token-by-token recurrent lowering"
+                               : "linear attention takes the reassociated "
+                                 "reference lowering (whole-sequence "
+                                 "contractions)",
                            why);
   }
 
   LogicalResult matchAndRewrite(LinearAttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.getCausal())
-      return failure(); // the reassociated form has no recurrence to chunk
+    // Without per-head loops (the GPU) the non-causal form's whole-sequence
+    // contractions are batched kernels already; chunks would only split
+    // them.
+    if (!op.getCausal() && !perHead)
+      return failure();
     if (op.getQuery().getType().getRank() != 4 ||
         op.getKey().getType().getRank() != 4 ||
         op.getValue().getType().getRank() != 4)
@@ -584,19 +715,18 @@ struct ChunkedLinearAttentionLowering
     Location loc = op.getLoc();
     FeatureMap map = op.getFeatureMap();
     LLVM_DEBUG(llvm::dbgs()
-               << "[" DEBUG_TYPE "] seq.linear_attention at " << loc
-               << ": causal, chunks of " << chunk << " tokens, feature map "
-               << stringifyFeatureMap(map)
+               << "[" DEBUG_TYPE "] seq.linear_attention at " << loc << ": "
+               << (op.getCausal() ? "causal" : "non-causal") << ", chunks of "
+               << chunk << " tokens" << (perHead ? " per head" : "")
+               << ", feature map " << stringifyFeatureMap(map)
                << (op.getInitialState() ? ", initial state" : "")
                << (op.getFinalState() ? ", final state" : "") << "\n");
-    Value phiQ = buildFeatures(rewriter, loc, op.getQuery(), map, f32);
-    Value phiK = buildFeatures(rewriter, loc, op.getKey(), map, f32);
-    replaceCausal(rewriter, op,
-                  buildChunkedCausalLinearAttention(
-                      rewriter, loc, phiQ, phiK, op.getValue(),
-                      op.getEps().convertToDouble(), chunk,
-                      {op.getInitialState(), op.getInitialNormalizer()},
-                      perHead));
+    replaceLinearAttention(
+        rewriter, op,
+        buildChunkedLinearAttention(
+            rewriter, loc, op.getQuery(), op.getKey(), op.getValue(), map,
+            op.getCausal(), op.getEps().convertToDouble(), chunk,
+            {op.getInitialState(), op.getInitialNormalizer()}, perHead));
     return success();
   }
 

@@ -69,7 +69,13 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
     `scf.forall` over (batch, heads) holds the loop over chunks, each pair's
     state of d x d_v staying in its core's cache and the pairs running in
     parallel; without it (the GPU), the loop over chunks is outermost and
-    its contractions are batched over the pairs, each a kernel.
+    its contractions are batched over the pairs, each a kernel. The chunks'
+    feature maps are computed per chunk (elu + 1 with the short exp).
+
+    With both options, non-causal `seq.linear_attention` on f32 is chunked
+    per pair too: a loop over chunks sums S and z from zeros, a second
+    computes each chunk's rows `phi(Q_c) S / (phi(Q_c) z + eps)`, instead of
+    the reassociated form's whole-sequence contractions.
   }];
   let options = [
     Option<"scanVectorLanes", "scan-vector-lanes", "int64_t",
@@ -85,13 +91,15 @@ def ConvertSeqToLinalg : Pass<"convert-seq-to-linalg"> {
            "norm by blocks of rows)">,
     Option<"linearAttentionChunk", "linear-attention-chunk", "int64_t",
            /*default=*/"0",
-           "Tokens per chunk of the chunked causal linear attention (0: the "
-           "recurrent reference lowering)">,
+           "Tokens per chunk of the chunked linear attention (0: the "
+           "reference lowerings, the recurrence and the reassociated "
+           "form)">,
     Option<"linearAttentionPerHead", "linear-attention-per-head", "bool",
            /*default=*/"false",
-           "Run the chunked causal linear attention's chunks per (batch, "
-           "head) pair, in a parallel loop over the pairs (else the loop over "
-           "chunks is outermost, its contractions batched over the pairs)">,
+           "Run the chunked linear attention's chunks per (batch, head) "
+           "pair, in a parallel loop over the pairs (else the loop over "
+           "chunks is outermost, its contractions batched over the pairs, "
+           "and the non-causal form is not chunked)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Remark on every op a fused form was asked for but does not "
            "apply to, saying why">
