@@ -305,12 +305,28 @@ buildCausalLinearAttention(OpBuilder &b, Location loc, Value phiQ, Value phiK,
   return {loop.getResult(3), {loop.getResult(0), loop.getResult(1)}};
 }
 
-/// The chunk [start, start + len) of a loop over chunks of `step` tokens
-/// of `end`, len = min(step, end - start).
-static OpFoldResult getChunkLength(OpBuilder &b, Location loc, Value start,
-                                   Value step, Value end) {
-  Value remaining = arith::SubIOp::create(b, loc, end, start);
-  return arith::MinSIOp::create(b, loc, step, remaining).getResult();
+/// Body of a loop over chunks of tokens: given the chunk's first token
+/// `start`, its length `len` and the loop-carried values, returns the values
+/// to yield.
+using ChunkBodyFn = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, Value start, OpFoldResult len, ValueRange)>;
+
+/// An `scf.for` over the chunks [start, start + len) of `chunk` tokens of
+/// `n`, len = min(chunk, n - start) (the last chunk may be partial),
+/// carrying `inits`.
+static scf::ForOp buildTokenChunkLoop(OpBuilder &b, Location loc,
+                                      OpFoldResult n, int64_t chunk,
+                                      ValueRange inits, ChunkBodyFn body) {
+  Value step = createIndexConstant(b, loc, chunk);
+  Value end = getValueOrCreateIndex(b, loc, n);
+  return scf::ForOp::create(
+      b, loc, createIndexConstant(b, loc, 0), end, step, inits,
+      [&](OpBuilder &nb, Location nloc, Value start, ValueRange iterArgs) {
+        Value remaining = arith::SubIOp::create(nb, nloc, end, start);
+        OpFoldResult len =
+            arith::MinSIOp::create(nb, nloc, step, remaining).getResult();
+        scf::YieldOp::create(nb, nloc, body(nb, nloc, start, len, iterArgs));
+      });
 }
 
 /// The features of rows [start, start + len) of `x: [b, h, n, d]`, in f32:
@@ -402,6 +418,13 @@ static Value createOnes(OpBuilder &b, Location loc, int64_t chunk, Type t) {
                             t, createFloatConstant(b, loc, t, 1.0));
 }
 
+/// The first `len` of the row of ones `ones: [1, chunk]` (createOnes).
+static Value sliceOnes(OpBuilder &b, Location loc, Value ones,
+                       OpFoldResult len) {
+  return extractSliceRange(b, loc, ones, tensor::getMixedSizes(b, loc, ones), 1,
+                           b.getIndexAttr(0), len);
+}
+
 /// The loop over chunks of `chunk` tokens of the chunked causal form (see
 /// the file comment), on `q, k: [b, h, n, d]` (the features computed per
 /// chunk) and values `v: [b, h, n, e]`, carrying the state `kv: [b, h, d,
@@ -416,23 +439,18 @@ static scf::ForOp buildCausalChunkLoop(OpBuilder &b, Location loc, Value q,
   SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(b, loc, q);
   SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(b, loc, v);
   OpFoldResult batch = qSizes[0], heads = qSizes[1], e = vSizes[3];
-  OpFoldResult unit = b.getIndexAttr(1);
   SmallVector<OpFoldResult> outSizes{batch, heads, qSizes[2], e};
   Value ones = createOnes(b, loc, chunk, t);
-  Value zero = createIndexConstant(b, loc, 0);
-  Value step = createIndexConstant(b, loc, chunk);
-  Value end = getValueOrCreateIndex(b, loc, qSizes[2]);
   Value zeroF = createFloatConstant(b, loc, t, 0.0);
 
-  return scf::ForOp::create(
-      b, loc, zero, end, step, ValueRange{kv, keySum, out},
-      [&](OpBuilder &nb, Location nloc, Value start, ValueRange iterArgs) {
-        OpFoldResult len = getChunkLength(nb, nloc, start, step, end);
+  return buildTokenChunkLoop(
+      b, loc, qSizes[2], chunk, ValueRange{kv, keySum, out},
+      [&](OpBuilder &nb, Location nloc, Value start, OpFoldResult len,
+          ValueRange iterArgs) -> SmallVector<Value> {
         Value qc = buildChunkFeatures(nb, nloc, q, qSizes, start, len, map);
         Value kc = buildChunkFeatures(nb, nloc, k, qSizes, start, len, map);
         Value vc = extractSliceRange(nb, nloc, v, vSizes, 2, start, len);
-        Value onesC =
-            extractSliceRange(nb, nloc, ones, {unit, step}, 1, zero, len);
+        Value onesC = sliceOnes(nb, nloc, ones, len);
         LinearAttentionState state{iterArgs[0], iterArgs[1]};
 
         // A[b, h, i, j] = sum_r qc[b, h, i, r] kc[b, h, j, r]; loops
@@ -462,8 +480,7 @@ static scf::ForOp buildCausalChunkLoop(OpBuilder &b, Location loc, Value q,
         Value newOut = insertSliceRange(nb, nloc, outC, iterArgs[2], outSizes,
                                         2, start, len);
         state = addChunkToState(nb, nloc, kc, vc, onesC, state);
-        scf::YieldOp::create(nb, nloc,
-                             ValueRange{state.kv, state.keySum, newOut});
+        return {state.kv, state.keySum, newOut};
       });
 }
 
@@ -481,35 +498,30 @@ static Value buildGlobalChunkLoops(OpBuilder &b, Location loc, Value q, Value k,
                e = vSizes[3], unit = b.getIndexAttr(1);
   SmallVector<OpFoldResult> outSizes{batch, heads, qSizes[2], e};
   Value ones = createOnes(b, loc, chunk, t);
-  Value zero = createIndexConstant(b, loc, 0);
-  Value step = createIndexConstant(b, loc, chunk);
-  Value end = getValueOrCreateIndex(b, loc, qSizes[2]);
 
-  auto sums = scf::ForOp::create(
-      b, loc, zero, end, step,
+  scf::ForOp sums = buildTokenChunkLoop(
+      b, loc, qSizes[2], chunk,
       ValueRange{createZeros(b, loc, {batch, heads, d, e}, t),
                  createZeros(b, loc, {batch, heads, unit, d}, t)},
-      [&](OpBuilder &nb, Location nloc, Value start, ValueRange iterArgs) {
-        OpFoldResult len = getChunkLength(nb, nloc, start, step, end);
+      [&](OpBuilder &nb, Location nloc, Value start, OpFoldResult len,
+          ValueRange iterArgs) -> SmallVector<Value> {
         Value kc = buildChunkFeatures(nb, nloc, k, qSizes, start, len, map);
         Value vc = extractSliceRange(nb, nloc, v, vSizes, 2, start, len);
-        Value onesC =
-            extractSliceRange(nb, nloc, ones, {unit, step}, 1, zero, len);
-        LinearAttentionState state = addChunkToState(
-            nb, nloc, kc, vc, onesC, {iterArgs[0], iterArgs[1]});
-        scf::YieldOp::create(nb, nloc, ValueRange{state.kv, state.keySum});
+        LinearAttentionState state =
+            addChunkToState(nb, nloc, kc, vc, sliceOnes(nb, nloc, ones, len),
+                            {iterArgs[0], iterArgs[1]});
+        return {state.kv, state.keySum};
       });
   LinearAttentionState state{sums.getResult(0), sums.getResult(1)};
-  auto outputs = scf::ForOp::create(
-      b, loc, zero, end, step, ValueRange{out},
-      [&](OpBuilder &nb, Location nloc, Value start, ValueRange iterArgs) {
-        OpFoldResult len = getChunkLength(nb, nloc, start, step, end);
+  scf::ForOp outputs = buildTokenChunkLoop(
+      b, loc, qSizes[2], chunk, ValueRange{out},
+      [&](OpBuilder &nb, Location nloc, Value start, OpFoldResult len,
+          ValueRange iterArgs) -> SmallVector<Value> {
         Value qc = buildChunkFeatures(nb, nloc, q, qSizes, start, len, map);
         Value outC = buildChunkOutput(nb, nloc, qc, state, /*scores=*/{},
                                       /*vc=*/{}, /*onesC=*/{}, eps);
-        scf::YieldOp::create(nb, nloc,
-                             insertSliceRange(nb, nloc, outC, iterArgs[0],
-                                              outSizes, 2, start, len));
+        return {insertSliceRange(nb, nloc, outC, iterArgs[0], outSizes, 2,
+                                 start, len)};
       });
   return outputs.getResult(0);
 }
