@@ -651,6 +651,17 @@ static bool hasFastBf16Dot(llvm::StringRef cpu) {
                              cpu);
 }
 
+/// The output size from which x86 contractions store around the caches:
+/// beyond the 32-48 MiB last-level caches of the hosts measured, shared by
+/// all their cores (and a VM's neighbours), an output does not stay cached
+/// until the op that reads it, and the ordinary stores' read of each line
+/// before writing it doubles its traffic. On an Ice Lake server core (2
+/// threads, 25 GB/s triad) the 32 MiB product of bench/kernels/bmm.seq (n =
+/// 1024) went from 5.3 to 4.0 ms with non-temporal stores, while its 2 and
+/// 8 MiB forms (n = 256, 512) ran no faster or slower: 16 MiB is between
+/// (docs/performance.md, "Streaming stores").
+static constexpr int64_t kStreamingStoreBytes = 16 << 20;
+
 void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
                                    SeqPipelineOptions &options) {
   const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
@@ -664,6 +675,8 @@ void mlir::seq::setVectorRegisters(const llvm::TargetMachine &machine,
     options.bf16Dot =
         avx512 && info->checkFeatures("+avx512bf16") &&
         options.bf16DotRequest.value_or(hasFastBf16Dot(info->getCPU()));
+    options.streamingStoreBytes =
+        options.streamingStoreBytesRequest.value_or(kStreamingStoreBytes);
     options.vnniBits =
         avx512 && info->checkFeatures("+avx512vnni,+avx512bw") ? 512
         : info->checkFeatures("+avxvnni") ||

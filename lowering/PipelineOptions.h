@@ -93,6 +93,14 @@ struct SeqPipelineOptions {
   /// slower than the FMAs of the widening kernels (setVectorRegisters).
   std::optional<bool> bf16DotRequest;
 
+  /// At -O2 and above, contraction outputs of at least this many bytes are
+  /// written around the caches (non-temporal stores, where the kernel
+  /// writes each output vector once and the output is aligned); 0: never.
+  /// seqc sets it on x86 (setVectorRegisters) unless
+  /// streamingStoreBytesRequest (seqc --streaming-store-bytes) says.
+  int64_t streamingStoreBytes = 0;
+  std::optional<int64_t> streamingStoreBytesRequest;
+
   /// The widest vectors of VNNI's u8 x s8 dot product `vpdpbusd` on the
   /// target: 512 (AVX512_VNNI and AVX512BW, with 512-bit vectors), 256
   /// (AVX-VNNI, or AVX512_VNNI with AVX512VL), 0 (none). seqc derives it from

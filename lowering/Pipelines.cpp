@@ -77,6 +77,7 @@ SeqPipelineOptions SeqLowerToLLVMPipelineOptions::toOptions() const {
   options.vectorRegisters = vectorRegisters;
   options.f16c = f16c;
   options.bf16Dot = bf16Dot;
+  options.streamingStoreBytes = streamingStoreBytes;
   options.vnniBits = vnniBits;
   options.int8Activations = int8Activations;
   options.runtimeAllocator = runtimeAllocator;

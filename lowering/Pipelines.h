@@ -92,6 +92,12 @@ struct SeqLowerToLLVMPipelineOptions
       llvm::cl::desc("The target multiplies bf16 pairs into f32 "
                      "(AVX512_BF16's vdpbf16ps)"),
       llvm::cl::init(SeqPipelineOptions().bf16Dot)};
+  Option<int64_t> streamingStoreBytes{
+      *this, "streaming-store-bytes",
+      llvm::cl::desc("Write contraction outputs of at least this many bytes "
+                     "with non-temporal stores where the kernel can (-O2+; "
+                     "0: never)"),
+      llvm::cl::init(SeqPipelineOptions().streamingStoreBytes)};
   Option<int64_t> vnniBits{
       *this, "vnni-bits",
       llvm::cl::desc("The widest vectors of the target's VNNI vpdpbusd: 512 "

@@ -144,6 +144,7 @@ void CPUTargetInfo::addBufferLowering(OpPassManager &pm,
     vectorize.vectorRegisters = options.vectorRegisters;
     vectorize.f16c = options.f16c;
     vectorize.bf16Dot = options.bf16Dot;
+    vectorize.streamingStoreBytes = options.streamingStoreBytes;
     vectorize.remarks = options.remarks;
     pm.addPass(createSeqCPUVectorizeContractions(vectorize));
     SeqCPUVectorizeRowsOptions rows;

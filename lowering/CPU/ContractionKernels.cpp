@@ -12,6 +12,7 @@
 #include "lowering/CPU/ContractionKernels.h"
 #include "lowering/CPU/KernelUtils.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
@@ -95,6 +96,12 @@ mlir::seq::cpu::getContractionTiling(const ContractionMatch &c,
   return t;
 }
 
+bool mlir::seq::cpu::mayStreamOutput(const ContractionMatch &c,
+                                     const ContractionTiling &t) {
+  return t.streamBytes && c.kernel == ContractionKernel::Broadcast && !t.kc &&
+         (c.initValue || c.initInput);
+}
+
 SmallVector<int64_t>
 mlir::seq::cpu::remainderCounts(const ContractionMatch &c,
                                 const ContractionTiling &t) {
@@ -165,6 +172,7 @@ public:
     }
     Value rows = c.m ? extent[*c.m] : one;
     Value colStep = columnStep(rows);
+    streams = streamingCondition();
     // The broadcast kernel's blocks in column-major order (the last
     // parallel loop runs fastest in a thread's share: see getContractionTiling).
     bool columnsFirst = c.kernel == ContractionKernel::Broadcast;
@@ -191,10 +199,75 @@ public:
           Value mEnd = min(add(m0, idx(t.mc)), rows);
           Value nEnd = min(add(n0, colStep), extent[c.n]);
           emitBlock(m0, mEnd, n0, nEnd);
+          // x86 orders non-temporal stores with the others only at fences
+          // and locked instructions: a fence makes the block's output
+          // visible before the barrier that ends the loop, whatever that
+          // barrier is made of.
+          if (streams)
+            scf::IfOp::create(b, loc, streams, [&](OpBuilder &then, Location) {
+              LLVM::FenceOp::create(then, loc, LLVM::AtomicOrdering::seq_cst);
+              scf::YieldOp::create(then, loc);
+            });
         });
   }
 
 private:
+  /// The bytes of one stored vector of the output tile.
+  int64_t streamAlignment() {
+    Value out = c.epilogue ? c.epilogueOut : c.c;
+    return t.lanes * cast<MemRefType>(out.getType()).getElementTypeBitWidth() /
+           8;
+  }
+
+  /// Stores `value` into `out` at `at`: masked by `mask` when it is set,
+  /// else a full vector, non-temporal and aligned to its size when
+  /// `streaming` (streamingCondition holds).
+  void storeVector(Value value, Value out, ValueRange at, Value mask,
+                   bool streaming = false) {
+    if (mask)
+      vector::MaskedStoreOp::create(b, loc, out, at, mask, value);
+    else if (streaming)
+      vector::StoreOp::create(b, loc, value, out, at, /*nontemporal=*/true,
+                              llvm::MaybeAlign(streamAlignment()));
+    else
+      vector::StoreOp::create(b, loc, value, out, at);
+  }
+
+  /// Whether the broadcast kernel's full output vectors go around the caches
+  /// (non-temporal stores): an i1 tested at run time, or null when they
+  /// cannot (mayStreamOutput). A vector store at a column that is a multiple
+  /// of the lanes must be aligned to the vector's bytes (what the
+  /// instruction needs): the output's base is, and so are its rows'
+  /// strides; and the output holds at least t.streamBytes bytes.
+  Value streamingCondition() {
+    if (!mayStreamOutput(c, t))
+      return Value();
+    Value out = c.epilogue ? c.epilogueOut : c.c;
+    auto type = cast<MemRefType>(out.getType());
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    int64_t alignment = streamAlignment();
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, out);
+    Value bytes = idx(elementBytes);
+    for (Value size : metadata.getSizes())
+      bytes = arith::MulIOp::create(b, loc, bytes, size);
+    auto isAligned = [&](Value elements) {
+      Value offset = arith::MulIOp::create(b, loc, elements, idx(elementBytes));
+      Value rem = arith::RemUIOp::create(b, loc, offset, idx(alignment));
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem,
+                                   idx(0));
+    };
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, out);
+    Value cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, bytes,
+                                       idx(t.streamBytes));
+    auto both = [&](Value x) { cond = arith::AndIOp::create(b, loc, cond, x); };
+    // The base pointer in bytes, the offset and strides in elements.
+    Value rem = arith::RemUIOp::create(b, loc, base, idx(alignment));
+    both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, idx(0)));
+    both(isAligned(metadata.getOffset()));
+    for (Value stride : metadata.getStrides().drop_back())
+      both(isAligned(stride));
+    return cond;
+  }
 
   /// The vector of i32 words (one per f32 lane) equal to `v` in every lane.
   Value wordSplat(int64_t v) {
@@ -632,6 +705,7 @@ private:
     // The finished tile through the epilogue; before the last kc steps,
     // the sums into C.
     auto store = [&](bool partial) {
+      SmallVector<std::tuple<Value, Value, SmallVector<Value>>> vectors;
       for (int64_t i = 0; i < mr; ++i) {
         setRow(m1, i);
         for (int64_t v = 0; v < nv; ++v) {
@@ -642,14 +716,23 @@ private:
             value = applyEpilogue(value, mask);
             out = c.epilogueOut;
           }
-          if (mask)
-            vector::MaskedStoreOp::create(b, loc, out, indices(c.mapC), mask,
-                                          value);
+          if (!streams || mask)
+            storeVector(value, out, indices(c.mapC), mask);
           else
-            vector::StoreOp::create(b, loc, value, out, indices(c.mapC));
+            vectors.push_back({value, out, indices(c.mapC)});
         }
       }
-      return SmallVector<Value>();
+      if (vectors.empty())
+        return SmallVector<Value>();
+      // Full vectors that may stream: all of the tile's behind one test.
+      auto emitStores = [&](bool streaming) {
+        for (auto &[value, out, at] : vectors)
+          storeVector(value, out, at, Value(), streaming);
+        return SmallVector<Value>();
+      };
+      return ifElse(
+          streams, [&] { return emitStores(/*streaming=*/true); },
+          [&] { return emitStores(/*streaming=*/false); });
     };
     if (!kLast || !c.epilogue)
       store(/*partial=*/false);
@@ -927,6 +1010,9 @@ private:
   /// The reduction steps of the tiles being emitted, [kLo, kHi), and
   /// whether they are the first and the last (null: statically true).
   Value kLo, kHi, kFirst, kLast;
+  /// Whether full output vectors are stored around the caches
+  /// (streamingCondition; null: never).
+  Value streams;
 };
 
 } // namespace

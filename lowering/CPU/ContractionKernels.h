@@ -98,6 +98,9 @@ struct ContractionTiling {
                   // kernel's in column-major order)
   int64_t kc = 0; // the broadcast kernel's reduction steps per pass over a
                   // block (0: all of them), for a long static reduction
+  /// Outputs of at least this many bytes are written with non-temporal
+  /// stores where the kernel can (0: never); see streamingStoreBytes.
+  int64_t streamBytes = 0;
 };
 
 /// The tiling of `kernel` for a target with `vectorRegisters` registers of
@@ -113,6 +116,13 @@ ContractionTiling getContractionTiling(ContractionKernel kernel,
 ContractionTiling getContractionTiling(const ContractionMatch &c,
                                        int64_t vectorBits,
                                        int64_t vectorRegisters);
+
+/// Whether the broadcast kernel of `c` may write its output with
+/// non-temporal stores (behind a run-time test of the output's size and
+/// alignment): the tiling asks for it (t.streamBytes), the reduction runs
+/// in one pass and the kernel does not start from C, so that no partial sum
+/// is read back from memory.
+bool mayStreamOutput(const ContractionMatch &c, const ContractionTiling &t);
 
 /// The row counts below mr that the last row tile of a block of `c` may
 /// have (every count 1 .. mr - 1 when the rows are dynamic): each gets a

@@ -421,6 +421,18 @@ def SeqCPUVectorizeContractions
     contraction whose output another op reads says why that op was not
     fused.
 
+    With `streaming-store-bytes` set, a broadcast kernel that writes its
+    output once (the reduction in one pass, from an absorbed fill or bias
+    rather than from C) stores the full vectors of its output tiles with
+    non-temporal stores (`vmovntps`: around the caches, without reading
+    each line first) when, at run time, the output holds at least that
+    many bytes and its base and row strides are aligned to a vector;
+    otherwise with ordinary stores. Each parallel block then ends with a
+    fence, which orders those stores before the threads' barrier. An output
+    that large does not stay in the caches for the op that reads it, and a
+    product with a short reduction (`Q K^T` at head size 64) is otherwise
+    bound by reading each line of its output before writing it.
+
     Contractions whose layout neither kernel handles keep the scalar loops;
     with `remarks`, each says why at its location.
   }];
@@ -433,10 +445,15 @@ def SeqCPUVectorizeContractions
            "The target converts f16 to f32 in vector registers (x86 F16C)">,
     Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
            "Multiply bf16 operands in pairs with vdpbf16ps (AVX512_BF16)">,
+    Option<"streamingStoreBytes", "streaming-store-bytes", "int64_t",
+           /*default=*/"0",
+           "Write contraction outputs of at least this many bytes with "
+           "non-temporal stores where the kernel can (0: never)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark on every contraction left to the scalar loops">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",

@@ -104,6 +104,9 @@ struct ContractionOptions {
   /// The target has vdpbf16ps (AVX512_BF16): a bf16 A times a bf16 B in
   /// k-pair panels multiplies pairs into the accumulators.
   bool bf16Dot = false;
+  /// Outputs of at least this many bytes skip the caches: the broadcast
+  /// kernel writes them with non-temporal stores where it can (0: never).
+  int64_t streamingStoreBytes = 0;
   /// Emit a remark on what each contraction became (or why it did not).
   bool remarks = false;
 };

@@ -20,6 +20,7 @@
 
 #include "dialect/Seq/Support/Debug.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 
 #define DEBUG_TYPE "seq-cpu-vectorize-contractions"
@@ -160,13 +161,17 @@ static void remarkOn(ContractionMatch c, const ContractionTiling &t, bool f16c,
   std::string fewRows = describeFewRows(c, t);
   if (!fewRows.empty())
     c.op.emitRemark("contraction with few rows: ") << fewRows;
+  if (mayStreamOutput(c, t))
+    c.op.emitRemark("contraction output streamed: ")
+        << "stored around the caches (non-temporal stores) when it holds "
+        << t.streamBytes << " bytes or more and its rows are aligned";
 }
 
 /// Emits the kernels of `c` at `b`'s insertion point, with a remark.
 static void emitKernel(OpBuilder &b, const ContractionMatch &c,
-                       const ContractionTiling &t,
-                       const ContractionOptions &options,
+                       ContractionTiling t, const ContractionOptions &options,
                        StringRef noEpilogue) {
+  t.streamBytes = options.streamingStoreBytes;
   LLVM_DEBUG({
     llvm::dbgs() << "[" DEBUG_TYPE "] "
                  << (c.kernel == ContractionKernel::Dot ? "dot" : "broadcast")
@@ -186,6 +191,8 @@ static void emitKernel(OpBuilder &b, const ContractionMatch &c,
     std::string fewRows = describeFewRows(c, t);
     if (!fewRows.empty())
       llvm::dbgs() << "; " << fewRows;
+    if (mayStreamOutput(c, t))
+      llvm::dbgs() << "; streaming stores from " << t.streamBytes << " bytes";
     llvm::dbgs() << ": " << c.op->getName() << " at " << c.op->getLoc() << "\n";
   });
   emitContractionKernel(b, c, t);
@@ -329,8 +336,8 @@ struct SeqCPUVectorizeContractionsPass
         op.emitRemark("contraction left to the scalar loops: ") << reason;
     });
     IRRewriter rewriter(&getContext());
-    ContractionOptions options{vectorBits, vectorRegisters, f16c, bf16Dot,
-                               remarks};
+    ContractionOptions options{vectorBits, vectorRegisters,     f16c,
+                               bf16Dot,    streamingStoreBytes, remarks};
     // A contraction that fails keeps its scalar loops (and says why).
     for (const ContractionMatch &c : found)
       (void)vectorizeContraction(rewriter, c, options);

@@ -164,7 +164,8 @@ def SeqPlanMemory : Pass<"seq-plan-memory", "::mlir::ModuleOp"> {
     `memref.alloc`s), on the function `seqc.entry` names. Each
     `memref.alloc` at the function's top level whose buffer does not
     escape (it, or a view of it, is not returned, yielded, passed to a call
-    or turned into a pointer) becomes a `memref.view` of a byte arena at an
+    or turned into a pointer other than one only compared, as the CPU
+    kernels' alignment tests do) becomes a `memref.view` of a byte arena at an
     offset, and its deallocations go:
 
     ```mlir

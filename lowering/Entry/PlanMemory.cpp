@@ -280,6 +280,25 @@ static bool isMetadataOnly(Operation *op) {
          isViewOf(op);
 }
 
+/// Whether the address `op` takes of a buffer only reaches comparisons
+/// (through integer arithmetic, to i1 results), as the CPU contraction
+/// kernels' test of their output's alignment for non-temporal stores: the
+/// buffer's data is not reached through it, so it does not escape.
+static bool isOnlyCompared(memref::ExtractAlignedPointerAsIndexOp op) {
+  SmallVector<Value> worklist = {op.getResult()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (value.getType().isInteger(1))
+      continue;
+    for (Operation *user : value.getUsers()) {
+      if (!isa<arith::ArithDialect>(user->getDialect()))
+        return false;
+      llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return true;
+}
+
 /// Whether the arena can hold the buffer of `alloc`, its uses aside: an
 /// identity-layout memref of byte-sized scalars in the default memory
 /// space, with an alignment the arena's satisfies and sizes that
@@ -333,14 +352,19 @@ static LogicalResult analyzeUses(PlannedBuffer &buffer, Block &body,
         continue;
       // Terminators (return, yields), calls and anything else that turns
       // the buffer into a memref we cannot follow make it escape, and so
-      // does taking its address as an integer. Calls of outlined kernels
-      // (seq-cpu-outline-kernels) use their buffers only while they run.
+      // does taking its address as an integer, unless it is only compared
+      // (isOnlyCompared). Calls of outlined kernels (seq-cpu-outline-kernels)
+      // use their buffers only while they run.
       if (user->hasTrait<OpTrait::IsTerminator>())
         return escape(user, "through the terminator");
       if (isa<CallOpInterface>(user) && !isKernelCall(user))
         return escape(user, "into the call");
-      if (isa<memref::ExtractAlignedPointerAsIndexOp>(user))
-        return escape(user, "as a pointer through");
+      if (auto address =
+              dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(user)) {
+        if (!isOnlyCompared(address))
+          return escape(user, "as a pointer through");
+        continue;
+      }
       bool makesMemref = llvm::any_of(user->getResultTypes(), [](Type t) {
         return isa<BaseMemRefType>(t);
       });

@@ -180,6 +180,14 @@ static cl::opt<bool> int8Activations(
              "keeps f32 activations"),
     cl::init(seq::SeqPipelineOptions().int8Activations), cl::cat(seqcCategory));
 
+static cl::opt<int64_t> streamingStoreBytes(
+    "streaming-store-bytes",
+    cl::desc("At -O2 and above on x86: write the outputs of contractions "
+             "holding at least this many bytes with non-temporal stores "
+             "(around the caches) where the kernel can; 0 never does. "
+             "Default: 16 MiB"),
+    cl::init(0), cl::cat(seqcCategory));
+
 static cl::opt<cl::boolOrDefault> bf16Dot(
     "bf16-dot",
     cl::desc("On CPUs with AVX512_BF16: multiply bf16 x bf16 contractions "
@@ -426,6 +434,13 @@ static FailureOr<seq::CompileOptions> getCompileOptions(const char *argv0) {
       *device == seq::SeqTarget::CPU && int8Activations;
   if (bf16Dot != cl::BOU_UNSET)
     options.pipeline.bf16DotRequest = bf16Dot == cl::BOU_TRUE;
+  if (streamingStoreBytes.getNumOccurrences()) {
+    if (streamingStoreBytes < 0)
+      return error("--streaming-store-bytes expects a size in bytes, 0 or "
+                   "more, got " +
+                   std::to_string(streamingStoreBytes));
+    options.pipeline.streamingStoreBytesRequest = streamingStoreBytes;
+  }
   for (const std::string &binding : memoryPlanDims) {
     int64_t value;
     auto [name, text] = StringRef(binding).split('=');

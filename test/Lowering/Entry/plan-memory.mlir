@@ -172,6 +172,45 @@ module attributes {seqc.entry = @forward, seqc.num_inputs = 1 : i64,
 
 // -----
 
+// A buffer whose address is only compared (a contraction kernel's test that
+// its output is aligned for non-temporal stores) is planned: %a. One whose
+// address is stored (%b) escapes.
+// CHECK-LABEL: module attributes {seqc.arena = 64 : i64, seqc.entry = @forward
+// CHECK-SAME:    buffer 0: memref<16xf32> at loc({{.*}}), bytes 64, offset 0
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[A:.*]] = memref.view
+// CHECK:         memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK:         %[[B:.*]] = memref.alloc() : memref<16xf32>
+// CHECK:         memref.extract_aligned_pointer_as_index %[[B]]
+module attributes {seqc.entry = @forward, seqc.num_inputs = 2 : i64,
+                   seqc.num_params = 0 : i64} {
+  // expected-remark @+1 {{memory plan: 1 buffers in one arena of 64 bytes (64 without reuse); 2 allocations stay on the heap}}
+  func.func @forward(%x: memref<16xf32>, %where: memref<index>) -> memref<16xf32> {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %a = memref.alloc() : memref<16xf32>
+    %pa = memref.extract_aligned_pointer_as_index %a : memref<16xf32> -> index
+    %rem = arith.remui %pa, %c64 : index
+    %aligned = arith.cmpi eq, %rem, %c0 : index
+    scf.if %aligned {
+      memref.copy %x, %a : memref<16xf32> to memref<16xf32>
+    } else {
+      linalg.copy ins(%x : memref<16xf32>) outs(%a : memref<16xf32>)
+    }
+    %b = memref.alloc() : memref<16xf32>
+    %pb = memref.extract_aligned_pointer_as_index %b : memref<16xf32> -> index
+    memref.store %pb, %where[] : memref<index>
+    memref.copy %a, %b : memref<16xf32> to memref<16xf32>
+    %out = memref.alloc() : memref<16xf32>
+    memref.copy %b, %out : memref<16xf32> to memref<16xf32>
+    memref.dealloc %a : memref<16xf32>
+    memref.dealloc %b : memref<16xf32>
+    return %out : memref<16xf32>
+  }
+}
+
+// -----
+
 // Without the entry attributes the pass does nothing.
 // CHECK-LABEL: func.func @library(
 // CHECK:         memref.alloc
