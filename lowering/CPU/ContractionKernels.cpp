@@ -202,10 +202,20 @@ public:
           // x86 orders non-temporal stores with the others only at fences
           // and locked instructions: a fence makes the block's output
           // visible before the barrier that ends the loop, whatever that
-          // barrier is made of.
+          // barrier is made of. In a scope of its own: the fence declares no
+          // memory effects, so it could be an alloca for all the
+          // canonicalizer knows, which would then keep the scope that
+          // convert-scf-to-openmp puts around the loop body, and that scope
+          // stops verifying once the loops in it become blocks.
           if (streams)
             scf::IfOp::create(b, loc, streams, [&](OpBuilder &then, Location) {
-              LLVM::FenceOp::create(then, loc, LLVM::AtomicOrdering::seq_cst);
+              auto scope =
+                  memref::AllocaScopeOp::create(then, loc, TypeRange{});
+              OpBuilder inScope = OpBuilder::atBlockBegin(
+                  &scope.getBodyRegion().emplaceBlock());
+              LLVM::FenceOp::create(inScope, loc,
+                                    LLVM::AtomicOrdering::seq_cst);
+              memref::AllocaScopeReturnOp::create(inScope, loc);
               scf::YieldOp::create(then, loc);
             });
         });
