@@ -4,6 +4,11 @@
 // RUN: seq-opt %s --split-input-file \
 // RUN:   --seq-cpu-vectorize-contractions="vector-bits=512 vector-registers=32" \
 // RUN:   | FileCheck %s --check-prefix=OFF
+// The loops as the pipeline lowers them next (each pass verified): the
+// fence's own scope stays, the loop body's goes.
+// RUN: seq-opt %s --split-input-file \
+// RUN:   --seq-cpu-vectorize-contractions="vector-bits=512 vector-registers=32 streaming-store-bytes=1024" \
+// RUN:   --convert-scf-to-openmp --canonicalize --convert-scf-to-cf | FileCheck %s --check-prefix=OMP
 
 // With streaming-store-bytes, a broadcast kernel that writes its output
 // once (the fill folded into its accumulators, the reduction in one pass)
@@ -12,7 +17,9 @@
 // row stride are multiples of 64 bytes (tested once, before the loops), and
 // with ordinary stores otherwise. Masked vectors (the last columns) are
 // stored as before. Each parallel block ends with a fence under the same
-// test. Without the option, no store is non-temporal.
+// test, in an alloca scope of its own (so that the scope convert-scf-to-
+// openmp puts around the loop body can still be inlined). Without the
+// option, no store is non-temporal.
 #an = affine_map<(m, n, k) -> (m, k)>
 #bn = affine_map<(m, n, k) -> (k, n)>
 #cn = affine_map<(m, n, k) -> (m, n)>
@@ -59,9 +66,17 @@ func.func @filled(%a: memref<?x64xf32>, %b: memref<64x?xf32>, %c: memref<?x?xf32
 //       CHECK:     scf.index_switch
 //       CHECK:       scf.if %[[STREAM]] {
 //  CHECK-NEXT:         vector.store {{.+}} {alignment = 64 : i64, nontemporal = true}
-//       CHECK:       llvm.fence seq_cst
+//       CHECK:       memref.alloca_scope {
+//  CHECK-NEXT:         llvm.fence seq_cst
+//  CHECK-NEXT:       }
 //  CHECK-NEXT:     }
 //  CHECK-NEXT:     scf.reduce
+// OMP-LABEL: func.func @filled
+//       OMP:   omp.wsloop
+//   OMP-NOT:   memref.alloca_scope
+//       OMP:   cf.cond_br
+//       OMP:   memref.alloca_scope {
+//  OMP-NEXT:     llvm.fence seq_cst
 // OFF-LABEL: func.func @filled
 //   OFF-NOT:   nontemporal
 //   OFF-NOT:   llvm.fence
